@@ -1,0 +1,5 @@
+//! Quire's core: literature reviews by an LLM agent whose long-term state lives in
+//! files. This crate knows nothing of Tauri; the desktop shell and the `quire` CLI
+//! are thin hosts over [`commands`].
+
+pub mod workspace;

@@ -1,0 +1,43 @@
+//! Where things live inside a task workspace. `docs/workspace.md` is the prose
+//! version of this file; keep the two in step.
+
+/// Task metadata: id, title, question, source folder, status.
+pub const TASK_FILE: &str = "task.json";
+/// The plan as a Markdown checklist, written by `write_todos`.
+pub const TODO_FILE: &str = "todo.md";
+/// Free-form notes of the agents.
+pub const NOTES_DIR: &str = "notes";
+/// One folder per paper: `papers/<paper-id>/paper.json`, text, result.
+pub const PAPERS_DIR: &str = "papers";
+/// One JSON file per run of an engine over the workspace.
+pub const RUNS_DIR: &str = "runs";
+/// Tool outputs too large for a prompt, offloaded by the tool registry.
+pub const TOOL_RESULTS_DIR: &str = "tool-results";
+/// Append-only log of every action taken in the workspace, one JSON object a line.
+pub const ACTIONS_FILE: &str = "actions.jsonl";
+/// The review as Markdown.
+pub const REPORT_FILE: &str = "report.md";
+/// Quire's private state (the lock); hidden from and closed to the agent.
+pub const PRIVATE_DIR: &str = ".quire";
+/// The lock file inside [`PRIVATE_DIR`].
+pub const LOCK_FILE: &str = "lock";
+/// The name prefix of in-flight atomic writes; such files are never shown and are
+/// swept when a workspace is opened.
+pub const TEMP_PREFIX: &str = ".quire-tmp-";
+
+/// Directories created with every workspace.
+pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
+
+/// Files and folders only Quire itself may write: the agent can read the action log
+/// and task metadata but must not rewrite history or its own instructions.
+pub fn is_reserved(first_component: Option<&str>) -> bool {
+    matches!(
+        first_component,
+        Some(PRIVATE_DIR) | Some(ACTIONS_FILE) | Some(TASK_FILE) | Some(RUNS_DIR)
+    )
+}
+
+/// Whether a directory entry is Quire bookkeeping that listings should not show.
+pub fn is_hidden_entry(name: &str, at_root: bool) -> bool {
+    name.starts_with(TEMP_PREFIX) || (at_root && name == PRIVATE_DIR)
+}

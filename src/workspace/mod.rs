@@ -1,0 +1,347 @@
+//! The task workspace: one directory that is the authoritative record of a task.
+//!
+//! Everything a run knows lives here as files (see `docs/workspace.md`); the
+//! prompt, the index and the UI are views of it. This module owns the directory:
+//! its layout, the exclusive lock, crash-safe writes, and confinement: every
+//! access goes through a cap-std [`Dir`] handle opened on the root, which refuses
+//! any path or symlink that resolves outside it, and every agent path is first
+//! checked lexically by [`WsPath`]. It knows nothing of tools, models or PDFs.
+
+mod actions;
+mod atomic;
+mod error;
+pub mod layout;
+mod lock;
+mod path;
+pub mod records;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES};
+pub use error::WorkspaceError;
+pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
+pub use records::{
+    PaperId, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus,
+    WorkspaceId,
+};
+
+pub type Result<T, E = WorkspaceError> = std::result::Result<T, E>;
+
+/// What a directory entry is, without following symlinks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// One entry of a directory listing or a walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub path: WsPath,
+    pub kind: EntryKind,
+    pub size: u64,
+}
+
+/// An open, locked workspace. Cheap to clone; the lock is released when the last
+/// clone is dropped.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: PathBuf,
+    dir: Dir,
+    _lock: lock::WorkspaceLock,
+}
+
+impl Workspace {
+    /// Create a new workspace at `root` (made if missing) for `task`.
+    pub fn create(root: &Path, task: &TaskMeta) -> Result<Self> {
+        let ws = Self::init(root)?;
+        ws.save_task(task)?;
+        Ok(ws)
+    }
+
+    /// Open an existing workspace; refuses a folder without `task.json`.
+    pub fn open(root: &Path) -> Result<Self> {
+        if !root.join(layout::TASK_FILE).is_file() {
+            return Err(WorkspaceError::NotAWorkspace { root: root.to_path_buf() });
+        }
+        Self::init(root)
+    }
+
+    /// Open `root` as a workspace, creating the folder and its layout if needed but
+    /// leaving `task.json` alone. This is what `quire tool` uses: the tools need no
+    /// task metadata.
+    pub fn open_or_init(root: &Path) -> Result<Self> {
+        Self::init(root)
+    }
+
+    fn init(root: &Path) -> Result<Self> {
+        let io = |e| WorkspaceError::from_io(&root.display(), e);
+        std::fs::create_dir_all(root).map_err(io)?;
+        let root = std::fs::canonicalize(root).map_err(io)?;
+        let dir = Dir::open_ambient_dir(&root, ambient_authority()).map_err(io)?;
+        let lock = lock::acquire(&dir, &root)?;
+        for sub in layout::DIRS {
+            dir.create_dir_all(sub).map_err(|e| WorkspaceError::from_io(&sub, e))?;
+        }
+        // Safe now that we hold the lock: no other writer can own these.
+        let swept = atomic::sweep_temp_files(&dir, 8).map_err(io)?;
+        if swept > 0 {
+            tracing::info!(root = %root.display(), swept, "removed temp files of an interrupted write");
+        }
+        Ok(Self { inner: Arc::new(Inner { root, dir, _lock: lock }) })
+    }
+
+    /// The workspace's absolute, canonical root.
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// Read a whole file.
+    pub fn read(&self, path: &WsPath) -> Result<Vec<u8>> {
+        let io = |e| WorkspaceError::from_io(path, e);
+        let mut file = self.inner.dir.open(path.to_relative()).map_err(io)?;
+        if file.metadata().map_err(io)?.is_dir() {
+            return Err(WorkspaceError::NotAFile { path: path.to_string() });
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        Ok(bytes)
+    }
+
+    /// Read a whole file as UTF-8 (invalid sequences replaced).
+    pub fn read_string(&self, path: &WsPath) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.read(path)?).into_owned())
+    }
+
+    /// Replace (or create) a file atomically, creating its parent folders.
+    pub fn write(&self, path: &WsPath, bytes: &[u8]) -> Result<()> {
+        let Some(name) = path.file_name() else {
+            return Err(WorkspaceError::NotAFile { path: path.to_string() });
+        };
+        let parent = self.open_parent(path, true)?;
+        atomic::replace(&parent, name, bytes).map_err(|e| WorkspaceError::from_io(path, e))
+    }
+
+    /// Append one line to a file (created if missing), synced before returning.
+    pub fn append_line(&self, path: &WsPath, line: &str) -> Result<()> {
+        let io = |e| WorkspaceError::from_io(path, e);
+        let mut options = OpenOptions::new();
+        options.append(true).create(true);
+        let mut file = self.inner.dir.open_with(path.to_relative(), &options).map_err(io)?;
+        let mut buf = line.trim_end_matches('\n').to_owned();
+        buf.push('\n');
+        file.write_all(buf.as_bytes()).map_err(io)?;
+        file.sync_data().map_err(io)
+    }
+
+    /// Create a folder and its parents.
+    pub fn create_dir_all(&self, path: &WsPath) -> Result<()> {
+        if path.is_root() {
+            return Ok(());
+        }
+        self.inner
+            .dir
+            .create_dir_all(path.to_relative())
+            .map_err(|e| WorkspaceError::from_io(path, e))
+    }
+
+    /// Describe one path (following symlinks that stay inside the workspace).
+    pub fn entry(&self, path: &WsPath) -> Result<Entry> {
+        let meta = self
+            .inner
+            .dir
+            .metadata(path.to_relative())
+            .map_err(|e| WorkspaceError::from_io(path, e))?;
+        Ok(Entry { path: path.clone(), kind: kind_of(meta.file_type()), size: meta.len() })
+    }
+
+    /// The visible entries of a folder, sorted by name.
+    pub fn list_dir(&self, path: &WsPath) -> Result<Vec<Entry>> {
+        let io = |e| WorkspaceError::from_io(path, e);
+        let dir = self.open_dir(path)?;
+        let mut out = Vec::new();
+        for entry in dir.entries().map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
+            if layout::is_hidden_entry(&name, path.is_root()) {
+                continue;
+            }
+            let kind = kind_of(entry.file_type().map_err(io)?);
+            let size = if kind == EntryKind::File {
+                entry.metadata().map(|m| m.len()).unwrap_or(0)
+            } else {
+                0
+            };
+            out.push(Entry { path: path.join(&name)?, kind, size });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// All visible files under `start`, depth first, sorted; symlinks are not
+    /// followed (a link cannot make the walk loop or leave the workspace). Stops
+    /// after `limit` files and says so.
+    pub fn walk_files(&self, start: &WsPath, limit: usize) -> Result<Walk> {
+        let mut walk = Walk::default();
+        let mut stack = vec![start.clone()];
+        while let Some(dir_path) = stack.pop() {
+            let entries = match self.list_dir(&dir_path) {
+                Ok(entries) => entries,
+                Err(WorkspaceError::NotADirectory { .. }) if dir_path == *start => {
+                    walk.files.push(self.entry(start)?);
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            let mut subdirs = Vec::new();
+            for entry in entries {
+                match entry.kind {
+                    EntryKind::File => {
+                        if walk.files.len() >= limit {
+                            walk.truncated = true;
+                            return Ok(walk);
+                        }
+                        walk.files.push(entry);
+                    }
+                    EntryKind::Dir => subdirs.push(entry.path),
+                    EntryKind::Symlink | EntryKind::Other => {}
+                }
+            }
+            stack.extend(subdirs.into_iter().rev());
+        }
+        walk.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+
+    /// Record one action in the append-only log.
+    pub fn log_action(&self, record: &ActionRecord) -> Result<()> {
+        let line = serde_json::to_string(record).map_err(|e| WorkspaceError::Corrupt {
+            path: layout::ACTIONS_FILE.to_owned(),
+            reason: e.to_string(),
+        })?;
+        self.append_line(&WsPath::parse(layout::ACTIONS_FILE)?, &line)
+    }
+
+    /// The action log, oldest first.
+    pub fn actions(&self) -> Result<Vec<ActionRecord>> {
+        match self.read_string(&WsPath::parse(layout::ACTIONS_FILE)?) {
+            Ok(text) => Ok(actions::parse_log(&text)),
+            Err(WorkspaceError::NotFound { .. }) => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn task(&self) -> Result<TaskMeta> {
+        self.read_json(&WsPath::parse(layout::TASK_FILE)?)
+    }
+
+    pub fn save_task(&self, task: &TaskMeta) -> Result<()> {
+        self.write_json(&WsPath::parse(layout::TASK_FILE)?, task)
+    }
+
+    pub fn save_paper(&self, paper: &PaperRecord) -> Result<()> {
+        let path = WsPath::from_parts([layout::PAPERS_DIR, &paper.id.0, "paper.json"])?;
+        self.write_json(&path, paper)
+    }
+
+    /// Every paper record, sorted by id. A damaged record is an error naming it.
+    pub fn papers(&self) -> Result<Vec<PaperRecord>> {
+        let papers_dir = WsPath::parse(layout::PAPERS_DIR)?;
+        let mut out = Vec::new();
+        for entry in self.list_dir(&papers_dir)? {
+            if entry.kind != EntryKind::Dir {
+                continue;
+            }
+            let record = entry.path.join("paper.json")?;
+            match self.read_json(&record) {
+                Ok(paper) => out.push(paper),
+                Err(WorkspaceError::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        out.sort_by(|a: &PaperRecord, b| a.id.cmp(&b.id));
+        Ok(out)
+    }
+
+    pub fn save_run(&self, run: &RunRecord) -> Result<()> {
+        let path = WsPath::from_parts([layout::RUNS_DIR, &format!("{}.json", run.id.0)])?;
+        self.write_json(&path, run)
+    }
+
+    /// Every run record, oldest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>> {
+        let mut out: Vec<RunRecord> = Vec::new();
+        for entry in self.list_dir(&WsPath::parse(layout::RUNS_DIR)?)? {
+            if entry.kind == EntryKind::File && entry.path.to_string().ends_with(".json") {
+                out.push(self.read_json(&entry.path)?);
+            }
+        }
+        out.sort_by(|a, b| (&a.started_at, &a.id).cmp(&(&b.started_at, &b.id)));
+        Ok(out)
+    }
+
+    pub fn read_json<T: DeserializeOwned>(&self, path: &WsPath) -> Result<T> {
+        let bytes = self.read(path)?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| WorkspaceError::Corrupt { path: path.to_string(), reason: e.to_string() })
+    }
+
+    pub fn write_json<T: Serialize>(&self, path: &WsPath, value: &T) -> Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(value)
+            .map_err(|e| WorkspaceError::Corrupt { path: path.to_string(), reason: e.to_string() })?;
+        bytes.push(b'\n');
+        self.write(path, &bytes)
+    }
+
+    fn open_dir(&self, path: &WsPath) -> Result<Dir> {
+        let dir = if path.is_root() {
+            self.inner.dir.try_clone()
+        } else {
+            self.inner.dir.open_dir(path.to_relative())
+        };
+        dir.map_err(|e| WorkspaceError::from_io(path, e))
+    }
+
+    fn open_parent(&self, path: &WsPath, create: bool) -> Result<Dir> {
+        let parent = path.parent().unwrap_or_else(WsPath::root);
+        if create {
+            self.create_dir_all(&parent)?;
+        }
+        self.open_dir(&parent)
+    }
+}
+
+/// The result of [`Workspace::walk_files`].
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Entry>,
+    /// True when the walk stopped at its limit.
+    pub truncated: bool,
+}
+
+fn kind_of(file_type: cap_std::fs::FileType) -> EntryKind {
+    if file_type.is_symlink() {
+        EntryKind::Symlink
+    } else if file_type.is_dir() {
+        EntryKind::Dir
+    } else if file_type.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
