@@ -2,4 +2,8 @@
 //! files. This crate knows nothing of Tauri; the desktop shell and the `quire` CLI
 //! are thin hosts over [`commands`].
 
+pub mod commands;
+pub mod index;
+pub mod pdf;
+pub mod tools;
 pub mod workspace;

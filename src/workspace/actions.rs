@@ -58,7 +58,9 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
 
 /// Parse the log, skipping lines that do not parse (a torn final line after a crash).
 pub(crate) fn parse_log(text: &str) -> Vec<ActionRecord> {
-    text.lines().filter_map(|line| serde_json::from_str(line).ok()).collect()
+    text.lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
 }
 
 #[cfg(test)]

@@ -46,7 +46,9 @@ pub(crate) fn sync_dir(dir: &Dir) -> std::io::Result<()> {
     if cfg!(windows) {
         return Ok(());
     }
-    dir.try_clone()?.into_std_file().sync_all()
+    // cap-std's directory handles are `O_PATH`, which cannot be synced; open the
+    // directory itself for reading to get a handle that can.
+    dir.open(".")?.sync_all()
 }
 
 /// Remove temp files a killed writer left behind, anywhere under `dir`.

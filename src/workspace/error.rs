@@ -25,6 +25,8 @@ pub enum WorkspaceError {
     NotAFile { path: String },
     #[error("{path} is not a directory")]
     NotADirectory { path: String },
+    #[error("too many levels of symbolic links at {path}")]
+    SymlinkLoop { path: String },
     #[error("workspace {root} is in use by another Quire process{}", holder_note(.holder))]
     Locked { root: PathBuf, holder: Option<u32> },
     #[error("{root} is not a Quire workspace (no task.json)")]
@@ -40,7 +42,9 @@ pub enum WorkspaceError {
 }
 
 fn holder_note(holder: &Option<u32>) -> String {
-    holder.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
+    holder
+        .map(|pid| format!(" (pid {pid})"))
+        .unwrap_or_default()
 }
 
 impl WorkspaceError {
@@ -56,6 +60,7 @@ impl WorkspaceError {
             Self::NotFound { .. } => "file_not_found",
             Self::NotAFile { .. } => "not_a_file",
             Self::NotADirectory { .. } => "not_a_directory",
+            Self::SymlinkLoop { .. } => "symlink_loop",
             Self::Locked { .. } => "workspace_locked",
             Self::NotAWorkspace { .. } => "not_a_workspace",
             Self::Corrupt { .. } => "workspace_corrupt",
@@ -81,14 +86,13 @@ impl WorkspaceError {
             ErrorKind::NotFound => Self::NotFound { path },
             ErrorKind::IsADirectory => Self::NotAFile { path },
             ErrorKind::NotADirectory => Self::NotADirectory { path },
-            _ if source.raw_os_error() == Some(ELOOP) => Self::PathOutsideWorkspace { path },
+            _ if source.raw_os_error() == Some(ELOOP) => Self::SymlinkLoop { path },
             _ => Self::Io { path, source },
         }
     }
 }
 
-/// Linux and macOS both use 40/62 for "too many symbolic links"; we only need Linux's
-/// value to recognise an `O_NOFOLLOW` refusal, other platforms fall through to `Io`.
+/// `ELOOP`, "too many levels of symbolic links" (40 on Linux, 62 on macOS and the BSDs).
 #[cfg(target_os = "linux")]
 const ELOOP: i32 = 40;
 #[cfg(not(target_os = "linux"))]

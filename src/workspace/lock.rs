@@ -30,8 +30,14 @@ pub(crate) fn acquire(dir: &Dir, root: &Path) -> Result<WorkspaceLock, Workspace
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             let mut text = String::new();
-            let holder = file.read_to_string(&mut text).ok().and_then(|_| text.trim().parse().ok());
-            return Err(WorkspaceError::Locked { root: root.to_path_buf(), holder });
+            let holder = file
+                .read_to_string(&mut text)
+                .ok()
+                .and_then(|_| text.trim().parse().ok());
+            return Err(WorkspaceError::Locked {
+                root: root.to_path_buf(),
+                holder,
+            });
         }
         Err(TryLockError::Error(e)) => return Err(io(e)),
     }

@@ -63,7 +63,8 @@ pub struct Workspace {
 struct Inner {
     root: PathBuf,
     dir: Dir,
-    _lock: lock::WorkspaceLock,
+    /// `None` for a read-only view, which never writes and never blocks on the lock.
+    lock: Option<lock::WorkspaceLock>,
 }
 
 impl Workspace {
@@ -77,7 +78,9 @@ impl Workspace {
     /// Open an existing workspace; refuses a folder without `task.json`.
     pub fn open(root: &Path) -> Result<Self> {
         if !root.join(layout::TASK_FILE).is_file() {
-            return Err(WorkspaceError::NotAWorkspace { root: root.to_path_buf() });
+            return Err(WorkspaceError::NotAWorkspace {
+                root: root.to_path_buf(),
+            });
         }
         Self::init(root)
     }
@@ -96,14 +99,51 @@ impl Workspace {
         let dir = Dir::open_ambient_dir(&root, ambient_authority()).map_err(io)?;
         let lock = lock::acquire(&dir, &root)?;
         for sub in layout::DIRS {
-            dir.create_dir_all(sub).map_err(|e| WorkspaceError::from_io(&sub, e))?;
+            dir.create_dir_all(sub)
+                .map_err(|e| WorkspaceError::from_io(&sub, e))?;
         }
         // Safe now that we hold the lock: no other writer can own these.
         let swept = atomic::sweep_temp_files(&dir, 8).map_err(io)?;
         if swept > 0 {
             tracing::info!(root = %root.display(), swept, "removed temp files of an interrupted write");
         }
-        Ok(Self { inner: Arc::new(Inner { root, dir, _lock: lock }) })
+        Ok(Self {
+            inner: Arc::new(Inner {
+                root,
+                dir,
+                lock: Some(lock),
+            }),
+        })
+    }
+
+    /// A read-only view of an existing workspace that does not take the lock, for
+    /// readers such as the index rebuild that must work while a run is writing.
+    /// Atomic writes guarantee it never sees a torn file; writing through it fails.
+    pub fn open_read_only(root: &Path) -> Result<Self> {
+        let io = |e| WorkspaceError::from_io(&root.display(), e);
+        if !root.join(layout::TASK_FILE).is_file() {
+            return Err(WorkspaceError::NotAWorkspace {
+                root: root.to_path_buf(),
+            });
+        }
+        let root = std::fs::canonicalize(root).map_err(io)?;
+        let dir = Dir::open_ambient_dir(&root, ambient_authority()).map_err(io)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                root,
+                dir,
+                lock: None,
+            }),
+        })
+    }
+
+    fn check_writable(&self, path: &WsPath) -> Result<()> {
+        if self.inner.lock.is_none() {
+            return Err(WorkspaceError::PathReadOnly {
+                path: path.to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The workspace's absolute, canonical root.
@@ -116,7 +156,9 @@ impl Workspace {
         let io = |e| WorkspaceError::from_io(path, e);
         let mut file = self.inner.dir.open(path.to_relative()).map_err(io)?;
         if file.metadata().map_err(io)?.is_dir() {
-            return Err(WorkspaceError::NotAFile { path: path.to_string() });
+            return Err(WorkspaceError::NotAFile {
+                path: path.to_string(),
+            });
         }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
@@ -130,8 +172,11 @@ impl Workspace {
 
     /// Replace (or create) a file atomically, creating its parent folders.
     pub fn write(&self, path: &WsPath, bytes: &[u8]) -> Result<()> {
+        self.check_writable(path)?;
         let Some(name) = path.file_name() else {
-            return Err(WorkspaceError::NotAFile { path: path.to_string() });
+            return Err(WorkspaceError::NotAFile {
+                path: path.to_string(),
+            });
         };
         let parent = self.open_parent(path, true)?;
         atomic::replace(&parent, name, bytes).map_err(|e| WorkspaceError::from_io(path, e))
@@ -139,10 +184,15 @@ impl Workspace {
 
     /// Append one line to a file (created if missing), synced before returning.
     pub fn append_line(&self, path: &WsPath, line: &str) -> Result<()> {
+        self.check_writable(path)?;
         let io = |e| WorkspaceError::from_io(path, e);
         let mut options = OpenOptions::new();
         options.append(true).create(true);
-        let mut file = self.inner.dir.open_with(path.to_relative(), &options).map_err(io)?;
+        let mut file = self
+            .inner
+            .dir
+            .open_with(path.to_relative(), &options)
+            .map_err(io)?;
         let mut buf = line.trim_end_matches('\n').to_owned();
         buf.push('\n');
         file.write_all(buf.as_bytes()).map_err(io)?;
@@ -154,10 +204,19 @@ impl Workspace {
         if path.is_root() {
             return Ok(());
         }
+        self.check_writable(path)?;
         self.inner
             .dir
             .create_dir_all(path.to_relative())
-            .map_err(|e| WorkspaceError::from_io(path, e))
+            .map_err(|e| {
+                // A file standing where a folder is needed.
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    return WorkspaceError::NotADirectory {
+                        path: path.to_string(),
+                    };
+                }
+                WorkspaceError::from_io(path, e)
+            })
     }
 
     /// Describe one path (following symlinks that stay inside the workspace).
@@ -167,7 +226,11 @@ impl Workspace {
             .dir
             .metadata(path.to_relative())
             .map_err(|e| WorkspaceError::from_io(path, e))?;
-        Ok(Entry { path: path.clone(), kind: kind_of(meta.file_type()), size: meta.len() })
+        Ok(Entry {
+            path: path.clone(),
+            kind: kind_of(meta.file_type()),
+            size: meta.len(),
+        })
     }
 
     /// The visible entries of a folder, sorted by name.
@@ -177,7 +240,9 @@ impl Workspace {
         let mut out = Vec::new();
         for entry in dir.entries().map_err(io)? {
             let entry = entry.map_err(io)?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
             if layout::is_hidden_entry(&name, path.is_root()) {
                 continue;
             }
@@ -187,7 +252,11 @@ impl Workspace {
             } else {
                 0
             };
-            out.push(Entry { path: path.join(&name)?, kind, size });
+            out.push(Entry {
+                path: path.join(&name)?,
+                kind,
+                size,
+            });
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
@@ -297,13 +366,17 @@ impl Workspace {
 
     pub fn read_json<T: DeserializeOwned>(&self, path: &WsPath) -> Result<T> {
         let bytes = self.read(path)?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| WorkspaceError::Corrupt { path: path.to_string(), reason: e.to_string() })
+        serde_json::from_slice(&bytes).map_err(|e| WorkspaceError::Corrupt {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })
     }
 
     pub fn write_json<T: Serialize>(&self, path: &WsPath, value: &T) -> Result<()> {
-        let mut bytes = serde_json::to_vec_pretty(value)
-            .map_err(|e| WorkspaceError::Corrupt { path: path.to_string(), reason: e.to_string() })?;
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| WorkspaceError::Corrupt {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
         bytes.push(b'\n');
         self.write(path, &bytes)
     }

@@ -43,7 +43,11 @@ impl WsPath {
             return refuse(|path| WorkspaceError::PathTooLong { path });
         }
         let path = Path::new(raw);
-        if path.is_absolute() || raw.starts_with('/') || raw.starts_with('\\') || raw.starts_with('~') {
+        if path.is_absolute()
+            || raw.starts_with('/')
+            || raw.starts_with('\\')
+            || raw.starts_with('~')
+        {
             return refuse(|path| WorkspaceError::PathAbsolute { path });
         }
         let mut parts: Vec<String> = Vec::new();
@@ -103,7 +107,9 @@ impl WsPath {
         if self.parts.is_empty() {
             return None;
         }
-        Some(Self { parts: self.parts[..self.parts.len() - 1].to_vec() })
+        Some(Self {
+            parts: self.parts[..self.parts.len() - 1].to_vec(),
+        })
     }
 
     pub fn join(&self, name: &str) -> Result<Self, WorkspaceError> {

@@ -70,15 +70,12 @@ pub struct TaskMeta {
 pub enum PaperStatus {
     /// Found, not read yet.
     Pending,
-    /// The same bytes as another paper of this workspace.
-    Duplicate,
 }
 
 impl PaperStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
-            Self::Duplicate => "duplicate",
         }
     }
 }

@@ -1,0 +1,168 @@
+//! Argument parsing and dispatch for the `quire` binary. Printing is this
+//! module's job, so stdout is allowed here and nowhere in the library.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod tool;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use quire::commands::{self, AppContext, AppPaths, CommandError, WorkspaceCreateParams};
+
+#[derive(Parser)]
+#[command(
+    name = "quire",
+    version,
+    about = "Literature reviews by an LLM agent whose state lives in files."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one agent tool against a workspace and print its result.
+    Tool(tool::ToolArgs),
+    /// List the agent's tools with their descriptions.
+    Tools {
+        /// Print the full specs (name, description, JSON schema) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create, reopen or list review workspaces.
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    /// Maintain the SQLite index of workspaces.
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+#[derive(Subcommand)]
+enum WorkspaceCommand {
+    /// Create the workspace for a folder of PDFs (or reopen it, adding new PDFs).
+    Create {
+        folder: PathBuf,
+        /// Print the workspace as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List workspaces, most recent first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// Recreate the index from the workspace folders.
+    Rebuild {
+        /// Also index workspaces under this folder (repeatable).
+        #[arg(long = "root")]
+        roots: Vec<PathBuf>,
+    },
+}
+
+pub fn run() -> ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(dispatch(cli.command))
+}
+
+async fn dispatch(command: Command) -> ExitCode {
+    match command {
+        Command::Tool(args) => tool::run(args).await,
+        Command::Tools { json } => tool::list(json),
+        Command::Workspace(cmd) => report(workspace(cmd).await),
+        Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),
+    }
+}
+
+async fn workspace(cmd: WorkspaceCommand) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    match cmd {
+        WorkspaceCommand::Create { folder, json } => {
+            let summary =
+                commands::workspace_create(&ctx, WorkspaceCreateParams { folder }).await?;
+            if json {
+                print_json(&summary)?;
+            } else {
+                println!(
+                    "{}  {} papers  {}",
+                    summary.title, summary.paper_count, summary.root
+                );
+            }
+        }
+        WorkspaceCommand::List { json } => {
+            let list = commands::workspace_list(&ctx).await?;
+            if let Some(notice) = &list.notice {
+                eprintln!("note: {notice}");
+            }
+            if json {
+                print_json(&list.workspaces)?;
+            } else if list.workspaces.is_empty() {
+                println!("no workspaces yet; create one with `quire workspace create FOLDER`");
+            } else {
+                for w in &list.workspaces {
+                    println!(
+                        "{}  {:>4} papers  {:<9} {}  {}",
+                        w.updated_at, w.paper_count, w.status, w.title, w.root
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let report = commands::index_rebuild(&ctx, roots).await?;
+    println!(
+        "indexed {} workspaces, {} papers, {} runs",
+        report.workspaces, report.papers, report.runs
+    );
+    for skipped in &report.skipped {
+        eprintln!("skipped {skipped}");
+    }
+    Ok(())
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| CommandError::new("internal_error", e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn report(result: Result<(), CommandError>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error[{}]: {}", e.kind, e.message);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by `QUIRE_LOG` (e.g. `QUIRE_LOG=debug`); warnings by default.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,117 @@
+//! What every command needs: where Quire keeps its data, and the index.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::CommandError;
+use crate::index::{Index, OpenOutcome};
+
+/// Where Quire keeps its data. `QUIRE_DATA_DIR` overrides the platform default
+/// (`~/.local/share/quire` on Linux).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppPaths {
+    pub data_dir: PathBuf,
+}
+
+impl AppPaths {
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+        }
+    }
+
+    /// From `QUIRE_DATA_DIR`, else the platform's data folder.
+    pub fn from_env() -> Result<Self, CommandError> {
+        if let Some(dir) = std::env::var_os("QUIRE_DATA_DIR").filter(|d| !d.is_empty()) {
+            return Ok(Self::new(dir));
+        }
+        dirs::data_dir()
+            .map(|d| Self::new(d.join("quire")))
+            .ok_or_else(|| {
+                CommandError::new(
+                    "no_data_dir",
+                    "cannot find a data folder; set QUIRE_DATA_DIR",
+                )
+            })
+    }
+
+    /// Where new workspaces are created, one folder each.
+    pub fn workspaces_root(&self) -> PathBuf {
+        self.data_dir.join("workspaces")
+    }
+
+    pub fn index_path(&self) -> PathBuf {
+        self.data_dir.join("index.sqlite3")
+    }
+}
+
+/// Shared by all commands of one process. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppContext {
+    paths: AppPaths,
+    /// Opened on first use; `None` until then or after it failed to open.
+    index: Arc<Mutex<Option<Index>>>,
+    /// Set when a write to the index failed: the next use rebuilds it from the
+    /// workspaces, so a moment of contention cannot leave the list stale.
+    stale: Arc<AtomicBool>,
+}
+
+impl AppContext {
+    pub fn new(paths: AppPaths) -> Self {
+        Self {
+            paths,
+            index: Arc::new(Mutex::new(None)),
+            stale: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    pub fn paths(&self) -> &AppPaths {
+        &self.paths
+    }
+
+    /// Run `work` with the index, opening it first if needed (and rebuilding it
+    /// from the workspaces when it is new or was damaged). Blocking: call from the
+    /// blocking pool.
+    pub(crate) fn with_index<T>(
+        &self,
+        work: impl FnOnce(&mut Index) -> Result<T, CommandError>,
+    ) -> Result<T, CommandError> {
+        let mut guard = self
+            .index
+            .lock()
+            .map_err(|_| CommandError::internal("index mutex poisoned"))?;
+        if guard.is_none() {
+            *guard = Some(open_index(
+                &self.paths.index_path(),
+                &self.paths.workspaces_root(),
+            )?);
+        }
+        let Some(index) = guard.as_mut() else {
+            return Err(CommandError::internal("index not open"));
+        };
+        if self.stale.load(Ordering::Acquire) {
+            index.rebuild(&[self.paths.workspaces_root()])?;
+            self.stale.store(false, Ordering::Release);
+        }
+        work(index)
+    }
+
+    /// Note that the index missed a change; see [`AppContext::with_index`].
+    pub(crate) fn mark_index_stale(&self) {
+        self.stale.store(true, Ordering::Release);
+    }
+}
+
+fn open_index(path: &Path, workspaces_root: &Path) -> Result<Index, CommandError> {
+    let (mut index, outcome) = Index::open(path)?;
+    if outcome == OpenOutcome::Fresh {
+        let report = index.rebuild(&[workspaces_root.to_path_buf()])?;
+        tracing::info!(
+            workspaces = report.workspaces,
+            papers = report.papers,
+            "index rebuilt from workspaces"
+        );
+    }
+    Ok(index)
+}

@@ -1,0 +1,17 @@
+//! Tauri-free command handlers shared by the desktop shell and the CLI.
+//!
+//! Each handler is `async fn(&AppContext, Params) -> Result<Response, CommandError>`;
+//! the desktop shell wraps each in a three-line `#[tauri::command]`. Blocking work
+//! (SQLite, hashing, file scans) runs on the blocking pool, and the index lock is
+//! never held across an `.await`. Errors cross the UI boundary as `{kind, message}`.
+
+mod context;
+mod error;
+mod workspaces;
+
+pub use context::{AppContext, AppPaths};
+pub use error::CommandError;
+pub use workspaces::{
+    IndexRebuildResponse, WorkspaceCreateParams, WorkspaceListResponse, WorkspaceSummary,
+    index_rebuild, workspace_create, workspace_list,
+};

@@ -1,0 +1,7 @@
+mod cli;
+mod commands;
+mod confinement;
+mod index;
+mod support;
+mod tools;
+mod workspace;

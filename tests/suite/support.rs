@@ -1,0 +1,83 @@
+//! Shared helpers: temp workspaces, the shared corpus, the built `quire` binary.
+
+use std::path::{Path, PathBuf};
+
+use quire::tools::{Registry, ToolContext, ToolSettings};
+use quire::workspace::Workspace;
+
+/// `../shared/corpus`, next to the repository (read-only, never copied into it).
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+/// A few real PDFs from one topic of the dev corpus.
+pub fn dev_pdfs(topic: &str, count: usize) -> Vec<PathBuf> {
+    let mut pdfs: Vec<PathBuf> = std::fs::read_dir(corpus().join("dev").join(topic))
+        .expect("the shared corpus is next to the repository")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    pdfs.sort();
+    pdfs.truncate(count);
+    assert_eq!(pdfs.len(), count, "not enough PDFs in {topic}");
+    pdfs
+}
+
+/// A folder with copies of `pdfs` in it.
+pub fn folder_of(pdfs: &[PathBuf]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for pdf in pdfs {
+        std::fs::copy(pdf, dir.path().join(pdf.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+pub fn quire_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_quire")
+}
+
+/// A fresh workspace in a temp dir with the built-in tools.
+pub struct ToolBench {
+    /// Keeps the temp folder alive for as long as the bench.
+    _dir: tempfile::TempDir,
+    pub ctx: ToolContext,
+    pub registry: Registry,
+}
+
+impl ToolBench {
+    pub fn new() -> Self {
+        Self::with_settings(ToolSettings::default())
+    }
+
+    pub fn with_settings(settings: ToolSettings) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open_or_init(dir.path()).unwrap();
+        Self {
+            _dir: dir,
+            ctx: ToolContext {
+                workspace,
+                settings,
+            },
+            registry: Registry::with_builtins(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.ctx.workspace.root()
+    }
+
+    pub async fn ok(&self, tool: &str, args: serde_json::Value) -> String {
+        match self.registry.call(&self.ctx, tool, args.clone()).await {
+            Ok(text) => text,
+            Err(e) => panic!("{tool}({args}) failed: {e}"),
+        }
+    }
+
+    /// The error code of a call that must fail.
+    pub async fn code(&self, tool: &str, args: serde_json::Value) -> String {
+        match self.registry.call(&self.ctx, tool, args.clone()).await {
+            Ok(text) => panic!("{tool}({args}) should have failed but returned {text:?}"),
+            Err(e) => e.code,
+        }
+    }
+}
