@@ -1,0 +1,26 @@
+//! The Tauri commands: each forwards to the core handler of the same name. Errors
+//! cross the boundary as `{kind, message}`; nothing here can panic.
+
+use quire::commands::{self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse, WorkspaceSummary};
+use tauri::{AppHandle, Emitter, Runtime, State};
+
+/// Sent to every window after a workspace is created or reopened, with its id.
+pub const WORKSPACES_CHANGED: &str = "workspaces-changed";
+
+#[tauri::command]
+pub async fn workspace_create<R: Runtime>(
+    app: AppHandle<R>,
+    ctx: State<'_, AppContext>,
+    params: WorkspaceCreateParams,
+) -> Result<WorkspaceSummary, CommandError> {
+    let summary = core::workspace_create(&ctx, params).await?;
+    if let Err(e) = app.emit(WORKSPACES_CHANGED, &summary.id) {
+        tracing::warn!(error = %e, "could not notify windows of the new workspace");
+    }
+    Ok(summary)
+}
+
+#[tauri::command]
+pub async fn workspace_list(ctx: State<'_, AppContext>) -> Result<WorkspaceListResponse, CommandError> {
+    core::workspace_list(&ctx).await
+}

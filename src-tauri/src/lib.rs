@@ -1,0 +1,46 @@
+//! Quire's desktop shell: a window around the web UI, and Tauri commands that are
+//! three-line wrappers over `quire::commands`. All behaviour lives in the core;
+//! this crate only wires it to Tauri (state, plugins, events).
+
+mod commands;
+
+use std::process::ExitCode;
+
+use quire::commands::{AppContext, AppPaths};
+use tauri::Runtime;
+
+/// Set up a builder with Quire's plugins, state and commands. The real app and
+/// the in-process tests (on Tauri's mock runtime) both start here.
+pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tauri::Builder<R> {
+    builder
+        .plugin(tauri_plugin_dialog::init())
+        .manage(ctx)
+        .invoke_handler(tauri::generate_handler![commands::workspace_create, commands::workspace_list])
+}
+
+/// Start the desktop app; returns when its window is closed.
+pub fn run() -> ExitCode {
+    init_logging();
+    let paths = match AppPaths::from_env() {
+        Ok(paths) => paths,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start");
+            return ExitCode::FAILURE;
+        }
+    };
+    let app = configure(tauri::Builder::default(), AppContext::new(paths))
+        .run(tauri::generate_context!("../tauri.conf.json"));
+    match app {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "the desktop app failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

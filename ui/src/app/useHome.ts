@@ -1,0 +1,127 @@
+// The first screen's state and actions, kept apart from its markup so the flow
+// (drop or choose -> create -> refresh -> highlight) is tested on its own.
+
+import { useCallback, useEffect, useState } from "preact/hooks";
+
+import { type Platform, QuireError, type WorkspaceSummary } from "../platform";
+import { planDrop } from "./drop";
+
+export interface HomeState {
+  /** null while the first load is in flight. */
+  workspaces: WorkspaceSummary[] | null;
+  notice: string | null;
+  dragging: boolean;
+  /** What is being opened right now, for the busy state. */
+  opening: string | null;
+  error: string | null;
+  /** The workspace just created or reopened, to highlight it. */
+  lastOpenedId: string | null;
+}
+
+const INITIAL: HomeState = {
+  workspaces: null,
+  notice: null,
+  dragging: false,
+  opening: null,
+  error: null,
+  lastOpenedId: null,
+};
+
+export function useHome(platform: Platform) {
+  const [state, setState] = useState<HomeState>(INITIAL);
+  const patch = useCallback((p: Partial<HomeState>) => {
+    setState((s) => ({ ...s, ...p }));
+  }, []);
+
+  const reload = useCallback(async () => {
+    try {
+      const list = await platform.listWorkspaces();
+      patch({ workspaces: list.workspaces, notice: list.notice });
+    } catch (raw) {
+      patch({ workspaces: [], error: QuireError.from(raw).message });
+    }
+  }, [platform, patch]);
+
+  const openPath = useCallback(
+    async (path: string) => {
+      patch({ opening: path, error: null });
+      try {
+        const summary = await platform.createWorkspace(path);
+        patch({ lastOpenedId: summary.id });
+        await reload();
+      } catch (raw) {
+        patch({ error: QuireError.from(raw).message });
+      } finally {
+        patch({ opening: null });
+      }
+    },
+    [platform, patch, reload],
+  );
+
+  const openDropped = useCallback(
+    async (paths: readonly string[]) => {
+      const plan = planDrop(paths);
+      if (plan.kind === "refuse") {
+        patch({ error: plan.reason });
+        return;
+      }
+      await openPath(plan.path);
+    },
+    [openPath, patch],
+  );
+
+  const chooseFolder = useCallback(async () => {
+    try {
+      const folder = await platform.pickFolder();
+      if (folder !== null) await openPath(folder);
+    } catch (raw) {
+      patch({ error: QuireError.from(raw).message });
+    }
+  }, [platform, openPath, patch]);
+
+  useEffect(() => {
+    let disposed = false;
+    const unsubscribers: (() => void)[] = [];
+    const keep = (unlisten: () => void) => {
+      if (disposed) unlisten();
+      else unsubscribers.push(unlisten);
+    };
+    void reload();
+    platform
+      .onDragDrop((event) => {
+        switch (event.type) {
+          case "enter":
+          case "over":
+            patch({ dragging: true });
+            break;
+          case "leave":
+            patch({ dragging: false });
+            break;
+          case "drop":
+            patch({ dragging: false });
+            void openDropped(event.paths);
+            break;
+        }
+      })
+      .then(keep, (raw: unknown) => {
+        patch({ error: `Drag and drop is unavailable: ${QuireError.from(raw).message}` });
+      });
+    platform
+      .onWorkspacesChanged(() => void reload())
+      .then(keep, () => {
+        // Without live updates the list still refreshes after our own actions.
+      });
+    return () => {
+      disposed = true;
+      for (const unlisten of unsubscribers) unlisten();
+    };
+  }, [platform, reload, openDropped, patch]);
+
+  return {
+    state,
+    chooseFolder,
+    dismissError: () => {
+      patch({ error: null });
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { tauriPlatform } from "./tauri";
+export { QuireError } from "./types";
+export type { DragDropEvent, Platform, WorkspaceList, WorkspaceSummary } from "./types";
