@@ -1,7 +1,10 @@
 //! The Tauri commands: each forwards to the core handler of the same name. Errors
 //! cross the boundary as `{kind, message}`; nothing here can panic.
 
-use quire::commands::{self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse, WorkspaceSummary};
+use quire::commands::{
+    self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
+    WorkspaceSummary,
+};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 /// Sent to every window after a workspace is created or reopened, with its id.
@@ -21,6 +24,8 @@ pub async fn workspace_create<R: Runtime>(
 }
 
 #[tauri::command]
-pub async fn workspace_list(ctx: State<'_, AppContext>) -> Result<WorkspaceListResponse, CommandError> {
+pub async fn workspace_list(
+    ctx: State<'_, AppContext>,
+) -> Result<WorkspaceListResponse, CommandError> {
     core::workspace_list(&ctx).await
 }

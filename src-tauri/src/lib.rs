@@ -15,7 +15,10 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
     builder
         .plugin(tauri_plugin_dialog::init())
         .manage(ctx)
-        .invoke_handler(tauri::generate_handler![commands::workspace_create, commands::workspace_list])
+        .invoke_handler(tauri::generate_handler![
+            commands::workspace_create,
+            commands::workspace_list
+        ])
 }
 
 /// Start the desktop app; returns when its window is closed.
@@ -29,7 +32,9 @@ pub fn run() -> ExitCode {
         }
     };
     let app = configure(tauri::Builder::default(), AppContext::new(paths))
-        .run(tauri::generate_context!("../tauri.conf.json"));
+        // Reads src-tauri/tauri.conf.json, a symlink to the root file, so the paths
+        // in it resolve from src-tauri as the Tauri CLI expects.
+        .run(tauri::generate_context!());
     match app {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -42,5 +47,8 @@ pub fn run() -> ExitCode {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

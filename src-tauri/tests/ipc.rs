@@ -1,0 +1,114 @@
+//! The desktop commands over real IPC on Tauri's mock runtime (no display): the
+//! same request the web UI sends, through `configure`, as the real app uses it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use quire::commands::{AppContext, AppPaths};
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, get_ipc_response, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+
+fn app(
+    data_dir: &Path,
+) -> (
+    tauri::App<tauri::test::MockRuntime>,
+    WebviewWindow<tauri::test::MockRuntime>,
+) {
+    let app = quire_desktop::configure(mock_builder(), AppContext::new(AppPaths::new(data_dir)))
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    (app, window)
+}
+
+fn invoke(
+    window: &WebviewWindow<tauri::test::MockRuntime>,
+    cmd: &str,
+    body: Value,
+) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(body),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+fn paper_folder(count: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/dev/databases");
+    let mut pdfs: Vec<_> = std::fs::read_dir(corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pdfs.sort();
+    for pdf in pdfs
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .take(count)
+    {
+        std::fs::copy(pdf, dir.path().join(pdf.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn workspace_create_over_ipc_creates_lists_and_announces_the_workspace() {
+    let data = tempfile::tempdir().unwrap();
+    let (app, window) = app(data.path());
+    let announced = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = announced.clone();
+    app.listen_any("workspaces-changed", move |event| {
+        sink.lock().unwrap().push(event.payload().to_owned())
+    });
+
+    assert_eq!(
+        invoke(&window, "workspace_list", json!({})).unwrap(),
+        json!({"workspaces": [], "notice": null})
+    );
+    let folder = paper_folder(2);
+    let created = invoke(
+        &window,
+        "workspace_create",
+        json!({"params": {"folder": folder.path()}}),
+    )
+    .unwrap();
+    assert_eq!(created["paperCount"], 2);
+    assert_eq!(created["status"], "new");
+
+    let list = invoke(&window, "workspace_list", json!({})).unwrap();
+    assert_eq!(list["workspaces"].as_array().unwrap().len(), 1);
+    assert_eq!(list["workspaces"][0]["id"], created["id"]);
+    assert_eq!(*announced.lock().unwrap(), vec![created["id"].to_string()]);
+}
+
+#[test]
+fn command_errors_cross_the_boundary_as_kind_and_message() {
+    let data = tempfile::tempdir().unwrap();
+    let (_app, window) = app(data.path());
+    let err = invoke(
+        &window,
+        "workspace_create",
+        json!({"params": {"folder": "/definitely/not/here"}}),
+    )
+    .unwrap_err();
+    assert_eq!(err["kind"], "folder_not_found");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("/definitely/not/here")
+    );
+    // Malformed arguments are refused by Tauri before reaching our code, without a panic.
+    let err = invoke(&window, "workspace_create", json!({"params": {"wrong": 1}})).unwrap_err();
+    assert!(err.to_string().contains("folder"), "{err}");
+}

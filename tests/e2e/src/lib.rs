@@ -1,0 +1,198 @@
+//! Harness for driving the real Quire desktop app: start `tauri-driver` on free
+//! ports with the app under it, connect a WebDriver session, wait for things to
+//! appear, and clean up (SIGTERM, so WebKitWebDriver exits with it). The tests
+//! need a display (run them under `xvfb-run`) and a built app
+//! (`target/debug/quire-desktop`, or `QUIRE_APP_BIN`).
+#![allow(clippy::print_stderr)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The shared corpus next to the repository.
+pub fn corpus() -> PathBuf {
+    repo_root().join("../shared/corpus")
+}
+
+fn app_binary() -> Result<PathBuf> {
+    let path = std::env::var_os("QUIRE_APP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/debug/quire-desktop"));
+    if !path.is_file() {
+        bail!(
+            "no app binary at {}: build it first (cargo build --workspace)",
+            path.display()
+        );
+    }
+    Ok(path.canonicalize()?)
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Poll `check` until it succeeds or `timeout` passes.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await? {
+            return Ok(value);
+        }
+        if Instant::now() > deadline {
+            bail!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A running app under tauri-driver, with its own data folder.
+pub struct App {
+    pub client: Client,
+    pub data_dir: tempfile::TempDir,
+    driver: Child,
+}
+
+impl App {
+    pub async fn start() -> Result<Self> {
+        let binary = app_binary()?;
+        let data_dir = tempfile::tempdir()?;
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let driver = Command::new("tauri-driver")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native_port.to_string(),
+            ])
+            // The app inherits this through tauri-driver and WebKitWebDriver.
+            .env("QUIRE_DATA_DIR", data_dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context(
+                "cannot start tauri-driver (install it: cargo install tauri-driver --locked)",
+            )?;
+        let mut app = AppGuard {
+            driver: Some(driver),
+        };
+        eventually(
+            "tauri-driver to listen",
+            Duration::from_secs(20),
+            || async { Ok(TcpStream::connect(("127.0.0.1", port)).ok().map(|_| ())) },
+        )
+        .await?;
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), "wry".into());
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({ "application": binary.to_string_lossy() }),
+        );
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .context("cannot open a WebDriver session with the app")?;
+        let driver = app.driver.take().context("driver vanished")?;
+        Ok(Self {
+            client,
+            data_dir,
+            driver,
+        })
+    }
+
+    /// Wait until an element matching `css` exists and return its text.
+    pub async fn wait_text(&self, css: &str, timeout: Duration) -> Result<String> {
+        eventually(css, timeout, || async {
+            match self.client.find(Locator::Css(css)).await {
+                Ok(element) => Ok(Some(element.text().await?)),
+                Err(_) => Ok(None),
+            }
+        })
+        .await
+    }
+
+    /// Texts of every element matching `css` (possibly none).
+    pub async fn texts(&self, css: &str) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await? {
+            out.push(element.text().await?);
+        }
+        Ok(out)
+    }
+
+    /// End the session and stop the driver politely (SIGTERM lets it stop
+    /// WebKitWebDriver and the app too).
+    pub async fn stop(mut self) -> Result<()> {
+        let closed = self.client.clone().close().await;
+        terminate(&mut self.driver);
+        closed.context("closing the WebDriver session")
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        terminate(&mut self.driver);
+    }
+}
+
+/// Stops tauri-driver if `App::start` fails half-way.
+struct AppGuard {
+    driver: Option<Child>,
+}
+
+impl Drop for AppGuard {
+    fn drop(&mut self) {
+        if let Some(driver) = self.driver.as_mut() {
+            terminate(driver);
+        }
+    }
+}
+
+fn terminate(child: &mut Child) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("tauri-driver ignored SIGTERM; killing it");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A temp folder holding copies of the first `count` PDFs of a corpus topic.
+pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("e2e-papers-").tempdir()?;
+    let mut pdfs: Vec<PathBuf> = std::fs::read_dir(corpus().join("dev").join(topic))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    pdfs.sort();
+    for pdf in pdfs.iter().take(count) {
+        let name = pdf.file_name().context("pdf without a name")?;
+        std::fs::copy(pdf, dir.path().join(name))?;
+    }
+    Ok(dir)
+}
