@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::walk::{compile_glob, files_under};
+use super::walk::{compile_glob, files_under, truncation_note};
 use super::{Tool, ToolContext, ToolError, blocking, parse_args};
 
 pub(crate) struct Glob;
@@ -65,9 +65,7 @@ impl Tool for Glob {
                     matches.len()
                 ));
             }
-            if walk.truncated {
-                out.push_str("(stopped walking at the file limit; give a narrower path)\n");
-            }
+            out.push_str(truncation_note(&walk));
             Ok(out)
         })
         .await

@@ -11,7 +11,7 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::walk::{PathFilter, files_under};
+use super::walk::{PathFilter, files_under, truncation_note};
 use super::{Tool, ToolContext, ToolError, blocking, parse_args};
 
 pub(crate) struct Grep;
@@ -121,9 +121,7 @@ fn search(ctx: &ToolContext, args: &Args) -> Result<String, ToolError> {
             "(stopped at {limit} matching lines; narrow with path, glob or a tighter pattern)\n"
         ));
     }
-    if walk.truncated {
-        out.push_str("(stopped walking at the file limit; give a narrower path)\n");
-    }
+    out.push_str(truncation_note(&walk));
     Ok(out)
 }
 

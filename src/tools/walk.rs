@@ -57,3 +57,12 @@ impl PathFilter {
         self.matcher.is_match(path.to_string())
     }
 }
+
+/// The line that tells the model a walk stopped early, if it did.
+pub(crate) fn truncation_note(walk: &Walk) -> &'static str {
+    if walk.truncated {
+        "(stopped walking at the file limit; give a narrower path)\n"
+    } else {
+        ""
+    }
+}

@@ -32,6 +32,20 @@ async fn assert_first_screen(app: &App) -> Result<()> {
     Ok(())
 }
 
+/// The app on its first screen, and a folder of `count` papers of `topic` with its name.
+async fn start_with_papers(topic: &str, count: usize) -> Result<(App, tempfile::TempDir, String)> {
+    let app = App::start().await?;
+    assert_first_screen(&app).await?;
+    let papers = folder_of_papers(topic, count)?;
+    let title = papers
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    Ok((app, papers, title))
+}
+
 async fn wait_for_listed(app: &App, title: &str, papers: &str) -> Result<()> {
     let listed = app
         .wait_text("[data-testid=recent-item]", UI_TIMEOUT)
@@ -51,15 +65,7 @@ async fn wait_for_listed(app: &App, title: &str, papers: &str) -> Result<()> {
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn opening_a_folder_through_the_drop_command_lists_the_new_workspace() -> Result<()> {
-    let app = App::start().await?;
-    assert_first_screen(&app).await?;
-    let papers = folder_of_papers("databases", 3)?;
-    let title = papers
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let (app, papers, title) = start_with_papers("databases", 3).await?;
 
     // The exact IPC call the drop handler and the dialog make.
     let script = r#"
@@ -129,15 +135,7 @@ fn xdotool(args: &[&str]) -> Result<()> {
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn a_folder_dragged_in_from_another_application_is_opened() -> Result<()> {
-    let app = App::start().await?;
-    assert_first_screen(&app).await?;
-    let papers = folder_of_papers("machine-learning", 2)?;
-    let title = papers
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let (app, papers, title) = start_with_papers("machine-learning", 2).await?;
 
     // A real XDND drag source (a GTK window offering text/uri-list), well away
     // from the drop zone.
