@@ -2,6 +2,7 @@
 //! module's job, so stdout is allowed here and nowhere in the library.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod extract;
 mod tool;
 
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ enum Command {
     /// Create, reopen or list review workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Extract the text of PDFs and show the status each gets.
+    Extract(extract::ExtractArgs),
     /// Maintain the SQLite index of workspaces.
     #[command(subcommand)]
     Index(IndexCommand),
@@ -84,6 +87,7 @@ pub fn run() -> ExitCode {
 async fn dispatch(command: Command) -> ExitCode {
     match command {
         Command::Tool(args) => tool::run(args).await,
+        Command::Extract(args) => extract::run(args).await,
         Command::Tools { json } => tool::list(json),
         Command::Workspace(cmd) => report(workspace(cmd).await),
         Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),

@@ -204,6 +204,10 @@ fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), Comma
                         status: PaperStatus::Pending,
                         title: None,
                         duplicates: Vec::new(),
+                        reason: None,
+                        pages: 0,
+                        extractor: None,
+                        meta: Default::default(),
                     },
                 );
                 changed.push(id);

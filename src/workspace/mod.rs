@@ -28,8 +28,8 @@ pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES};
 pub use error::WorkspaceError;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
-    PaperId, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus,
-    WorkspaceId,
+    PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
+    TaskStatus, WorkspaceId,
 };
 
 pub type Result<T, E = WorkspaceError> = std::result::Result<T, E>;

@@ -65,18 +65,55 @@ pub struct TaskMeta {
     pub updated_at: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PaperStatus {
     /// Found, not read yet.
     Pending,
+    /// Text extracted; ready to review.
+    Ok,
+    /// Needs a user password.
+    Encrypted,
+    /// No usable text layer (scanned pages, or a broken font encoding).
+    NeedsOcr,
+    /// Truncated or corrupt; the reason says how.
+    Damaged,
+    /// Not a PDF at all (empty, or another kind of file named .pdf).
+    NotPdf,
+    /// Over the size or page limit.
+    TooLarge,
+    /// Extraction did not finish within the time limit.
+    Timeout,
 }
 
 impl PaperStatus {
+    pub const ALL: [PaperStatus; 8] = [
+        Self::Pending,
+        Self::Ok,
+        Self::Encrypted,
+        Self::NeedsOcr,
+        Self::Damaged,
+        Self::NotPdf,
+        Self::TooLarge,
+        Self::Timeout,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
+            Self::Ok => "ok",
+            Self::Encrypted => "encrypted",
+            Self::NeedsOcr => "needs_ocr",
+            Self::Damaged => "damaged",
+            Self::NotPdf => "not_pdf",
+            Self::TooLarge => "too_large",
+            Self::Timeout => "timeout",
         }
+    }
+
+    /// Whether the paper has text to review.
+    pub fn is_readable(self) -> bool {
+        self == Self::Ok
     }
 }
 
@@ -95,6 +132,31 @@ pub struct PaperRecord {
     /// Other files with identical bytes, listed under this one.
     #[serde(default)]
     pub duplicates: Vec<PathBuf>,
+    /// Why the status is what it is, for a person ("needs a password to open").
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Pages with text, once extracted.
+    #[serde(default)]
+    pub pages: usize,
+    /// The engine and version whose text is in `text.txt`.
+    #[serde(default)]
+    pub extractor: Option<String>,
+    #[serde(default)]
+    pub meta: PaperMeta,
+}
+
+/// Bibliographic metadata read offline from the PDF itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperMeta {
+    #[serde(default)]
+    pub authors: Vec<String>,
+    #[serde(default)]
+    pub year: Option<u16>,
+    #[serde(default)]
+    pub doi: Option<String>,
+    #[serde(default)]
+    pub arxiv: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,208 @@
+//! The text extraction engines, each behind one function with the same contract:
+//! bytes in, one string per page out, or a reason it could not. They run only
+//! inside the worker process (see `worker.rs`), because real parsers panic, loop
+//! and allocate without bound on hostile files.
+
+use serde::{Deserialize, Serialize};
+
+/// An extraction engine. `version` is part of the text cache key: bump it when an
+/// engine or its post-processing changes what it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// pdf_oxide: the best worst case on real papers; expands ligatures.
+    PdfOxide,
+    /// pdf-extract: the design card's engine; a second opinion when pdf_oxide's
+    /// text fails the quality check.
+    PdfExtract,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 2] = [Engine::PdfOxide, Engine::PdfExtract];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PdfOxide => "pdf-oxide",
+            Self::PdfExtract => "pdf-extract",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Engine library version plus our post-processing revision.
+    pub fn version(self) -> &'static str {
+        match self {
+            Self::PdfOxide => "pdf_oxide-0.3.78+q1",
+            Self::PdfExtract => "pdf-extract-0.12.1+q1",
+        }
+    }
+}
+
+/// The document-information fields we use for metadata.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InfoDict {
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub subject: Option<String>,
+    pub keywords: Option<String>,
+    pub creation_date: Option<String>,
+}
+
+/// What an engine got out of a document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawText {
+    pub pages: Vec<String>,
+    /// Pages the engine failed on (their text is empty in `pages`).
+    pub failed_pages: usize,
+    pub info: InfoDict,
+}
+
+/// Why an engine produced nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineFailure {
+    /// A user password is needed (an owner-only password is opened with "").
+    Encrypted,
+    /// The engine could not parse the file at all.
+    Damaged { reason: String },
+    /// More pages than we are willing to read.
+    TooManyPages { pages: usize },
+}
+
+pub fn extract(engine: Engine, bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
+    match engine {
+        Engine::PdfOxide => oxide(bytes, max_pages),
+        Engine::PdfExtract => pdf_extract(&bytes, max_pages),
+    }
+}
+
+fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
+    use pdf_oxide::document::PdfDocument;
+    let damaged = |e: pdf_oxide::error::Error| EngineFailure::Damaged {
+        reason: e.to_string(),
+    };
+    let doc = PdfDocument::from_bytes(bytes).map_err(|e| {
+        let text = e.to_string().to_lowercase();
+        if text.contains("password") || text.contains("encrypt") {
+            EngineFailure::Encrypted
+        } else {
+            EngineFailure::Damaged {
+                reason: e.to_string(),
+            }
+        }
+    })?;
+    // pdf_oxide silently yields empty text for a locked file; check it ourselves.
+    if doc.is_encrypted() && !doc.authenticate(b"").unwrap_or(false) {
+        return Err(EngineFailure::Encrypted);
+    }
+    let count = doc.page_count().map_err(damaged)?;
+    if count > max_pages {
+        return Err(EngineFailure::TooManyPages { pages: count });
+    }
+    let mut raw = RawText {
+        info: oxide_info(&doc),
+        ..RawText::default()
+    };
+    for index in 0..count {
+        match doc.extract_text(index) {
+            Ok(text) => raw.pages.push(text),
+            Err(_) => {
+                raw.pages.push(String::new());
+                raw.failed_pages += 1;
+            }
+        }
+    }
+    Ok(raw)
+}
+
+fn oxide_info(doc: &pdf_oxide::document::PdfDocument) -> InfoDict {
+    let Some(info_ref) = doc
+        .trailer()
+        .as_dict()
+        .and_then(|d| d.get("Info"))
+        .and_then(|o| o.as_reference())
+    else {
+        return InfoDict::default();
+    };
+    let Ok(info) = doc.load_object(info_ref) else {
+        return InfoDict::default();
+    };
+    let Some(dict) = info.as_dict() else {
+        return InfoDict::default();
+    };
+    let field = |key: &str| {
+        dict.get(key)
+            .and_then(|o| o.as_string())
+            .map(decode_pdf_string)
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+    };
+    InfoDict {
+        title: field("Title"),
+        author: field("Author"),
+        subject: field("Subject"),
+        keywords: field("Keywords"),
+        creation_date: field("CreationDate"),
+    }
+}
+
+/// A PDF text string: UTF-16BE with a byte-order mark, else PDFDocEncoding (close
+/// enough to Latin-1 for metadata).
+pub(crate) fn decode_pdf_string(bytes: &[u8]) -> String {
+    if let Some(utf16) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        let units: Vec<u16> = utf16
+            .chunks_exact(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+            .collect();
+        return String::from_utf16_lossy(&units);
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_owned();
+    }
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+fn pdf_extract(bytes: &[u8], max_pages: usize) -> Result<RawText, EngineFailure> {
+    let pages = pdf_extract::extract_text_from_mem_by_pages(bytes).map_err(|e| {
+        let text = e.to_string();
+        if text.to_lowercase().contains("encrypt") || text.to_lowercase().contains("password") {
+            EngineFailure::Encrypted
+        } else {
+            EngineFailure::Damaged { reason: text }
+        }
+    })?;
+    if pages.len() > max_pages {
+        return Err(EngineFailure::TooManyPages { pages: pages.len() });
+    }
+    Ok(RawText {
+        pages,
+        failed_pages: 0,
+        info: InfoDict::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_utf16_and_latin1_pdf_strings() {
+        assert_eq!(
+            decode_pdf_string(&[0xFE, 0xFF, 0x00, 0x41, 0x00, 0xE9]),
+            "Aé"
+        );
+        assert_eq!(decode_pdf_string(b"Plain"), "Plain");
+        assert_eq!(decode_pdf_string(&[0x43, 0x61, 0x66, 0xE9]), "Café");
+    }
+
+    #[test]
+    fn engine_names_round_trip() {
+        for engine in Engine::ALL {
+            assert_eq!(Engine::parse(engine.name()), Some(engine));
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Extraction in a child process. Parsers panic, loop forever and allocate
+//! gigabytes on hostile files; an allocation failure aborts the process (it is
+//! not a panic) and a looping thread cannot be killed. So each extraction runs in
+//! a short-lived worker: the host binary re-executes itself with
+//! [`WORKER_ARG`], the worker caps its own address space (RLIMIT_AS), catches
+//! panics, and prints one JSON reply; the parent enforces a time limit and treats
+//! any other ending as a crash.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{ExitCode, Stdio};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::engines::{self, Engine, EngineFailure, RawText};
+
+/// The first argument that turns a Quire binary into an extraction worker.
+pub const WORKER_ARG: &str = "__extract-worker";
+
+/// The worker's stack: deeply nested PDF objects recurse deeply in parsers.
+const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// Bounds on one extraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerLimits {
+    pub timeout: Duration,
+    /// Address-space cap of the worker process.
+    pub memory_bytes: u64,
+    pub max_pages: usize,
+}
+
+impl Default for WorkerLimits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            memory_bytes: 2 << 30,
+            max_pages: 1500,
+        }
+    }
+}
+
+/// What the worker printed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WorkerReply {
+    Text { raw: RawText },
+    Failed { failure: EngineFailure },
+    Panicked { message: String },
+}
+
+/// How a worker run ended, as the parent saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkerOutcome {
+    Reply(WorkerReply),
+    TimedOut,
+    /// Killed by a signal, aborted (e.g. out of memory), or printed garbage.
+    Crashed {
+        detail: String,
+    },
+}
+
+/// Run one extraction in a worker process.
+pub async fn run_worker(
+    exe: &Path,
+    engine: Engine,
+    pdf: &Path,
+    limits: WorkerLimits,
+) -> WorkerOutcome {
+    let mut command = tokio::process::Command::new(exe);
+    command
+        .arg(WORKER_ARG)
+        .arg(engine.name())
+        .arg(pdf)
+        .arg(limits.max_pages.to_string())
+        .arg(limits.memory_bytes.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return WorkerOutcome::Crashed {
+                detail: format!("cannot start the extraction worker: {e}"),
+            };
+        }
+    };
+    // On timeout the future is dropped and kill_on_drop ends the worker.
+    let output = match tokio::time::timeout(limits.timeout, child.wait_with_output()).await {
+        Err(_) => return WorkerOutcome::TimedOut,
+        Ok(Err(e)) => {
+            return WorkerOutcome::Crashed {
+                detail: e.to_string(),
+            };
+        }
+        Ok(Ok(output)) => output,
+    };
+    match serde_json::from_slice::<WorkerReply>(&output.stdout) {
+        Ok(reply) => WorkerOutcome::Reply(reply),
+        Err(_) => WorkerOutcome::Crashed {
+            detail: describe_exit(&output.status),
+        },
+    }
+}
+
+fn describe_exit(status: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        match status.signal() {
+            Some(6) => {
+                return "the parser aborted (most likely it ran out of its memory limit)".into();
+            }
+            Some(11) => {
+                return "the parser crashed (segmentation fault, e.g. a stack overflow)".into();
+            }
+            Some(signal) => return format!("the parser was killed by signal {signal}"),
+            None => {}
+        }
+    }
+    format!("the parser exited with {status} without an answer")
+}
+
+/// Call first thing in `main` of every binary that hosts Quire's core: when the
+/// process was started as a worker it does the work and returns the exit code.
+pub fn run_worker_if_requested() -> Option<ExitCode> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) != Some(WORKER_ARG) {
+        return None;
+    }
+    Some(worker_main(&args[2..]))
+}
+
+fn worker_main(args: &[String]) -> ExitCode {
+    let (Some(engine), Some(path), Some(max_pages), Some(memory)) = (
+        args.first().and_then(|a| Engine::parse(a)),
+        args.get(1),
+        args.get(2).and_then(|a| a.parse::<usize>().ok()),
+        args.get(3).and_then(|a| a.parse::<u64>().ok()),
+    ) else {
+        return ExitCode::from(2);
+    };
+    // Best effort: without the cap the parent's timeout still bounds the damage.
+    let _ = rlimit::setrlimit(rlimit::Resource::AS, memory, memory);
+    let reply = match std::fs::read(path) {
+        Err(e) => WorkerReply::Failed {
+            failure: EngineFailure::Damaged {
+                reason: format!("cannot read: {e}"),
+            },
+        },
+        Ok(bytes) => extract_catching_panics(engine, bytes, max_pages),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match serde_json::to_writer(&mut stdout, &reply) {
+        Ok(()) if stdout.flush().is_ok() => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    }
+}
+
+fn extract_catching_panics(engine: Engine, bytes: Vec<u8>, max_pages: usize) -> WorkerReply {
+    // Keep panic messages out of stderr; the reply carries them.
+    std::panic::set_hook(Box::new(|_| {}));
+    let handle = std::thread::Builder::new()
+        .stack_size(WORKER_STACK_BYTES)
+        .spawn(move || {
+            std::panic::catch_unwind(move || engines::extract(engine, bytes, max_pages))
+        });
+    let joined = match handle {
+        Ok(handle) => handle.join(),
+        Err(e) => {
+            return WorkerReply::Panicked {
+                message: format!("cannot start the extraction thread: {e}"),
+            };
+        }
+    };
+    match joined {
+        Ok(Ok(Ok(raw))) => WorkerReply::Text { raw },
+        Ok(Ok(Err(failure))) => WorkerReply::Failed { failure },
+        Ok(Err(panic)) | Err(panic) => WorkerReply::Panicked {
+            message: panic_message(&panic),
+        },
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        return (*text).to_owned();
+    }
+    if let Some(text) = panic.downcast_ref::<String>() {
+        return text.clone();
+    }
+    "the parser panicked".to_owned()
+}
