@@ -4,6 +4,8 @@
 
 pub mod commands;
 pub mod index;
+pub mod offline;
 pub mod pdf;
+pub mod review;
 pub mod tools;
 pub mod workspace;

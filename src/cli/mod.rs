@@ -2,7 +2,10 @@
 //! module's job, so stdout is allowed here and nowhere in the library.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
+mod eval;
 mod extract;
+mod review;
 mod tool;
 
 use std::path::PathBuf;
@@ -35,6 +38,12 @@ enum Command {
     /// Create, reopen or list review workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Review a folder of PDFs against a question (headless) and write the report.
+    Review(review::ReviewArgs),
+    /// Measure the offline engine's ranking quality (ROC-AUC) on a labelled corpus.
+    Eval(eval::EvalArgs),
+    /// Speed figures: Quire's extraction against pdftotext, warm re-run, offline review.
+    Bench(bench::BenchArgs),
     /// Extract the text of PDFs and show the status each gets.
     Extract(extract::ExtractArgs),
     /// Maintain the SQLite index of workspaces.
@@ -88,6 +97,9 @@ async fn dispatch(command: Command) -> ExitCode {
     match command {
         Command::Tool(args) => tool::run(args).await,
         Command::Extract(args) => extract::run(args).await,
+        Command::Review(args) => review::run(args).await,
+        Command::Eval(args) => eval::run(args).await,
+        Command::Bench(args) => bench::run(args).await,
         Command::Tools { json } => tool::list(json),
         Command::Workspace(cmd) => report(workspace(cmd).await),
         Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),

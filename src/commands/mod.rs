@@ -7,7 +7,7 @@
 
 mod context;
 mod error;
-mod workspaces;
+pub(crate) mod workspaces;
 
 pub use context::{AppContext, AppPaths};
 pub use error::CommandError;

@@ -132,7 +132,7 @@ fn create(ctx: &AppContext, folder: &Path) -> Result<WorkspaceSummary, CommandEr
     Ok(WorkspaceRow::from_snapshot(&snapshot))
 }
 
-fn existing_workspace_for(ctx: &AppContext, source: &Path) -> Option<PathBuf> {
+pub(crate) fn existing_workspace_for(ctx: &AppContext, source: &Path) -> Option<PathBuf> {
     let from_index = ctx.with_index(|index| Ok(index.workspace_for_source(source)?));
     match from_index {
         Ok(found) => found
@@ -145,7 +145,7 @@ fn existing_workspace_for(ctx: &AppContext, source: &Path) -> Option<PathBuf> {
     }
 }
 
-fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace, CommandError> {
+pub(crate) fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace, CommandError> {
     let title = source
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
@@ -160,6 +160,7 @@ fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace, CommandEr
         title,
         source: Some(source.to_path_buf()),
         question: None,
+        criteria: Vec::new(),
         status: TaskStatus::New,
         created_at: now.clone(),
         updated_at: now,
@@ -172,7 +173,10 @@ fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace, CommandEr
 
 /// Record every PDF not yet known. Identical files (same SHA-256) share one record;
 /// the later copies are listed in its `duplicates`.
-fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), CommandError> {
+pub(crate) fn register_papers(
+    workspace: &Workspace,
+    pdfs: &[FoundPdf],
+) -> Result<(), CommandError> {
     let mut papers: BTreeMap<PaperId, PaperRecord> = workspace
         .papers()?
         .into_iter()

@@ -270,7 +270,7 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
                 Some((engine, crash)) => Extracted::failed(
                     PaperStatus::Damaged,
                     format!(
-                        "no text could be read, and the {} parser failed: {}",
+                        "no text could be read ({}: {})",
                         engine.name(),
                         crash.reason.unwrap_or_default()
                     ),

@@ -49,8 +49,9 @@ pub fn clean_page(raw: &str) -> String {
     out.trim().to_owned()
 }
 
-/// "exam-\nple" → "example\n" when a lowercase letter precedes the hyphen and one
-/// follows the break; "state-of-the-\nart" style compounds keep their other hyphens.
+/// "exam-\nple" → "example" when a lowercase letter precedes the hyphen and one
+/// follows the break (the rest of that line follows on the same line);
+/// "non-\nTrivial" and other compounds before a capital are left alone.
 fn join_hyphenated_line_ends(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -177,10 +178,10 @@ mod tests {
     #[test]
     fn clean_page_folds_ligatures_and_joins_broken_words() {
         assert_eq!(
-            clean_page("e\u{FB03}cient  and\u{FB01}ne"),
+            clean_page("e\u{FB03}cient  and \u{FB01}ne"),
             "efficient and fine"
         );
-        assert_eq!(clean_page("the exam-\nple shows"), "the example\nshows");
+        assert_eq!(clean_page("the exam-\nple shows"), "the example shows");
         assert_eq!(clean_page("non-\nTrivial"), "non-\nTrivial");
         assert_eq!(clean_page("a\n\n\n\nb"), "a\n\nb");
     }

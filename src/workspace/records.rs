@@ -60,6 +60,9 @@ pub struct TaskMeta {
     pub source: Option<PathBuf>,
     #[serde(default)]
     pub question: Option<String>,
+    /// Inclusion/exclusion criteria, one sentence each.
+    #[serde(default)]
+    pub criteria: Vec<String>,
     pub status: TaskStatus,
     pub created_at: String,
     pub updated_at: String,

@@ -2,6 +2,8 @@ mod cli;
 mod commands;
 mod confinement;
 mod index;
+mod pdf;
+mod review;
 mod support;
 mod tools;
 mod workspace;

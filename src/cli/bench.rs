@@ -1,0 +1,180 @@
+//! `quire bench`: speed figures measured side by side in one run (never timed
+//! tests). Extraction of a folder through Quire's ingestion with a cold cache and
+//! through poppler's `pdftotext` with the same parallelism, then a warm re-run
+//! (which must extract nothing), then a whole offline review.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use clap::Args;
+use quire::commands::{AppContext, AppPaths};
+use quire::pdf::ingest::{IngestOptions, extract_all};
+use quire::pdf::{find_pdfs, sha256_file};
+use quire::review::run::{ReviewEvent, ReviewRequest, run_review};
+use quire::review::{EngineKind, ReviewSpec};
+use tokio::sync::Semaphore;
+
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// The folder of PDFs to measure on.
+    #[arg(default_value = "../shared/corpus/dev")]
+    dir: PathBuf,
+    /// Parallel extractions for both Quire and pdftotext. Default: the cores.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// How many papers the offline review benchmark uses.
+    #[arg(long, default_value_t = 80)]
+    review_papers: usize,
+}
+
+pub(crate) async fn run(args: BenchArgs) -> ExitCode {
+    match bench(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn bench(args: BenchArgs) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let pdfs: Vec<PathBuf> = find_pdfs(&args.dir)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    println!(
+        "{} PDFs from {}, {jobs} in parallel",
+        pdfs.len(),
+        args.dir.display()
+    );
+
+    let mut options = IngestOptions::new(exe.clone());
+    options.jobs = jobs;
+    options.cache_dir = Some(scratch.path().join("cache"));
+    let files: Vec<(PathBuf, String)> = pdfs
+        .iter()
+        .map(|p| (p.clone(), sha256_file(p).unwrap_or_default()))
+        .collect();
+
+    let t = Instant::now();
+    let cold = extract_all(files.clone(), &options, |_, _| {}).await;
+    let quire_s = t.elapsed().as_secs_f64();
+    let readable = cold.iter().filter(|e| e.status.is_readable()).count();
+
+    let t = Instant::now();
+    let poppler_ok = pdftotext_all(&pdfs, jobs, scratch.path()).await?;
+    let poppler_s = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let warm = extract_all(files, &options, |_, _| {}).await;
+    let warm_s = t.elapsed().as_secs_f64();
+    let extracted_again = warm
+        .iter()
+        .filter(|e| !e.from_cache && e.engine.is_some())
+        .count();
+
+    let n = pdfs.len() as f64;
+    println!("\n| run | wall s | papers/s | notes |");
+    println!("|---|---:|---:|---|");
+    println!(
+        "| Quire ingestion, cold cache | {quire_s:.2} | {:.1} | {readable} readable |",
+        n / quire_s
+    );
+    println!(
+        "| pdftotext (poppler) | {poppler_s:.2} | {:.1} | {poppler_ok} exit 0 |",
+        n / poppler_s
+    );
+    println!(
+        "| Quire ingestion, warm cache | {warm_s:.2} | {:.1} | {extracted_again} extracted again |",
+        n / warm_s
+    );
+    println!("\nQuire / pdftotext speed: {:.2}x", poppler_s / quire_s);
+
+    // A whole offline review, extraction included, on a fresh data folder.
+    let subset = scratch.path().join("subset");
+    std::fs::create_dir_all(&subset).map_err(|e| e.to_string())?;
+    for pdf in pdfs.iter().take(args.review_papers) {
+        let name = pdf.file_name().ok_or("a PDF without a name")?;
+        std::fs::copy(pdf, subset.join(name)).map_err(|e| e.to_string())?;
+    }
+    let data = scratch.path().join("data");
+    let ctx = AppContext::new(AppPaths::new(&data));
+    let mut ingest = IngestOptions::new(exe);
+    ingest.jobs = jobs;
+    ingest.cache_dir = Some(data.join("cache"));
+    let request = ReviewRequest {
+        source: subset.clone(),
+        spec: ReviewSpec {
+            question:
+                "How do distributed systems reach consensus, replicate state and tolerate failures?"
+                    .into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+        },
+        workspace: None,
+        ingest,
+    };
+    let extracted = Arc::new(AtomicUsize::new(0));
+    let counter = extracted.clone();
+    let t = Instant::now();
+    let summary = run_review(&ctx, request, move |e| {
+        if let ReviewEvent::Extracted { .. } = e {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    })
+    .await
+    .map_err(|e| e.message)?;
+    println!(
+        "\noffline review of {} papers including extraction: {:.2} s ({} extracted, {} screened)",
+        args.review_papers.min(pdfs.len()),
+        t.elapsed().as_secs_f64(),
+        extracted.load(Ordering::Relaxed),
+        summary.counts.screened
+    );
+    Ok(())
+}
+
+/// Run pdftotext over every file with `jobs` at a time; returns how many exited 0.
+async fn pdftotext_all(pdfs: &[PathBuf], jobs: usize, scratch: &Path) -> Result<usize, String> {
+    let permits = Arc::new(Semaphore::new(jobs));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, pdf) in pdfs.iter().enumerate() {
+        let permits = permits.clone();
+        let pdf = pdf.clone();
+        let out = scratch.join(format!("poppler-{i}.txt"));
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            tokio::process::Command::new("pdftotext")
+                .arg(&pdf)
+                .arg(&out)
+                .status()
+                .await
+                .map(|s| s.success())
+        });
+    }
+    let mut ok = 0;
+    while let Some(done) = set.join_next().await {
+        match done {
+            Ok(Ok(true)) => ok += 1,
+            Ok(Ok(false)) => {}
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "cannot run pdftotext (apt-get install poppler-utils): {e}"
+                ));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(ok)
+}

@@ -1,0 +1,143 @@
+//! `quire eval`: ranking quality of the offline engine on a labelled corpus.
+//! For each question of `questions.tsv`, the papers of its topic count as
+//! relevant and the rest as not; prints ROC-AUC per question, and the title
+//! accuracy of the metadata reader against the title slugs in the file names.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use quire::offline::{self, Paper};
+use quire::pdf::ingest::{IngestOptions, extract_all};
+use quire::pdf::metadata::read_metadata;
+use quire::pdf::{find_pdfs, sha256_file};
+
+#[derive(Args)]
+pub(crate) struct EvalArgs {
+    /// The corpus folder: dev/<topic>/*.pdf and questions.tsv.
+    #[arg(long, default_value = "../shared/corpus")]
+    corpus: PathBuf,
+}
+
+pub(crate) async fn run(args: EvalArgs) -> ExitCode {
+    match evaluate(&args.corpus).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn evaluate(corpus: &Path) -> Result<(), String> {
+    let questions = std::fs::read_to_string(corpus.join("questions.tsv"))
+        .map_err(|e| format!("questions.tsv: {e}"))?;
+    let found = find_pdfs(&corpus.join("dev")).map_err(|e| e.to_string())?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut options = IngestOptions::new(exe);
+    let paths = super::review::default_paths()?;
+    options.cache_dir = Some(paths.data_dir.join("cache").join("text"));
+    let files: Vec<(PathBuf, String)> = found
+        .iter()
+        .map(|f| (f.path.clone(), sha256_file(&f.path).unwrap_or_default()))
+        .collect();
+    let extracted = extract_all(files, &options, |_, _| {}).await;
+
+    let mut titles = Vec::new();
+    let mut topics = Vec::new();
+    let mut title_hits = 0;
+    let mut readable = 0;
+    for (file, ex) in found.iter().zip(&extracted) {
+        let topic = file
+            .path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
+        topics.push(topic.unwrap_or_default());
+        let meta = read_metadata(&ex.info, &ex.pages);
+        if ex.status.is_readable() {
+            readable += 1;
+            let slug = file
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if meta
+                .title
+                .as_deref()
+                .is_some_and(|t| title_matches(t, &slug))
+            {
+                title_hits += 1;
+            }
+        }
+        titles.push(meta.title);
+    }
+    let papers: Vec<Paper<'_>> = extracted
+        .iter()
+        .zip(&titles)
+        .map(|(ex, t)| Paper {
+            title: t.as_deref(),
+            pages: &ex.pages,
+        })
+        .collect();
+
+    println!("| topic | question | papers (relevant) | ROC-AUC |");
+    println!("|---|---|---|---|");
+    for line in questions.lines().skip(1) {
+        let Some((topic, question)) = line.split_once('\t') else {
+            continue;
+        };
+        let findings = offline::review(question, &[], &papers);
+        let labelled: Vec<(f64, bool)> = findings
+            .iter()
+            .zip(&topics)
+            .map(|(f, t)| (f.score, t == topic))
+            .collect();
+        let relevant = labelled.iter().filter(|l| l.1).count();
+        println!(
+            "| {topic} | {question} | {} ({relevant}) | {:.3} |",
+            labelled.len(),
+            roc_auc(&labelled)
+        );
+    }
+    println!(
+        "\ntitle accuracy: {title_hits} of {readable} readable papers ({:.1}%) match their file-name slug",
+        100.0 * title_hits as f64 / readable.max(1) as f64
+    );
+    Ok(())
+}
+
+/// The probability that a random relevant paper outscores a random irrelevant
+/// one (ties count half).
+pub(crate) fn roc_auc(scored: &[(f64, bool)]) -> f64 {
+    let (mut wins, mut pairs) = (0.0, 0.0);
+    for (s_pos, _) in scored.iter().filter(|s| s.1) {
+        for (s_neg, _) in scored.iter().filter(|s| !s.1) {
+            pairs += 1.0;
+            if s_pos > s_neg {
+                wins += 1.0;
+            } else if s_pos == s_neg {
+                wins += 0.5;
+            }
+        }
+    }
+    if pairs == 0.0 { 0.0 } else { wins / pairs }
+}
+
+/// A title matches a slug when their words agree (the slug may be cut short).
+fn title_matches(title: &str, slug: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let t = words(title);
+    let s = words(slug);
+    if t.is_empty() || s.is_empty() {
+        return false;
+    }
+    let shared = s.iter().filter(|w| t.contains(w)).count();
+    shared as f64 >= 0.8 * s.len().min(t.len()) as f64
+}

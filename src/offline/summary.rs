@@ -1,0 +1,119 @@
+//! Extractive summaries: the sentences of the abstract, introduction and
+//! conclusion closest to the paper's centroid (its most characteristic terms,
+//! weighted by how rare they are in the collection), without repeats, in reading
+//! order.
+
+use std::collections::{HashMap, HashSet};
+
+use super::text::{Sentence, terms};
+
+const SUMMARY_SENTENCES: usize = 4;
+const KEY_POINTS: usize = 4;
+/// Phrases with which papers state what they contribute.
+const CONTRIBUTION_CUES: &[&str] = &[
+    "we propose",
+    "we present",
+    "we introduce",
+    "we show",
+    "we describe",
+    "we demonstrate",
+    "we develop",
+    "this paper",
+    "our results",
+    "our approach",
+    "we find",
+    "we evaluate",
+    "our contribution",
+];
+
+/// Sentences eligible for the summary: the first two pages and any conclusion.
+fn candidates(sentences: &[Sentence]) -> Vec<&Sentence> {
+    let conclusion_start = sentences
+        .iter()
+        .position(|s| s.page > 2 && s.text.to_lowercase().contains("conclusion"))
+        .unwrap_or(usize::MAX);
+    sentences
+        .iter()
+        .filter(|s| s.page <= 2 || s.index >= conclusion_start)
+        .collect()
+}
+
+fn vector(text: &str, idf: &dyn Fn(&str) -> f64) -> HashMap<String, f64> {
+    let mut v = HashMap::new();
+    for t in terms(text) {
+        *v.entry(t.clone()).or_insert(0.0) += idf(&t);
+    }
+    v
+}
+
+fn cosine(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
+    let dot: f64 = a.iter().filter_map(|(k, x)| b.get(k).map(|y| x * y)).sum();
+    let na = a.values().map(|x| x * x).sum::<f64>().sqrt();
+    let nb = b.values().map(|x| x * x).sum::<f64>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+fn jaccard(a: &str, b: &str) -> f64 {
+    let a: HashSet<String> = terms(a).into_iter().collect();
+    let b: HashSet<String> = terms(b).into_iter().collect();
+    let union = a.union(&b).count();
+    if union == 0 {
+        0.0
+    } else {
+        a.intersection(&b).count() as f64 / union as f64
+    }
+}
+
+/// The summary sentences, in reading order.
+pub fn summarize<'a>(
+    sentences: &'a [Sentence],
+    centroid: &HashMap<String, f64>,
+    idf: &dyn Fn(&str) -> f64,
+) -> Vec<&'a Sentence> {
+    let mut scored: Vec<(f64, &Sentence)> = candidates(sentences)
+        .into_iter()
+        .map(|s| {
+            // Earlier sentences (the abstract) state the topic most plainly.
+            let position = 1.0 / (1.0 + s.index as f64 / 20.0);
+            (
+                cosine(&vector(&s.text, idf), centroid) * (0.7 + 0.3 * position),
+                s,
+            )
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut chosen: Vec<&Sentence> = Vec::new();
+    for (_, s) in scored {
+        if chosen.len() == SUMMARY_SENTENCES {
+            break;
+        }
+        if chosen.iter().all(|c| jaccard(&c.text, &s.text) < 0.4) {
+            chosen.push(s);
+        }
+    }
+    chosen.sort_by_key(|s| s.index);
+    chosen
+}
+
+/// Contribution statements not already in the summary.
+pub fn key_points(sentences: &[Sentence], summary: &[&Sentence]) -> Vec<String> {
+    let mut points: Vec<String> = Vec::new();
+    for s in sentences {
+        if points.len() == KEY_POINTS {
+            break;
+        }
+        let lower = s.text.to_lowercase();
+        let in_summary = summary.iter().any(|x| x.index == s.index);
+        if !in_summary
+            && CONTRIBUTION_CUES.iter().any(|cue| lower.contains(cue))
+            && points.iter().all(|p| jaccard(p, &s.text) < 0.4)
+        {
+            points.push(format!("{} (p. {})", s.text, s.page));
+        }
+    }
+    points
+}

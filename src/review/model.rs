@@ -1,0 +1,144 @@
+//! The review model both engines share: what a review asks and what it found per
+//! paper. Results are files in the workspace (`papers/<id>/result.json`), the
+//! record of truth; the index and the reports are derived from them.
+
+use serde::{Deserialize, Serialize};
+
+/// Which engine produced a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// Classical IR (BM25 relevance, extractive summaries): no language model.
+    Offline,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Offline => "offline",
+        }
+    }
+
+    /// How the engine is labelled wherever results are shown.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Offline => "offline (no language model)",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "offline" => Some(Self::Offline),
+            _ => None,
+        }
+    }
+}
+
+/// What the review asks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSpec {
+    pub question: String,
+    /// Inclusion/exclusion criteria, one sentence each.
+    #[serde(default)]
+    pub criteria: Vec<String>,
+    pub engine: EngineKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Include,
+    Maybe,
+    Exclude,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Include => "include",
+            Self::Maybe => "maybe",
+            Self::Exclude => "exclude",
+        }
+    }
+
+    /// The verdict a score on the 0-10 scale earns.
+    pub fn from_score(score: f64) -> Self {
+        if score >= 6.5 {
+            Self::Include
+        } else if score >= 4.0 {
+            Self::Maybe
+        } else {
+            Self::Exclude
+        }
+    }
+}
+
+/// A passage of a paper with the page it is on (1-based).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quote {
+    pub text: String,
+    pub page: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CriterionOutcome {
+    Met,
+    NotMet,
+    Unclear,
+}
+
+impl CriterionOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Met => "met",
+            Self::NotMet => "not met",
+            Self::Unclear => "unclear",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CriterionVerdict {
+    pub criterion: String,
+    pub outcome: CriterionOutcome,
+    /// Why, with the passage it rests on when there is one.
+    pub note: String,
+    #[serde(default)]
+    pub evidence: Option<Quote>,
+}
+
+/// Where a result came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    pub engine: EngineKind,
+    /// The language model, when one was used.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Hash of the inputs that decide the result; equal hash = up to date.
+    pub input_hash: String,
+    pub extractor: Option<String>,
+    pub started_at: String,
+    pub finished_at: String,
+}
+
+/// One paper's review.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperResult {
+    /// Three to five sentences, each with its page.
+    pub summary: Vec<Quote>,
+    pub key_points: Vec<String>,
+    /// 0-10.
+    pub score: f64,
+    pub verdict: Verdict,
+    pub rationale: String,
+    pub evidence: Vec<Quote>,
+    #[serde(default)]
+    pub criteria: Vec<CriterionVerdict>,
+    pub provenance: Provenance,
+}

@@ -1,0 +1,64 @@
+//! `papers/<id>/text.txt`: a paper's extracted text with page markers, so the
+//! agent's grep finds a line and the line's page is the marker above it.
+
+use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
+
+const MARKER_PREFIX: &str = "=== page ";
+const MARKER_SUFFIX: &str = " ===";
+
+pub fn text_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
+    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "text.txt"])
+}
+
+pub fn render(pages: &[String]) -> String {
+    let mut out = String::new();
+    for (index, page) in pages.iter().enumerate() {
+        out.push_str(&format!("{MARKER_PREFIX}{}{MARKER_SUFFIX}\n", index + 1));
+        out.push_str(page.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub fn parse(text: &str) -> Vec<String> {
+    let mut pages: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let is_marker = line
+            .strip_prefix(MARKER_PREFIX)
+            .and_then(|rest| rest.strip_suffix(MARKER_SUFFIX))
+            .is_some_and(|n| n.parse::<usize>().is_ok());
+        if is_marker {
+            pages.push(String::new());
+        } else if let Some(page) = pages.last_mut() {
+            if !page.is_empty() {
+                page.push('\n');
+            }
+            page.push_str(line);
+        }
+    }
+    pages
+}
+
+pub fn save(ws: &Workspace, id: &PaperId, pages: &[String]) -> Result<(), WorkspaceError> {
+    ws.write(&text_path(id)?, render(pages).as_bytes())
+}
+
+/// The pages on disk, or `None` when there is no text file.
+pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Vec<String>>, WorkspaceError> {
+    match ws.read_string(&text_path(id)?) {
+        Ok(text) => Ok(Some(parse(&text))),
+        Err(WorkspaceError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_round_trip_including_empty_ones() {
+        let pages = vec!["first\npage".to_owned(), String::new(), "third".to_owned()];
+        assert_eq!(parse(&render(&pages)), pages);
+    }
+}

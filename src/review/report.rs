@@ -1,0 +1,324 @@
+//! The review as Markdown: question, method, PRISMA-style counts, a ranked table,
+//! a section per paper, and the files that could not be read.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{PaperResult, ReviewSpec, Verdict};
+use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
+
+/// Everything a report or export is made from.
+pub struct ReportData<'a> {
+    pub task: &'a TaskMeta,
+    pub spec: &'a ReviewSpec,
+    pub papers: &'a [PaperRecord],
+    pub results: &'a BTreeMap<PaperId, PaperResult>,
+    pub date: &'a str,
+}
+
+/// PRISMA-style flow counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    /// Files found, duplicates included.
+    pub found: usize,
+    pub duplicates: usize,
+    /// Files that could not be read, by status.
+    pub unreadable: BTreeMap<String, usize>,
+    pub screened: usize,
+    pub included: usize,
+    pub maybe: usize,
+    pub excluded: usize,
+}
+
+impl ReportData<'_> {
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for p in self.papers {
+            counts.found += 1 + p.duplicates.len();
+            counts.duplicates += p.duplicates.len();
+            if p.status.is_readable() {
+                counts.screened += 1;
+            } else {
+                *counts
+                    .unreadable
+                    .entry(p.status.as_str().to_owned())
+                    .or_default() += 1;
+            }
+        }
+        for r in self.results.values() {
+            match r.verdict {
+                Verdict::Include => counts.included += 1,
+                Verdict::Maybe => counts.maybe += 1,
+                Verdict::Exclude => counts.excluded += 1,
+            }
+        }
+        counts
+    }
+
+    /// Reviewed papers, best first (ties by title for a stable order).
+    pub fn ranked(&self) -> Vec<(&PaperRecord, &PaperResult)> {
+        let mut ranked: Vec<(&PaperRecord, &PaperResult)> = self
+            .papers
+            .iter()
+            .filter_map(|p| self.results.get(&p.id).map(|r| (p, r)))
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.score
+                .total_cmp(&a.1.score)
+                .then_with(|| title_of(a.0).cmp(&title_of(b.0)))
+        });
+        ranked
+    }
+}
+
+pub(crate) fn title_of(p: &PaperRecord) -> String {
+    p.title.clone().unwrap_or_else(|| file_name(p))
+}
+
+pub(crate) fn file_name(p: &PaperRecord) -> String {
+    p.file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub(crate) fn authors_short(p: &PaperRecord) -> String {
+    match p.meta.authors.as_slice() {
+        [] => "—".to_owned(),
+        [one] => one.clone(),
+        [a, b] => format!("{a}, {b}"),
+        [a, ..] => format!("{a} et al."),
+    }
+}
+
+/// Escape text for inline Markdown.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '$'
+        ) {
+            out.push('\\');
+        }
+        out.push(if c == '\n' { ' ' } else { c });
+    }
+    out
+}
+
+fn status_label(status: PaperStatus) -> &'static str {
+    match status {
+        PaperStatus::Pending => "not read yet",
+        PaperStatus::Ok => "ok",
+        PaperStatus::Encrypted => "encrypted",
+        PaperStatus::NeedsOcr => "needs OCR",
+        PaperStatus::Damaged => "damaged",
+        PaperStatus::NotPdf => "not a PDF",
+        PaperStatus::TooLarge => "too large",
+        PaperStatus::Timeout => "timed out",
+    }
+}
+
+pub fn render(data: &ReportData<'_>) -> String {
+    let mut md = String::new();
+    let push = |md: &mut String, line: &str| {
+        md.push_str(line);
+        md.push('\n');
+    };
+    push(
+        &mut md,
+        &format!("# Literature review: {}\n", inline(&data.task.title)),
+    );
+    push(
+        &mut md,
+        &format!("**Question.** {}\n", inline(&data.spec.question)),
+    );
+    if !data.spec.criteria.is_empty() {
+        push(&mut md, "**Criteria.**\n");
+        for (i, c) in data.spec.criteria.iter().enumerate() {
+            push(&mut md, &format!("{}. {}", i + 1, inline(c)));
+        }
+        push(&mut md, "");
+    }
+
+    push(&mut md, "## Method\n");
+    push(&mut md, &format!("- Engine: {}", data.spec.engine.label()));
+    push(&mut md, "- Model: none");
+    push(&mut md, &format!("- Date: {}", data.date));
+    push(
+        &mut md,
+        "- Relevance: BM25 of the question and criteria against each paper (title and abstract weighted double), \
+         with pseudo-relevance feedback; 0-10 is the score's ratio to the collection mean (5 = average). \
+         Verdicts: include from 6.5, maybe from 4.0.",
+    );
+    push(
+        &mut md,
+        "- Summaries: extractive, sentences from the abstract, introduction and conclusion closest to the paper's centroid.",
+    );
+    push(
+        &mut md,
+        "- Text: extracted offline from the PDFs (pdf_oxide, with pdf-extract as second opinion).\n",
+    );
+
+    let counts = data.counts();
+    push(&mut md, "## Flow of papers\n");
+    push(&mut md, "| Stage | Papers |");
+    push(&mut md, "|---|---:|");
+    push(&mut md, &format!("| Files found | {} |", counts.found));
+    push(
+        &mut md,
+        &format!("| Duplicates removed | {} |", counts.duplicates),
+    );
+    let unreadable: usize = counts.unreadable.values().sum();
+    let detail: Vec<String> = counts
+        .unreadable
+        .iter()
+        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
+        .collect();
+    let detail = if detail.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", detail.join(", "))
+    };
+    push(&mut md, &format!("| Unreadable | {unreadable}{detail} |"));
+    push(&mut md, &format!("| Screened | {} |", counts.screened));
+    push(&mut md, &format!("| Included | {} |", counts.included));
+    push(&mut md, &format!("| Maybe | {} |", counts.maybe));
+    push(&mut md, &format!("| Excluded | {} |\n", counts.excluded));
+
+    let ranked = data.ranked();
+    push(&mut md, "## Ranking\n");
+    if ranked.is_empty() {
+        push(&mut md, "No paper could be read, so none was screened.\n");
+    } else {
+        push(&mut md, "| # | Title | Authors | Year | Score | Verdict |");
+        push(&mut md, "|---:|---|---|---:|---:|---|");
+        for (rank, (p, r)) in ranked.iter().enumerate() {
+            let year = p
+                .meta
+                .year
+                .map(|y| y.to_string())
+                .unwrap_or_else(|| "—".into());
+            push(
+                &mut md,
+                &format!(
+                    "| {} | {} | {} | {year} | {:.1} | {} |",
+                    rank + 1,
+                    inline(&title_of(p)),
+                    inline(&authors_short(p)),
+                    r.score,
+                    r.verdict.as_str()
+                ),
+            );
+        }
+        push(&mut md, "");
+        push(&mut md, "## Papers\n");
+        for (rank, (p, r)) in ranked.iter().enumerate() {
+            paper_section(&mut md, rank + 1, p, r);
+        }
+    }
+
+    let unreadable: Vec<&PaperRecord> = data
+        .papers
+        .iter()
+        .filter(|p| !p.status.is_readable())
+        .collect();
+    if !unreadable.is_empty() {
+        push(&mut md, "## Files that could not be read\n");
+        push(&mut md, "| File | Status | Reason |");
+        push(&mut md, "|---|---|---|");
+        for p in unreadable {
+            push(
+                &mut md,
+                &format!(
+                    "| {} | {} | {} |",
+                    inline(&file_name(p)),
+                    status_label(p.status),
+                    inline(p.reason.as_deref().unwrap_or(""))
+                ),
+            );
+        }
+        push(&mut md, "");
+    }
+    let duplicates: Vec<(&PaperRecord, &std::path::PathBuf)> = data
+        .papers
+        .iter()
+        .flat_map(|p| p.duplicates.iter().map(move |d| (p, d)))
+        .collect();
+    if !duplicates.is_empty() {
+        push(&mut md, "## Duplicates\n");
+        push(&mut md, "| File | Same content as |");
+        push(&mut md, "|---|---|");
+        for (p, d) in duplicates {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            push(
+                &mut md,
+                &format!("| {} | {} |", inline(&name), inline(&file_name(p))),
+            );
+        }
+        push(&mut md, "");
+    }
+    md
+}
+
+fn paper_section(md: &mut String, rank: usize, p: &PaperRecord, r: &PaperResult) {
+    let mut out = format!("### {rank}. {}\n\n", inline(&title_of(p)));
+    let mut facts = vec![inline(&authors_short(p))];
+    if let Some(year) = p.meta.year {
+        facts.push(year.to_string());
+    }
+    facts.push(format!("score {:.1}/10", r.score));
+    facts.push(r.verdict.as_str().to_owned());
+    facts.push(format!("`{}`", file_name(p).replace('`', "'")));
+    out.push_str(&format!("{}\n\n", facts.join(" · ")));
+    if let Some(doi) = &p.meta.doi {
+        out.push_str(&format!("DOI: {}\n\n", inline(doi)));
+    }
+    out.push_str("**Summary.** ");
+    let sentences: Vec<String> = r
+        .summary
+        .iter()
+        .map(|q| format!("{} (p. {})", inline(&q.text), q.page))
+        .collect();
+    out.push_str(&if sentences.is_empty() {
+        "No summary sentences were found.".to_owned()
+    } else {
+        sentences.join(" ")
+    });
+    out.push_str("\n\n");
+    if !r.key_points.is_empty() {
+        out.push_str("**Key points.**\n\n");
+        for k in &r.key_points {
+            out.push_str(&format!("- {}\n", inline(k)));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("**Why this score.** {}\n\n", inline(&r.rationale)));
+    if !r.evidence.is_empty() {
+        out.push_str("**Evidence.**\n\n");
+        for q in &r.evidence {
+            out.push_str(&format!("> “{}” (p. {})\n>\n", inline(&q.text), q.page));
+        }
+        // Drop the trailing empty quote line.
+        out.truncate(out.len() - 2);
+        out.push_str("\n\n");
+    }
+    if !r.criteria.is_empty() {
+        out.push_str("**Criteria.**\n\n");
+        for c in &r.criteria {
+            out.push_str(&format!(
+                "- {}: **{}** — {}\n",
+                inline(&c.criterion),
+                c.outcome.as_str(),
+                inline(&c.note)
+            ));
+        }
+        out.push('\n');
+    }
+    md.push_str(&out);
+}

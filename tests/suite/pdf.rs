@@ -1,0 +1,102 @@
+//! Ingestion on real and hostile PDFs: every file gets the right status, nothing
+//! crashes or hangs, and a second pass is served from the cache.
+
+use std::path::PathBuf;
+
+use quire::pdf::ingest::{IngestOptions, extract_all};
+use quire::pdf::sha256_file;
+use quire::workspace::PaperStatus;
+
+use super::support::{corpus, dev_pdfs, quire_bin};
+
+fn options(cache: Option<PathBuf>) -> IngestOptions {
+    let mut options = IngestOptions::new(PathBuf::from(quire_bin()));
+    options.cache_dir = cache;
+    options
+}
+
+fn with_hashes(files: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .map(|f| (f.clone(), sha256_file(f).unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_hostile_file_gets_its_expected_status() {
+    let bad = corpus().join("bad");
+    let expected = [
+        ("x.pdf", PaperStatus::NotPdf),
+        ("text-renamed.pdf", PaperStatus::NotPdf),
+        ("truncated-30pct.pdf", PaperStatus::Damaged),
+        ("encrypted-aes256-userpw.pdf", PaperStatus::Encrypted),
+        ("encrypted-rc4-ownerpw-only.pdf", PaperStatus::Ok),
+        ("no-text-layer-scan.pdf", PaperStatus::NeedsOcr),
+        ("huge-2000-pages.pdf", PaperStatus::TooLarge),
+        ("flate-bomb-1gib.pdf", PaperStatus::Damaged),
+        ("nested-arrays-200k.pdf", PaperStatus::Ok),
+    ];
+    let files: Vec<PathBuf> = expected.iter().map(|(name, _)| bad.join(name)).collect();
+    let results = extract_all(with_hashes(&files), &options(None), |_, _| {}).await;
+    for ((name, status), result) in expected.iter().zip(&results) {
+        assert_eq!(result.status, *status, "{name}: {:?}", result.reason);
+        if *status != PaperStatus::Ok {
+            assert!(
+                result.reason.as_deref().is_some_and(|r| r.len() > 10),
+                "{name} needs a reason a person can read"
+            );
+        }
+    }
+    let owner_only = &results[4];
+    assert!(
+        owner_only.pages.len() > 5
+            && owner_only
+                .pages
+                .iter()
+                .any(|p| p.split_whitespace().count() > 100)
+    );
+    assert!(results[8].pages[0].contains("Nested arrays hostile test"));
+    let truncated = &results[2];
+    assert!(
+        truncated.pages.len() >= 5,
+        "the readable part of a truncated file is kept"
+    );
+}
+
+#[tokio::test]
+async fn real_papers_come_out_as_clean_pages_and_the_second_pass_uses_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let files = dev_pdfs("machine-learning", 3);
+    let first = extract_all(
+        with_hashes(&files),
+        &options(Some(cache.path().into())),
+        |_, _| {},
+    )
+    .await;
+    for (file, ex) in files.iter().zip(&first) {
+        assert_eq!(
+            ex.status,
+            PaperStatus::Ok,
+            "{}: {:?}",
+            file.display(),
+            ex.reason
+        );
+        assert!(!ex.from_cache);
+        let text = ex.pages.join("\n");
+        assert!(
+            !text.contains('\u{FB01}') && !text.contains('\u{FB02}'),
+            "ligatures are folded"
+        );
+        assert!(ex.pages.len() >= 2);
+    }
+    let second = extract_all(
+        with_hashes(&files),
+        &options(Some(cache.path().into())),
+        |_, _| {},
+    )
+    .await;
+    for (a, b) in first.iter().zip(&second) {
+        assert!(b.from_cache);
+        assert_eq!(a.pages, b.pages);
+    }
+}
