@@ -100,6 +100,24 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
         n / warm_s
     );
     println!("\nQuire / pdftotext speed: {:.2}x", poppler_s / quire_s);
+    let f1: Vec<f64> = cold
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.status.is_readable())
+        .filter_map(|(i, e)| {
+            let reference =
+                std::fs::read_to_string(scratch.path().join(format!("poppler-{i}.txt"))).ok()?;
+            let reference = quire::pdf::quality::clean_page(&reference);
+            (reference.split_whitespace().count() > 50)
+                .then(|| bag_of_words_f1(&e.pages.join("\n"), &reference))
+        })
+        .collect();
+    let mean = f1.iter().sum::<f64>() / f1.len().max(1) as f64;
+    let below = f1.iter().filter(|f| **f < 0.8).count();
+    println!(
+        "bag-of-words F1 against pdftotext: mean {mean:.3} over {} papers ({below} below 0.8)",
+        f1.len()
+    );
 
     // A whole offline review, extraction included, on a fresh data folder.
     let subset = scratch.path().join("subset");
@@ -143,6 +161,32 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
         summary.counts.screened
     );
     Ok(())
+}
+
+/// F1 of the multisets of lowercased words of two texts.
+fn bag_of_words_f1(ours: &str, reference: &str) -> f64 {
+    use std::collections::HashMap;
+    let bag = |text: &str| {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for word in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            *counts.entry(word.to_lowercase()).or_default() += 1;
+        }
+        counts
+    };
+    let (a, b) = (bag(ours), bag(reference));
+    let overlap: usize = a
+        .iter()
+        .map(|(w, n)| (*n).min(b.get(w).copied().unwrap_or(0)))
+        .sum();
+    let (na, nb): (usize, usize) = (a.values().sum(), b.values().sum());
+    if na + nb == 0 {
+        0.0
+    } else {
+        2.0 * overlap as f64 / (na + nb) as f64
+    }
 }
 
 /// Run pdftotext over every file with `jobs` at a time; returns how many exited 0.

@@ -108,6 +108,14 @@ fn inline(text: &str) -> String {
     out
 }
 
+fn label_of(status: &str) -> &'static str {
+    PaperStatus::ALL
+        .into_iter()
+        .find(|s| s.as_str() == status)
+        .map(status_label)
+        .unwrap_or("other")
+}
+
 fn status_label(status: PaperStatus) -> &'static str {
     match status {
         PaperStatus::Pending => "not read yet",
@@ -175,7 +183,7 @@ pub fn render(data: &ReportData<'_>) -> String {
     let detail: Vec<String> = counts
         .unreadable
         .iter()
-        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
+        .map(|(k, v)| format!("{} {v}", label_of(k)))
         .collect();
     let detail = if detail.is_empty() {
         String::new()
@@ -304,9 +312,9 @@ fn paper_section(md: &mut String, rank: usize, p: &PaperRecord, r: &PaperResult)
         for q in &r.evidence {
             out.push_str(&format!("> “{}” (p. {})\n>\n", inline(&q.text), q.page));
         }
-        // Drop the trailing empty quote line.
+        // Drop the trailing empty quote line, keep one blank line.
         out.truncate(out.len() - 2);
-        out.push_str("\n\n");
+        out.push('\n');
     }
     if !r.criteria.is_empty() {
         out.push_str("**Criteria.**\n\n");
@@ -321,4 +329,145 @@ fn paper_section(md: &mut String, rank: usize, p: &PaperRecord, r: &PaperResult)
         out.push('\n');
     }
     md.push_str(&out);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::review::{CriterionOutcome, CriterionVerdict, EngineKind, Provenance, Quote};
+    use crate::workspace::{PaperMeta, TaskStatus, WorkspaceId};
+
+    fn paper(id: &str, file: &str, status: PaperStatus, title: Option<&str>) -> PaperRecord {
+        PaperRecord {
+            id: PaperId(id.into()),
+            file: PathBuf::from(format!("/papers/{file}")),
+            sha256: format!("{id}{}", "0".repeat(64 - id.len())),
+            size: 1000,
+            status,
+            title: title.map(str::to_owned),
+            duplicates: Vec::new(),
+            reason: (status != PaperStatus::Ok)
+                .then(|| "not a PDF: the file has no %PDF- header".to_owned()),
+            pages: 12,
+            extractor: None,
+            meta: PaperMeta::default(),
+        }
+    }
+
+    fn result(score: f64, quote: &str) -> PaperResult {
+        PaperResult {
+            summary: vec![Quote {
+                text: "We present a protocol for replicated state machines.".into(),
+                page: 1,
+            }],
+            key_points: vec!["We show it tolerates f failures of 2f+1 replicas (p. 3)".into()],
+            score,
+            verdict: Verdict::from_score(score),
+            rationale: "Terms that carry the score: \"consensus\" (60%), \"replica\" (40%).".into(),
+            evidence: vec![Quote {
+                text: quote.into(),
+                page: 4,
+            }],
+            criteria: vec![CriterionVerdict {
+                criterion: "describes a replication protocol".into(),
+                outcome: CriterionOutcome::Met,
+                note: "criterion match 7.0/10; closest passage on page 4".into(),
+                evidence: None,
+            }],
+            provenance: Provenance {
+                engine: EngineKind::Offline,
+                model: None,
+                input_hash: "abc".into(),
+                extractor: None,
+                started_at: "2026-11-30T10:00:00Z".into(),
+                finished_at: "2026-11-30T10:00:01Z".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn the_report_renders_as_markdown_and_matches_its_snapshot() {
+        let task = TaskMeta {
+            format: 1,
+            id: WorkspaceId("w".into()),
+            title: "consensus_papers".into(),
+            source: None,
+            question: None,
+            criteria: Vec::new(),
+            status: TaskStatus::Done,
+            created_at: "2026-11-30T10:00:00Z".into(),
+            updated_at: "2026-11-30T10:00:00Z".into(),
+        };
+        let spec = ReviewSpec {
+            question: "How do systems reach consensus?".into(),
+            criteria: vec!["describes a replication protocol".into()],
+            engine: EngineKind::Offline,
+        };
+        let mut raft = paper(
+            "aa",
+            "raft.pdf",
+            PaperStatus::Ok,
+            Some("In Search of an Understandable Consensus Algorithm"),
+        );
+        raft.meta = PaperMeta {
+            authors: vec!["Diego Ongaro".into(), "John Ousterhout".into()],
+            year: Some(2014),
+            doi: None,
+            arxiv: None,
+        };
+        raft.duplicates = vec![PathBuf::from("/papers/raft copy.pdf")];
+        let gc = paper(
+            "bb",
+            "gc.pdf",
+            PaperStatus::Ok,
+            Some("A *fast* garbage collector | for [ML]"),
+        );
+        let junk = paper("cc", "notes.pdf", PaperStatus::NotPdf, None);
+        let papers = vec![raft, gc, junk];
+        let mut results = BTreeMap::new();
+        results.insert(
+            PaperId("aa".into()),
+            result(8.4, "Raft separates leader election from log replication."),
+        );
+        results.insert(
+            PaperId("bb".into()),
+            result(1.2, "The collector <script> pauses for 1 ms."),
+        );
+        let data = ReportData {
+            task: &task,
+            spec: &spec,
+            papers: &papers,
+            results: &results,
+            date: "2026-11-30T10:00:00Z",
+        };
+        let markdown = render(&data);
+
+        let mut tables = 0;
+        for event in
+            pulldown_cmark::Parser::new_ext(&markdown, pulldown_cmark::Options::ENABLE_TABLES)
+        {
+            match event {
+                pulldown_cmark::Event::Html(h) | pulldown_cmark::Event::InlineHtml(h) => {
+                    panic!("raw HTML: {h}")
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Table(_)) => tables += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(tables, 4, "flow, ranking, unreadable, duplicates");
+        let counts = data.counts();
+        assert_eq!(
+            (
+                counts.found,
+                counts.duplicates,
+                counts.screened,
+                counts.included,
+                counts.excluded
+            ),
+            (4, 1, 2, 1, 1)
+        );
+        insta::assert_snapshot!(markdown);
+    }
 }
