@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod index;
+pub mod llm;
 pub mod offline;
 pub mod pdf;
 pub mod review;
