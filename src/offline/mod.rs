@@ -62,7 +62,8 @@ pub fn review(question: &str, criteria: &[String], papers: &[Paper<'_>]) -> Vec<
         query_text.push(' ');
         query_text.push_str(c);
     }
-    let query = expand_query(&index, &weighted(&terms(&query_text)));
+    let question_terms = terms(&query_text);
+    let query = expand_query(&index, &weighted(&question_terms));
     let raw: Vec<(f64, Vec<(String, f64)>)> =
         (0..papers.len()).map(|d| index.score(d, &query)).collect();
     let scores = to_scale(&raw.iter().map(|r| r.0).collect::<Vec<_>>());
@@ -108,7 +109,7 @@ pub fn review(question: &str, criteria: &[String], papers: &[Paper<'_>]) -> Vec<
                     })
                     .collect(),
                 key_points,
-                rationale: rationale(score, &raw[d].1, &evidence),
+                rationale: rationale(score, &raw[d].1, &question_terms, &evidence),
                 evidence,
                 criteria,
             }
@@ -148,10 +149,14 @@ fn expand_query(index: &bm25::Index, query: &[(String, f64)]) -> Vec<(String, f6
         .map(|d| (d, index.score(d, query).0))
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut pooled: HashMap<String, f64> = HashMap::new();
+    // RM3 with idf: a term's weight is its share of each feedback paper times its
+    // rarity, weighted by that paper's match with the query. Terms must recur in at least two feedback
+    // papers, so one paper's names ("Walter", "PSI") do not steer the ranking.
+    let mut pooled: HashMap<String, (f64, usize)> = HashMap::new();
     // In a small collection the top ten would be most of it; feedback should come
     // from the clearly best matches only.
     let feedback_docs = FEEDBACK_DOCS.min((index.doc_count() / 4).max(1));
+    let top_score = ranked.first().map(|r| r.1).unwrap_or(0.0);
     for &(d, score) in ranked.iter().take(feedback_docs) {
         if score <= 0.0 {
             continue;
@@ -159,12 +164,17 @@ fn expand_query(index: &bm25::Index, query: &[(String, f64)]) -> Vec<(String, f6
         let tf = index.weighted_tf(d);
         let length: f64 = tf.values().sum::<f64>().max(1.0);
         for (term, count) in tf {
-            *pooled.entry(term.clone()).or_insert(0.0) += count / length * index.idf(&term);
+            let idf = index.idf(&term);
+            let entry = pooled.entry(term).or_insert((0.0, 0));
+            entry.0 += count / length * idf * score / top_score;
+            entry.1 += 1;
         }
     }
+    let min_docs = if feedback_docs >= 4 { 2 } else { 1 };
     let mut extra: Vec<(String, f64)> = pooled
         .into_iter()
-        .filter(|(t, _)| !query.iter().any(|(q, _)| q == t))
+        .filter(|(t, (_, docs))| *docs >= min_docs && !query.iter().any(|(q, _)| q == t))
+        .map(|(t, (w, _))| (t, w))
         .collect();
     extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut out = query.to_vec();
@@ -238,17 +248,19 @@ fn best_passages(
         .collect()
 }
 
-fn rationale(score: f64, parts: &[(String, f64)], evidence: &[Quote]) -> String {
+fn rationale(
+    score: f64,
+    parts: &[(String, f64)],
+    question_terms: &[String],
+    evidence: &[Quote],
+) -> String {
     if parts.is_empty() {
         return "None of the question's terms (or related terms) occur in this paper.".to_owned();
     }
     let total: f64 = parts.iter().map(|p| p.1).sum();
-    let terms: Vec<String> = parts
-        .iter()
-        .take(8)
-        .map(|(t, s)| format!("\"{t}\" ({:.0}%)", 100.0 * s / total))
-        .collect();
-    let pages: Vec<String> = evidence.iter().map(|q| q.page.to_string()).collect();
+    let share = |(t, s): &(String, f64)| format!("\"{t}\" ({:.0}%)", 100.0 * s / total);
+    let (own, related): (Vec<&(String, f64)>, Vec<&(String, f64)>) =
+        parts.iter().partition(|(t, _)| question_terms.contains(t));
     let standing = if score >= 6.5 {
         "well above"
     } else if score >= 4.0 {
@@ -257,9 +269,23 @@ fn rationale(score: f64, parts: &[(String, f64)], evidence: &[Quote]) -> String 
         "below"
     };
     let mut out = format!(
-        "Lexical match with the question is {standing} the collection's average (BM25, title and abstract weighted double). Terms that carry the score: {}.",
-        terms.join(", ")
+        "Lexical match with the question is {standing} the collection's average (BM25, title and abstract weighted double)."
     );
+    if own.is_empty() {
+        out.push_str(" None of the question's own terms occur");
+    } else {
+        let list: Vec<String> = own.iter().take(6).map(|p| share(p)).collect();
+        out.push_str(&format!(" Question terms found: {}", list.join(", ")));
+    }
+    if !related.is_empty() {
+        let list: Vec<String> = related.iter().take(5).map(|p| share(p)).collect();
+        out.push_str(&format!(
+            "; related terms from the best-matching papers: {}",
+            list.join(", ")
+        ));
+    }
+    out.push('.');
+    let pages: Vec<String> = evidence.iter().map(|q| q.page.to_string()).collect();
     if !pages.is_empty() {
         out.push_str(&format!(
             " Best-matching passages are on pages {}.",

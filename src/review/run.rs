@@ -241,7 +241,14 @@ fn needs_extraction(ws: &Workspace, paper: &PaperRecord) -> bool {
 /// write the report and exports.
 fn review_and_report(ws: &Workspace, spec: &ReviewSpec) -> Result<ReviewSummary, CommandError> {
     let started_at = now_rfc3339();
-    let run_id = RunId(format!("run-{}", started_at.replace([':', '-'], "")));
+    // Time for sorting by eye, a random suffix because two runs can start within
+    // the same second.
+    let suffix = uuid::Uuid::new_v4().simple().to_string();
+    let run_id = RunId(format!(
+        "run-{}-{}",
+        started_at.replace([':', '-'], ""),
+        &suffix[..8]
+    ));
     ws.save_run(&RunRecord {
         id: run_id.clone(),
         engine: spec.engine.name().into(),
