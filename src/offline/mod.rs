@@ -259,7 +259,7 @@ fn rationale(
     }
     let total: f64 = parts.iter().map(|p| p.1).sum();
     let share = |(t, s): &(String, f64)| format!("\"{t}\" ({:.0}%)", 100.0 * s / total);
-    let (own, related): (Vec<&(String, f64)>, Vec<&(String, f64)>) =
+    let (own, related): (Vec<_>, Vec<_>) =
         parts.iter().partition(|(t, _)| question_terms.contains(t));
     let standing = if score >= 6.5 {
         "well above"
