@@ -102,11 +102,24 @@ impl App {
             "tauri:options".into(),
             serde_json::json!({ "application": binary.to_string_lossy() }),
         );
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .context("cannot open a WebDriver session with the app")?;
+        // The driver accepts connections a moment before WebKitWebDriver can start
+        // a session; a refused first session is retried, not reported.
+        let mut attempt = 0;
+        let client = loop {
+            attempt += 1;
+            let connected = ClientBuilder::new(HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await;
+            match connected {
+                Ok(client) => break client,
+                Err(e) if attempt < 3 => {
+                    eprintln!("WebDriver session attempt {attempt} failed ({e}); retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(e) => return Err(e).context("cannot open a WebDriver session with the app"),
+            }
+        };
         let driver = app.driver.take().context("driver vanished")?;
         Ok(Self {
             client,
