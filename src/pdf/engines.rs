@@ -34,7 +34,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q1",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q2",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
         }
     }
@@ -49,6 +49,12 @@ pub struct InfoDict {
     pub subject: Option<String>,
     pub keywords: Option<String>,
     pub creation_date: Option<String>,
+    /// `dc:title` from the XMP metadata stream.
+    #[serde(default)]
+    pub xmp_title: Option<String>,
+    /// `dc:creator` from the XMP metadata stream.
+    #[serde(default)]
+    pub xmp_creators: Vec<String>,
 }
 
 /// What an engine got out of a document.
@@ -120,6 +126,24 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
 }
 
 fn oxide_info(doc: &pdf_oxide::document::PdfDocument) -> InfoDict {
+    let mut info = info_dict(doc);
+    // XMP is optional and often stale; it is only a fallback for the Info fields.
+    if let Ok(Some(xmp)) = pdf_oxide::extractors::xmp::XmpExtractor::extract(doc) {
+        info.xmp_title = xmp
+            .dc_title
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty());
+        info.xmp_creators = xmp
+            .dc_creator
+            .into_iter()
+            .map(|c| c.trim().to_owned())
+            .filter(|c| !c.is_empty())
+            .collect();
+    }
+    info
+}
+
+fn info_dict(doc: &pdf_oxide::document::PdfDocument) -> InfoDict {
     let Some(info_ref) = doc
         .trailer()
         .as_dict()
@@ -147,6 +171,7 @@ fn oxide_info(doc: &pdf_oxide::document::PdfDocument) -> InfoDict {
         subject: field("Subject"),
         keywords: field("Keywords"),
         creation_date: field("CreationDate"),
+        ..InfoDict::default()
     }
 }
 

@@ -20,7 +20,7 @@ use super::worker::{WorkerLimits, WorkerOutcome, WorkerReply, run_worker};
 use crate::workspace::PaperStatus;
 
 /// Changes whenever an engine, the cleaning or the classification changes.
-pub const CHAIN_VERSION: &str = "chain-2:pdf_oxide-0.3.78+q1,pdf-extract-0.12.1+q1";
+pub const CHAIN_VERSION: &str = "chain-3:pdf_oxide-0.3.78+q2,pdf-extract-0.12.1+q1";
 
 /// Files larger than this are `too_large` without being opened.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

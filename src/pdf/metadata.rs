@@ -20,17 +20,25 @@ pub fn read_metadata(info: &InfoDict, pages: &[String]) -> Metadata {
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join("\n");
-    let title = info
-        .title
-        .as_deref()
-        .filter(|t| plausible_info_title(t) && appears_on_page(t, first_page))
+    // The Info dictionary, then XMP, then the page itself; a metadata title only
+    // counts if it looks like one and is printed on the first page.
+    let title = [info.title.as_deref(), info.xmp_title.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|t| plausible_info_title(t) && appears_on_page(t, first_page))
         .map(tidy)
         .or_else(|| title_from_page(first_page));
+    let xmp_authors: Vec<String> = info
+        .xmp_creators
+        .iter()
+        .flat_map(|c| split_authors(c))
+        .collect();
     let authors = info
         .author
         .as_deref()
         .map(split_authors)
         .filter(|a| !a.is_empty())
+        .or_else(|| (!xmp_authors.is_empty()).then_some(xmp_authors))
         .unwrap_or_else(|| authors_from_page(first_page, title.as_deref()));
     Metadata {
         title,
