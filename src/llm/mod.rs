@@ -5,10 +5,12 @@
 //! leave out `index`, and end streams without `[DONE]` (see MODEL-SERVERS.md).
 //! The HTTP transport, retries and the scripted test server build on this.
 
+mod error;
 pub mod openai;
 pub mod sse;
 mod types;
 
+pub use error::{LlmError, backoff, classify_http, parse_retry_after};
 pub use types::{
     ChatRequest, ChatResponse, FinishReason, Message, Role, ToolCall, ToolChoice, ToolDef, Usage,
 };
