@@ -1,10 +1,12 @@
-//! Language-model providers, starting with the wire formats: pure functions from
-//! our request types to JSON and from a server's JSON (or SSE stream) back to our
-//! types, tested on fixtures. Parsing is tolerant by design: real servers omit
+//! Language-model providers, starting with the wire formats (OpenAI-compatible
+//! chat completions and Anthropic messages): pure functions from our request
+//! types to JSON and from a server's JSON (or SSE stream) back to our types,
+//! tested on fixtures, plus the error classification and backoff policy. Parsing is tolerant by design: real servers omit
 //! fields, invent `finish_reason` values, send tool-call arguments as objects,
 //! leave out `index`, and end streams without `[DONE]` (see MODEL-SERVERS.md).
 //! The HTTP transport, retries and the scripted test server build on this.
 
+pub mod anthropic;
 mod error;
 pub mod openai;
 pub mod sse;
