@@ -9,9 +9,7 @@ use super::{AppContext, CommandError};
 use crate::index::{RebuildReport, WorkspaceRow, WorkspaceSnapshot};
 use crate::pdf::{FoundPdf, find_pdfs, sha256_file};
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{
-    PaperId, PaperRecord, PaperStatus, TaskMeta, TaskStatus, Workspace, WorkspaceId,
-};
+use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta, Workspace, WorkspaceId};
 
 /// A workspace as the recent-reviews list shows it.
 pub type WorkspaceSummary = WorkspaceRow;
@@ -153,18 +151,7 @@ pub(crate) fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace
         .unwrap_or_else(|| source.display().to_string());
     let suffix = uuid::Uuid::new_v4().simple().to_string();
     let id = format!("{}-{}", slug(&title), &suffix[..8]);
-    let now = now_rfc3339();
-    let task = TaskMeta {
-        format: crate::workspace::records::FORMAT_VERSION,
-        id: WorkspaceId(id.clone()),
-        title,
-        source: Some(source.to_path_buf()),
-        question: None,
-        criteria: Vec::new(),
-        status: TaskStatus::New,
-        created_at: now.clone(),
-        updated_at: now,
-    };
+    let task = TaskMeta::new(WorkspaceId(id.clone()), title, source);
     Ok(Workspace::create(
         &ctx.paths().workspaces_root().join(&id),
         &task,

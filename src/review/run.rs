@@ -20,7 +20,7 @@ use crate::offline;
 use crate::pdf::find_pdfs;
 use crate::pdf::ingest::{CHAIN_VERSION, IngestOptions, extract_all};
 use crate::pdf::metadata::read_metadata;
-use crate::workspace::records::{FORMAT_VERSION, now_rfc3339};
+use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
     PaperId, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus,
     Workspace, WorkspaceId, WsPath, layout,
@@ -203,22 +203,11 @@ fn prepare(
 }
 
 fn task_for(source: &Path, dir: &Path) -> TaskMeta {
-    let now = now_rfc3339();
     let id = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "review".into());
-    TaskMeta {
-        format: FORMAT_VERSION,
-        id: WorkspaceId(id),
-        title: file_title(source),
-        source: Some(source.to_path_buf()),
-        question: None,
-        criteria: Vec::new(),
-        status: TaskStatus::New,
-        created_at: now.clone(),
-        updated_at: now,
-    }
+    TaskMeta::new(WorkspaceId(id), file_title(source), source)
 }
 
 fn file_title(path: &Path) -> String {

@@ -68,6 +68,24 @@ pub struct TaskMeta {
     pub updated_at: String,
 }
 
+impl TaskMeta {
+    /// A new task over the papers of `source`, created now.
+    pub fn new(id: WorkspaceId, title: String, source: &std::path::Path) -> Self {
+        let now = now_rfc3339();
+        Self {
+            format: FORMAT_VERSION,
+            id,
+            title,
+            source: Some(source.to_path_buf()),
+            question: None,
+            criteria: Vec::new(),
+            status: TaskStatus::New,
+            created_at: now.clone(),
+            updated_at: now,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PaperStatus {

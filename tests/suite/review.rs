@@ -30,6 +30,19 @@ fn request(source: &Path, workspace: &Path, cache: &Path) -> ReviewRequest {
     }
 }
 
+/// The raw `result.json` of every readable paper, in id order.
+fn result_files(ws: &Workspace) -> Vec<String> {
+    let papers = ws.papers().unwrap();
+    papers
+        .iter()
+        .filter(|p| p.status.is_readable())
+        .map(|p| {
+            ws.read_string(&WsPath::from_parts(["papers", &p.id.0, "result.json"]).unwrap())
+                .unwrap()
+        })
+        .collect()
+}
+
 /// Markdown the way a viewer reads it: no raw HTML, and the tables are tables.
 fn assert_renders(markdown: &str) -> usize {
     let mut tables = 0;
@@ -153,16 +166,7 @@ async fn an_offline_review_reads_scores_summarises_quotes_and_exports() {
     assert_eq!(ris.matches("ER  - ").count(), 7);
 
     // Resume: nothing is extracted again and finished results are kept as they are.
-    let before: Vec<String> = ws
-        .papers()
-        .unwrap()
-        .iter()
-        .filter(|p| p.status.is_readable())
-        .map(|p| {
-            ws.read_string(&WsPath::from_parts(["papers", &p.id.0, "result.json"]).unwrap())
-                .unwrap()
-        })
-        .collect();
+    let before = result_files(&ws);
     drop(ws);
     events.lock().unwrap().clear();
     let sink = events.clone();
@@ -180,16 +184,7 @@ async fn an_offline_review_reads_scores_summarises_quotes_and_exports() {
         events[0]
     );
     let ws = Workspace::open_read_only(&ws_dir).unwrap();
-    let after: Vec<String> = ws
-        .papers()
-        .unwrap()
-        .iter()
-        .filter(|p| p.status.is_readable())
-        .map(|p| {
-            ws.read_string(&WsPath::from_parts(["papers", &p.id.0, "result.json"]).unwrap())
-                .unwrap()
-        })
-        .collect();
+    let after = result_files(&ws);
     assert_eq!(before, after);
     assert_eq!(ws.runs().unwrap().len(), 2);
 }
