@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod index;
 pub mod llm;
+pub mod logging;
 pub mod offline;
 pub mod pdf;
 pub mod review;

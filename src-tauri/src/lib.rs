@@ -23,7 +23,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
 
 /// Start the desktop app; returns when its window is closed.
 pub fn run() -> ExitCode {
-    init_logging();
+    quire::logging::init("info");
     let paths = match AppPaths::from_env() {
         Ok(paths) => paths,
         Err(e) => {
@@ -42,13 +42,4 @@ pub fn run() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
 }

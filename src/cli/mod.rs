@@ -78,7 +78,7 @@ enum IndexCommand {
 }
 
 pub fn run() -> ExitCode {
-    init_logging();
+    quire::logging::init("warn");
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -171,14 +171,4 @@ fn report(result: Result<(), CommandError>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Logs go to stderr, filtered by `QUIRE_LOG` (e.g. `QUIRE_LOG=debug`); warnings by default.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("QUIRE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
 }
