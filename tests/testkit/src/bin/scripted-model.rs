@@ -1,0 +1,49 @@
+//! `scripted-model`: the scripted model server as a program, answering every
+//! request with the reader policy. For desktop end-to-end tests and demos
+//! without a hosted model. Prints its base URL on the first line of stdout.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::time::Duration;
+
+use clap::Parser;
+use testkit::{ScriptedServer, ServerOptions};
+
+#[derive(Parser)]
+#[command(
+    about = "A model server that answers from the request alone (OpenAI and Anthropic protocols)."
+)]
+struct Args {
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Added before every answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    latency_ms: u64,
+    /// At most this many answers at once.
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Model ids to list.
+    #[arg(long, default_value = "scripted-reader")]
+    model: Vec<String>,
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let options = ServerOptions {
+        latency: Duration::from_millis(args.latency_ms),
+        concurrency: args.concurrency,
+        models: args.model,
+        ..ServerOptions::default()
+    };
+    let server = match ScriptedServer::bind(([127, 0, 0, 1], args.port).into(), options).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("scripted-model: cannot listen on port {}: {e}", args.port);
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    println!("{}", server.base_url());
+    let _ = tokio::signal::ctrl_c().await;
+    std::process::ExitCode::SUCCESS
+}

@@ -1,0 +1,22 @@
+//! A scripted model server for tests: a real HTTP server on 127.0.0.1 that speaks
+//! the OpenAI-compatible Chat Completions protocol and Anthropic's Messages
+//! protocol, streaming (SSE) and not, and can misbehave on request the way real
+//! servers do (see `../shared/MODEL-SERVERS.md`).
+//!
+//! Tests queue [`Step`]s (a reply plus the faults to inject) and read back every
+//! request the client sent. When the queue is empty the server answers with the
+//! deterministic [`reader`] policy, so a whole review can run with no hosted model.
+//!
+//! The crate shares no code with Quire on purpose: a protocol bug in Quire's wire
+//! format must not be mirrored here and cancel out.
+
+mod http;
+pub mod reader;
+mod render;
+mod request;
+mod script;
+mod server;
+
+pub use request::{Protocol, RecordedRequest};
+pub use script::{Cut, Faults, Quirks, Reply, ScriptedCall, Step};
+pub use server::{ScriptedServer, ServerOptions, ServerStats};

@@ -1,0 +1,349 @@
+//! The server: accepts connections on 127.0.0.1, records each request, answers
+//! with the next scripted [`Step`] (or the reader policy), and injects the
+//! step's faults.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+
+use crate::http::{self, HttpRequest, Piece};
+use crate::reader;
+use crate::render::{self, Answer};
+use crate::request::{Protocol, RecordedRequest};
+use crate::script::{Cut, Reply, Step};
+
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Added before every model answer, like a real server's think time.
+    pub latency: Duration,
+    /// At most this many answers in progress; the rest wait their turn.
+    pub concurrency: Option<usize>,
+    /// Model ids listed by `GET /v1/models` (and Ollama's `/api/tags`).
+    pub models: Vec<String>,
+    /// When set, requests must carry this key (`Authorization: Bearer` or
+    /// `x-api-key`) or get 401.
+    pub api_key: Option<String>,
+    /// The gap between streamed events.
+    pub event_gap: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            latency: Duration::ZERO,
+            concurrency: None,
+            models: vec!["scripted-reader".to_owned()],
+            api_key: None,
+            event_gap: Duration::ZERO,
+        }
+    }
+}
+
+/// Counters a benchmark reads after a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    pub answered: u64,
+    pub peak_in_flight: usize,
+}
+
+struct Shared {
+    options: ServerOptions,
+    script: Mutex<VecDeque<Step>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    gate: Option<Semaphore>,
+    in_flight: AtomicUsize,
+    peak: AtomicUsize,
+    answered: AtomicU64,
+    serial: AtomicU64,
+}
+
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: JoinHandle<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ScriptedServer {
+    /// Listen on 127.0.0.1 at an ephemeral port.
+    pub async fn start(options: ServerOptions) -> std::io::Result<Self> {
+        Self::bind(([127, 0, 0, 1], 0).into(), options).await
+    }
+
+    pub async fn bind(addr: SocketAddr, options: ServerOptions) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            gate: options.concurrency.map(|n| Semaphore::new(n.max(1))),
+            options,
+            script: Mutex::new(VecDeque::new()),
+            requests: Mutex::new(Vec::new()),
+            in_flight: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            answered: AtomicU64::new(0),
+            serial: AtomicU64::new(0),
+        });
+        let accept_shared = shared.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve(stream, accept_shared.clone()));
+            }
+        });
+        Ok(Self {
+            addr,
+            shared,
+            accept,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT/v1`, the base URL an OpenAI-style client wants.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT`, the base URL an Anthropic-style client wants.
+    pub fn root_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Queue the next answers, in order.
+    pub fn push(&self, steps: impl IntoIterator<Item = Step>) {
+        lock(&self.shared.script).extend(steps);
+    }
+
+    /// Steps queued but not yet used.
+    pub fn pending(&self) -> usize {
+        lock(&self.shared.script).len()
+    }
+
+    /// Every model request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    pub fn stats(&self) -> ServerStats {
+        ServerStats {
+            answered: self.shared.answered.load(Ordering::SeqCst),
+            peak_in_flight: self.shared.peak.load(Ordering::SeqCst),
+        }
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
+    let Some(request) = http::read_request(&mut stream).await else {
+        return;
+    };
+    // Socket errors mean the client went away; there is no one left to tell.
+    let _ = route(&mut stream, request, &shared).await;
+}
+
+async fn route(
+    stream: &mut TcpStream,
+    request: HttpRequest,
+    shared: &Shared,
+) -> std::io::Result<()> {
+    let path = request.path.split('?').next().unwrap_or("").to_owned();
+    let protocol = if request.header("anthropic-version").is_some() || path.ends_with("/messages") {
+        Protocol::Anthropic
+    } else {
+        Protocol::OpenAi
+    };
+    if !authorised(&request, shared) {
+        let body = render::error_body(protocol, 401, "invalid api key");
+        return http::write_full(
+            stream,
+            401,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    }
+    match (request.method.as_str(), path.as_str()) {
+        ("GET", p) if p.ends_with("/models") => {
+            let data: Vec<Value> = shared
+                .options
+                .models
+                .iter()
+                .map(|m| json!({"id": m, "object": "model", "type": "model", "owned_by": "testkit", "display_name": m}))
+                .collect();
+            let body = json!({"object": "list", "data": data, "has_more": false});
+            http::write_full(
+                stream,
+                200,
+                &[],
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+        ("GET", "/api/tags") => {
+            let models: Vec<Value> = shared
+                .options
+                .models
+                .iter()
+                .map(|m| json!({"name": m, "model": m, "size": 0}))
+                .collect();
+            let body = json!({"models": models});
+            http::write_full(
+                stream,
+                200,
+                &[],
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+        ("POST", p) if p.ends_with("/chat/completions") || p.ends_with("/messages") => {
+            let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+                let body = render::error_body(protocol, 400, "request body is not JSON");
+                return http::write_full(
+                    stream,
+                    400,
+                    &[],
+                    "application/json",
+                    body.to_string().as_bytes(),
+                )
+                .await;
+            };
+            let recorded = RecordedRequest {
+                protocol,
+                path: path.clone(),
+                headers: request.headers.clone(),
+                body,
+            };
+            lock(&shared.requests).push(recorded.clone());
+            let _permit = match &shared.gate {
+                Some(gate) => gate.acquire().await.ok(),
+                None => None,
+            };
+            let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            shared.peak.fetch_max(now, Ordering::SeqCst);
+            let result = answer(stream, &recorded, shared).await;
+            shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            shared.answered.fetch_add(1, Ordering::SeqCst);
+            result
+        }
+        _ => {
+            let body = render::error_body(protocol, 404, &format!("no route for {path}"));
+            http::write_full(
+                stream,
+                404,
+                &[],
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+    }
+}
+
+fn authorised(request: &HttpRequest, shared: &Shared) -> bool {
+    let Some(key) = &shared.options.api_key else {
+        return true;
+    };
+    let bearer = request
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "));
+    bearer == Some(key.as_str()) || request.header("x-api-key") == Some(key.as_str())
+}
+
+async fn answer(
+    stream: &mut TcpStream,
+    request: &RecordedRequest,
+    shared: &Shared,
+) -> std::io::Result<()> {
+    let step = lock(&shared.script)
+        .pop_front()
+        .unwrap_or_else(|| Reply::Policy.into());
+    tokio::time::sleep(shared.options.latency + step.faults.first_byte_delay).await;
+    let (text, calls) = match step.reply {
+        Reply::Status {
+            status,
+            retry_after,
+            message,
+        } => {
+            let body = render::error_body(request.protocol, status, &message);
+            let headers: Vec<(&str, String)> = retry_after
+                .map(|r| ("retry-after", r))
+                .into_iter()
+                .collect();
+            return http::write_full(
+                stream,
+                status,
+                &headers,
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await;
+        }
+        Reply::Text(text) => (text, Vec::new()),
+        Reply::ToolCalls { text, calls } => (text, calls),
+        Reply::Policy => reader::answer(request),
+    };
+    let answer = Answer {
+        text,
+        calls,
+        model: request.model().to_owned(),
+        prompt_tokens: request.prompt_words(),
+        serial: shared.serial.fetch_add(1, Ordering::SeqCst),
+    };
+    let quirks = &step.faults.quirks;
+    if !request.stream() {
+        let body = render::whole(request.protocol, &answer, quirks);
+        return http::write_full(
+            stream,
+            200,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    }
+    let plan = render::stream(request.protocol, &answer, quirks);
+    let cut_after = match step.faults.cut {
+        Some(Cut::AfterEvents(n)) => Some(n),
+        Some(Cut::MidToolCall) => plan.mid_tool_call,
+        None => None,
+    };
+    let mut pieces = Vec::new();
+    for (n, event) in plan.events.into_iter().enumerate() {
+        pieces.push(Piece::Data(event));
+        if n == 0
+            && let Some(pause) = step.faults.stall_after_first_event
+        {
+            pieces.push(Piece::Stall(pause));
+        }
+        if cut_after == Some(n + 1) {
+            pieces.push(Piece::Cut);
+            break;
+        }
+    }
+    http::write_stream(
+        stream,
+        pieces,
+        step.faults.write_size,
+        shared.options.event_gap,
+    )
+    .await
+}
