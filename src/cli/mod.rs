@@ -5,6 +5,7 @@
 mod bench;
 mod eval;
 mod extract;
+mod models;
 mod review;
 mod tool;
 
@@ -46,6 +47,13 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Extract the text of PDFs and show the status each gets.
     Extract(extract::ExtractArgs),
+    /// List the models an endpoint serves (the configured profile, or a local Ollama).
+    Models(models::ModelsArgs),
+    /// Store or delete a model profile's API key.
+    #[command(subcommand)]
+    Key(models::KeyCommand),
+    /// Send one prompt to the configured model and stream the answer.
+    Ask(models::AskArgs),
     /// Maintain the SQLite index of workspaces.
     #[command(subcommand)]
     Index(IndexCommand),
@@ -103,6 +111,9 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Tools { json } => tool::list(json),
         Command::Workspace(cmd) => report(workspace(cmd).await),
         Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),
+        Command::Models(args) => report(models::models(args).await),
+        Command::Key(cmd) => report(models::key(cmd).await),
+        Command::Ask(args) => report(models::ask(args).await),
     }
 }
 
@@ -156,7 +167,7 @@ async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CommandError::new("internal_error", e.to_string()))?;
     println!("{text}");

@@ -4,6 +4,9 @@
 use serde::Serialize;
 
 use crate::index::IndexError;
+use crate::llm::LlmError;
+use crate::llm::secrets::SecretError;
+use crate::llm::settings::SettingsError;
 use crate::pdf::ScanError;
 use crate::workspace::WorkspaceError;
 
@@ -48,5 +51,28 @@ impl From<IndexError> for CommandError {
             _ => "index_error",
         };
         Self::new(kind, e.to_string())
+    }
+}
+
+impl From<LlmError> for CommandError {
+    fn from(e: LlmError) -> Self {
+        Self::new(e.code(), e.to_string())
+    }
+}
+
+impl From<SettingsError> for CommandError {
+    fn from(e: SettingsError) -> Self {
+        let kind = match e {
+            SettingsError::NoProfile { .. } => "no_model_configured",
+            SettingsError::UnknownProfile { .. } => "unknown_model_profile",
+            _ => "model_settings_invalid",
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<SecretError> for CommandError {
+    fn from(e: SecretError) -> Self {
+        Self::new("api_key_unavailable", e.to_string())
     }
 }

@@ -7,6 +7,7 @@
 
 mod context;
 mod error;
+pub mod models;
 pub(crate) mod workspaces;
 
 pub use context::{AppContext, AppPaths};

@@ -4,7 +4,10 @@
 use rusqlite::Connection;
 
 /// Each entry moves the schema from version `i` to `i + 1`. Append only.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_initial.sql"),
+    include_str!("migrations/0002_model_calls.sql"),
+];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;

@@ -14,9 +14,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
-use crate::workspace::{Workspace, WorkspaceError, layout};
+use crate::workspace::{ModelCallRecord, Workspace, WorkspaceError, layout};
 
-pub use rows::{IndexDump, PaperRow, RunRow, WorkspaceRow, WorkspaceSnapshot};
+pub use rows::{
+    IndexDump, ModelCallRow, ModelUsage, PaperRow, RunRow, WorkspaceRow, WorkspaceSnapshot,
+};
 
 /// How long a writer waits for another process's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
@@ -185,6 +187,24 @@ impl Index {
         Ok(self.workspaces()?.into_iter().find(|w| w.id == id))
     }
 
+    /// Add one model call of a workspace (already appended to its log).
+    pub fn record_model_call(
+        &mut self,
+        workspace_id: &str,
+        call: &ModelCallRecord,
+    ) -> Result<(), IndexError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| classify(&path, e))?;
+        let seq = rows::next_model_call_seq(&tx, workspace_id).map_err(|e| classify(&path, e))?;
+        rows::insert_model_call(&tx, workspace_id, seq, call).map_err(|e| classify(&path, e))?;
+        tx.commit().map_err(|e| classify(&path, e))
+    }
+
+    /// Token and cost totals of a workspace's model calls.
+    pub fn model_usage(&self, workspace_id: &str) -> Result<ModelUsage, IndexError> {
+        rows::model_usage(&self.conn, workspace_id).map_err(|e| classify(&self.path, e))
+    }
+
     /// Every row of every table, sorted: what rebuild-equality tests compare.
     pub fn dump(&self) -> Result<IndexDump, IndexError> {
         rows::dump(&self.conn).map_err(|e| classify(&self.path, e))
@@ -206,7 +226,9 @@ impl Index {
         }
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| classify(&path, e))?;
-        tx.execute_batch("DELETE FROM runs; DELETE FROM papers; DELETE FROM workspaces;")
+        tx.execute_batch(
+            "DELETE FROM model_calls; DELETE FROM runs; DELETE FROM papers; DELETE FROM workspaces;",
+        )
             .map_err(|e| classify(&path, e))?;
         for snapshot in &snapshots {
             rows::write_snapshot(&tx, snapshot).map_err(|e| classify(&path, e))?;
@@ -243,6 +265,7 @@ impl WorkspaceSnapshot {
             task: ws.task()?,
             papers: ws.papers()?,
             runs: ws.runs()?,
+            model_calls: ws.model_calls()?,
         })
     }
 }

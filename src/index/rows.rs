@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use rusqlite::{Connection, Row, Transaction, params};
 use serde::Serialize;
 
-use crate::workspace::{PaperRecord, RunRecord, TaskMeta};
+use crate::workspace::{ModelCallRecord, PaperRecord, RunRecord, TaskMeta};
 
 /// What the index keeps of one workspace, as read from its files.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,6 +14,7 @@ pub struct WorkspaceSnapshot {
     pub task: TaskMeta,
     pub papers: Vec<PaperRecord>,
     pub runs: Vec<RunRecord>,
+    pub model_calls: Vec<ModelCallRecord>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -57,12 +58,34 @@ pub struct RunRow {
     pub finished_at: Option<String>,
 }
 
+/// One model call as the index keeps it: the workspace's record plus its
+/// position in the workspace's log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCallRow {
+    pub workspace_id: String,
+    pub seq: i64,
+    pub record: ModelCallRecord,
+}
+
+/// Totals of a workspace's model calls.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    pub calls: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    /// Sum over the calls that have a price; `None` when none has.
+    pub cost_usd: Option<f64>,
+}
+
 /// Every row of the index, sorted by key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IndexDump {
     pub workspaces: Vec<WorkspaceRow>,
     pub papers: Vec<PaperRow>,
     pub runs: Vec<RunRow>,
+    pub model_calls: Vec<ModelCallRow>,
 }
 
 pub(crate) fn write_snapshot(tx: &Transaction<'_>, s: &WorkspaceSnapshot) -> rusqlite::Result<()> {
@@ -120,7 +143,66 @@ pub(crate) fn write_snapshot(tx: &Transaction<'_>, s: &WorkspaceSnapshot) -> rus
             r.finished_at
         ])?;
     }
+    for (seq, call) in s.model_calls.iter().enumerate() {
+        insert_model_call(tx, id, seq as i64 + 1, call)?;
+    }
     Ok(())
+}
+
+pub(crate) fn insert_model_call(
+    conn: &Connection,
+    workspace_id: &str,
+    seq: i64,
+    c: &ModelCallRecord,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO model_calls (workspace_id, seq, at, profile, protocol, model, purpose, attempt,
+             outcome, streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            workspace_id,
+            seq,
+            c.at,
+            c.profile,
+            c.protocol,
+            c.model,
+            c.purpose,
+            c.attempt,
+            c.outcome,
+            c.streamed,
+            c.input_tokens as i64,
+            c.output_tokens as i64,
+            c.tokens_estimated,
+            c.latency_ms as i64,
+            c.cost_usd,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The next sequence number of a workspace's model calls.
+pub(crate) fn next_model_call_seq(conn: &Connection, workspace_id: &str) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM model_calls WHERE workspace_id = ?1",
+        params![workspace_id],
+        |r| r.get(0),
+    )
+}
+
+pub(crate) fn model_usage(conn: &Connection, workspace_id: &str) -> rusqlite::Result<ModelUsage> {
+    conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0), SUM(cost_usd)
+         FROM model_calls WHERE workspace_id = ?1",
+        params![workspace_id],
+        |r| {
+            Ok(ModelUsage {
+                calls: r.get(0)?,
+                input_tokens: r.get(1)?,
+                output_tokens: r.get(2)?,
+                cost_usd: r.get(3)?,
+            })
+        },
+    )
 }
 
 const WORKSPACE_COLUMNS: &str =
@@ -190,10 +272,39 @@ pub(crate) fn dump(conn: &Connection) -> rusqlite::Result<IndexDump> {
             })
         })?
         .collect::<Result<_, _>>()?;
+    let model_calls = conn
+        .prepare(
+            "SELECT workspace_id, seq, at, profile, protocol, model, purpose, attempt, outcome,
+                 streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd
+             FROM model_calls ORDER BY workspace_id, seq",
+        )?
+        .query_map([], |r| {
+            Ok(ModelCallRow {
+                workspace_id: r.get(0)?,
+                seq: r.get(1)?,
+                record: ModelCallRecord {
+                    at: r.get(2)?,
+                    profile: r.get(3)?,
+                    protocol: r.get(4)?,
+                    model: r.get(5)?,
+                    purpose: r.get(6)?,
+                    attempt: r.get(7)?,
+                    outcome: r.get(8)?,
+                    streamed: r.get(9)?,
+                    input_tokens: r.get::<_, i64>(10)? as u64,
+                    output_tokens: r.get::<_, i64>(11)? as u64,
+                    tokens_estimated: r.get(12)?,
+                    latency_ms: r.get::<_, i64>(13)? as u64,
+                    cost_usd: r.get(14)?,
+                },
+            })
+        })?
+        .collect::<Result<_, _>>()?;
     Ok(IndexDump {
         workspaces,
         papers,
         runs,
+        model_calls,
     })
 }
 

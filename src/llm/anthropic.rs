@@ -226,6 +226,11 @@ impl StreamAssembler {
         false
     }
 
+    /// The text assembled so far.
+    pub fn text(&self) -> &str {
+        &self.response.text
+    }
+
     /// The whole reply; a stream that ended without `message_stop` or a stop
     /// reason was cut.
     pub fn finish(mut self) -> Result<ChatResponse, WireError> {
@@ -262,6 +267,7 @@ mod tests {
             content: String::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            reasoning: String::new(),
         };
         assistant.tool_calls = vec![
             ToolCall {

@@ -22,6 +22,10 @@ pub enum LlmError {
     CutStream,
     #[error("the model server's reply could not be read: {0}")]
     Malformed(String),
+    #[error("cannot reach the model server at {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("the request was cancelled")]
+    Cancelled,
 }
 
 fn retry_note(after: &Option<Duration>) -> String {
@@ -31,6 +35,22 @@ fn retry_note(after: &Option<Duration>) -> String {
 }
 
 impl LlmError {
+    /// A stable code for logs, records and the UI.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::RateLimited { .. } => "rate_limited",
+            Self::ContextTooLong { .. } => "context_too_long",
+            Self::Auth { .. } => "auth",
+            Self::Server { .. } => "server_error",
+            Self::BadRequest { .. } => "bad_request",
+            Self::Timeout => "timeout",
+            Self::CutStream => "cut_stream",
+            Self::Malformed(_) => "malformed_response",
+            Self::Unreachable { .. } => "unreachable",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
     /// Worth trying again with the same request.
     pub fn is_retryable(&self) -> bool {
         matches!(

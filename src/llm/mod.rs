@@ -1,18 +1,28 @@
-//! Language-model providers, starting with the wire formats (OpenAI-compatible
-//! chat completions and Anthropic messages): pure functions from our request
-//! types to JSON and from a server's JSON (or SSE stream) back to our types,
-//! tested on fixtures, plus the error classification and backoff policy. Parsing is tolerant by design: real servers omit
-//! fields, invent `finish_reason` values, send tool-call arguments as objects,
-//! leave out `index`, and end streams without `[DONE]` (see MODEL-SERVERS.md).
-//! The HTTP transport, retries and the scripted test server build on this.
+//! Language-model providers. The wire formats (OpenAI-compatible chat
+//! completions, Anthropic messages) are pure functions tested on fixtures and
+//! parse tolerantly, because real servers omit fields, invent `finish_reason`
+//! values, send tool-call arguments as objects, leave out `index`, and end
+//! streams without `[DONE]` (MODEL-SERVERS.md). On top: the HTTP provider,
+//! the [`ModelClient`] (retries, cancellation, concurrency, accounting),
+//! settings and keys, and model discovery.
 
+pub mod accounting;
 pub mod anthropic;
+mod client;
+pub mod discovery;
 mod error;
 pub mod openai;
+mod provider;
+pub mod secrets;
+pub mod settings;
 pub mod sse;
+pub mod tool_calls;
 mod types;
 
+pub use client::{ModelClient, StreamEvent};
 pub use error::{LlmError, backoff, classify_http, parse_retry_after};
+pub use provider::{HttpProvider, Provider, TextSink};
+pub use settings::{ModelSettings, Protocol};
 pub use types::{
     ChatRequest, ChatResponse, FinishReason, Message, Role, ToolCall, ToolChoice, ToolDef, Usage,
 };

@@ -66,6 +66,9 @@ fn message_json(m: &Message) -> Value {
     if let Some(id) = &m.tool_call_id {
         out["tool_call_id"] = json!(id);
     }
+    if m.role == Role::Assistant && !m.reasoning.is_empty() {
+        out["reasoning_content"] = json!(m.reasoning);
+    }
     out
 }
 
@@ -233,6 +236,11 @@ impl StreamAssembler {
     }
 
     /// The whole reply. A stream that never said why it stopped was cut.
+    /// The text assembled so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     pub fn finish(self) -> Result<ChatResponse, WireError> {
         let Some(finish_reason) = self.finish_reason else {
             return Err(WireError::CutStream);

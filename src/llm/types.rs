@@ -31,6 +31,10 @@ pub struct Message {
     /// On tool messages: which call this answers.
     #[serde(default)]
     pub tool_call_id: Option<String>,
+    /// On assistant messages: the model's reasoning text, which some servers
+    /// (DeepSeek's thinking mode) require back in tool-call loops.
+    #[serde(default)]
+    pub reasoning: String,
 }
 
 impl Message {
@@ -40,6 +44,7 @@ impl Message {
             content: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            reasoning: String::new(),
         }
     }
 
@@ -49,6 +54,7 @@ impl Message {
             content: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            reasoning: String::new(),
         }
     }
 
@@ -58,6 +64,18 @@ impl Message {
             content: text.into(),
             tool_calls: Vec::new(),
             tool_call_id: Some(call_id.into()),
+            reasoning: String::new(),
+        }
+    }
+
+    /// The assistant turn for an answer, to send back in the next request.
+    pub fn assistant(answer: &ChatResponse) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: answer.text.clone(),
+            tool_calls: answer.tool_calls.clone(),
+            tool_call_id: None,
+            reasoning: answer.reasoning.clone(),
         }
     }
 }

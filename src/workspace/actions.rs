@@ -56,8 +56,9 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
     format!("{}… [{} bytes clipped]", &text[..end], text.len() - end)
 }
 
-/// Parse the log, skipping lines that do not parse (a torn final line after a crash).
-pub(crate) fn parse_log(text: &str) -> Vec<ActionRecord> {
+/// Parse an append-only log, skipping lines that do not parse (a torn final line
+/// after a crash).
+pub(crate) fn parse_log<T: serde::de::DeserializeOwned>(text: &str) -> Vec<T> {
     text.lines()
         .filter_map(|line| serde_json::from_str(line).ok())
         .collect()
@@ -79,6 +80,6 @@ mod tests {
     fn parse_log_skips_a_torn_last_line() {
         let good = ActionRecord::new("ls", &serde_json::json!({}), Ok("a\nb"));
         let text = format!("{}\n{{\"at\":\"2026", serde_json::to_string(&good).unwrap());
-        assert_eq!(parse_log(&text), vec![good]);
+        assert_eq!(parse_log::<ActionRecord>(&text), vec![good]);
     }
 }

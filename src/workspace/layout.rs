@@ -15,6 +15,9 @@ pub const RUNS_DIR: &str = "runs";
 pub const TOOL_RESULTS_DIR: &str = "tool-results";
 /// Append-only log of every action taken in the workspace, one JSON object a line.
 pub const ACTIONS_FILE: &str = "actions.jsonl";
+/// Append-only log of every model call (tokens, latency, cost; never the
+/// messages), one JSON object a line.
+pub const MODEL_CALLS_FILE: &str = "model-calls.jsonl";
 /// The review as Markdown.
 pub const REPORT_FILE: &str = "report.md";
 /// Quire's private state (the lock); hidden from and closed to the agent.
@@ -33,7 +36,11 @@ pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
 pub fn is_reserved(first_component: Option<&str>) -> bool {
     matches!(
         first_component,
-        Some(PRIVATE_DIR) | Some(ACTIONS_FILE) | Some(TASK_FILE) | Some(RUNS_DIR)
+        Some(PRIVATE_DIR)
+            | Some(ACTIONS_FILE)
+            | Some(MODEL_CALLS_FILE)
+            | Some(TASK_FILE)
+            | Some(RUNS_DIR)
     )
 }
 

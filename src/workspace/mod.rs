@@ -28,8 +28,8 @@ pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES};
 pub use error::WorkspaceError;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
-    PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
-    TaskStatus, WorkspaceId,
+    ModelCallRecord, PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus,
+    TaskMeta, TaskStatus, WorkspaceId,
 };
 
 pub type Result<T, E = WorkspaceError> = std::result::Result<T, E>;
@@ -299,16 +299,35 @@ impl Workspace {
 
     /// Record one action in the append-only log.
     pub fn log_action(&self, record: &ActionRecord) -> Result<()> {
-        let line = serde_json::to_string(record).map_err(|e| WorkspaceError::Corrupt {
-            path: layout::ACTIONS_FILE.to_owned(),
-            reason: e.to_string(),
-        })?;
-        self.append_line(&WsPath::parse(layout::ACTIONS_FILE)?, &line)
+        self.append_record(layout::ACTIONS_FILE, record)
     }
 
     /// The action log, oldest first.
     pub fn actions(&self) -> Result<Vec<ActionRecord>> {
-        match self.read_string(&WsPath::parse(layout::ACTIONS_FILE)?) {
+        self.records(layout::ACTIONS_FILE)
+    }
+
+    /// Record one model call in `model-calls.jsonl`.
+    pub fn log_model_call(&self, record: &ModelCallRecord) -> Result<()> {
+        self.append_record(layout::MODEL_CALLS_FILE, record)
+    }
+
+    /// Every model call made for this workspace, oldest first.
+    pub fn model_calls(&self) -> Result<Vec<ModelCallRecord>> {
+        self.records(layout::MODEL_CALLS_FILE)
+    }
+
+    fn append_record<T: Serialize>(&self, file: &str, record: &T) -> Result<()> {
+        let line = serde_json::to_string(record).map_err(|e| WorkspaceError::Corrupt {
+            path: file.to_owned(),
+            reason: e.to_string(),
+        })?;
+        self.append_line(&WsPath::parse(file)?, &line)
+    }
+
+    /// The lines of an append-only log; a missing log is empty.
+    fn records<T: DeserializeOwned>(&self, file: &str) -> Result<Vec<T>> {
+        match self.read_string(&WsPath::parse(file)?) {
             Ok(text) => Ok(actions::parse_log(&text)),
             Err(WorkspaceError::NotFound { .. }) => Ok(Vec::new()),
             Err(e) => Err(e),

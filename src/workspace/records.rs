@@ -212,6 +212,34 @@ pub struct RunRecord {
     pub finished_at: Option<String>,
 }
 
+/// One line of `model-calls.jsonl`: one HTTP attempt at a model call. Holds
+/// counts and timings only, never message text or credentials.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCallRecord {
+    pub at: String,
+    /// The settings profile used.
+    pub profile: String,
+    /// "openai" or "anthropic".
+    pub protocol: String,
+    pub model: String,
+    /// What the call was for (the caller's label, e.g. "reader" or "agent").
+    pub purpose: String,
+    /// 1 for the first try, 2 for the first retry, …
+    pub attempt: u32,
+    /// "ok", or the error code of the failure.
+    pub outcome: String,
+    pub streamed: bool,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// True when the server sent no usage and the counts were estimated locally.
+    pub tokens_estimated: bool,
+    pub latency_ms: u64,
+    /// From the price table; `None` when the model has no price there.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+}
+
 /// Now, as an RFC 3339 UTC timestamp with seconds precision.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()

@@ -1,0 +1,227 @@
+//! The model client every caller uses: one provider plus what makes calls
+//! dependable — a concurrency limit per endpoint, retries with exponential
+//! backoff and jitter for retryable failures only (honouring Retry-After), a
+//! budget for the whole call, cancellation that aborts the in-flight request at
+//! once, and a record of every attempt (tokens, latency, cost) in a [`CallLog`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::accounting::{CallLog, PriceTable, estimate_usage};
+use super::error::{LlmError, backoff};
+use super::provider::Provider;
+use super::settings::{ModelSettings, Protocol};
+use super::types::{ChatRequest, ChatResponse, Usage};
+use crate::workspace::ModelCallRecord;
+
+/// What a caller sees while a call runs.
+#[derive(Debug)]
+pub enum StreamEvent<'a> {
+    /// More answer text.
+    Text(&'a str),
+    /// The attempt failed and the call starts over after `after`: text shown so
+    /// far is void.
+    Restart {
+        attempt: u32,
+        after: Duration,
+        error: &'a LlmError,
+    },
+}
+
+/// First backoff window; doubles per retry up to [`MAX_BACKOFF`].
+const BASE_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+pub struct ModelClient {
+    profile: String,
+    provider: Arc<dyn Provider>,
+    gate: Arc<Semaphore>,
+    prices: Arc<PriceTable>,
+    log: Option<Arc<dyn CallLog>>,
+    base_backoff: Duration,
+}
+
+impl ModelClient {
+    pub fn new(
+        profile: impl Into<String>,
+        provider: Arc<dyn Provider>,
+        prices: PriceTable,
+    ) -> Self {
+        let permits = provider.settings().concurrency.max(1);
+        Self {
+            profile: profile.into(),
+            provider,
+            gate: Arc::new(Semaphore::new(permits)),
+            prices: Arc::new(prices),
+            log: None,
+            base_backoff: BASE_BACKOFF,
+        }
+    }
+
+    /// Record every attempt in `log`.
+    pub fn with_log(mut self, log: Arc<dyn CallLog>) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    /// Shorter backoff (tests and benchmarks against a local server).
+    pub fn with_base_backoff(mut self, base: Duration) -> Self {
+        self.base_backoff = base;
+        self
+    }
+
+    pub fn settings(&self) -> &ModelSettings {
+        self.provider.settings()
+    }
+
+    pub fn profile(&self) -> &str {
+        &self.profile
+    }
+
+    /// Run a chat call to completion, streaming its text into `on_event`.
+    /// `purpose` labels the call in the records.
+    pub async fn chat(
+        &self,
+        request: &ChatRequest,
+        purpose: &str,
+        cancel: &CancellationToken,
+        on_event: &(dyn Fn(StreamEvent<'_>) + Send + Sync),
+    ) -> Result<ChatResponse, LlmError> {
+        let settings = self.provider.settings();
+        let deadline = tokio::time::Instant::now() + settings.request_timeout();
+        let mut attempt = 1u32;
+        loop {
+            let permit = tokio::select! {
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                permit = self.gate.acquire() => permit.map_err(|_| LlmError::Cancelled)?,
+            };
+            let started = Instant::now();
+            let on_text = |text: &str| on_event(StreamEvent::Text(text));
+            let result = tokio::select! {
+                // Dropping the attempt's future closes its connection: the
+                // server sees the request aborted at once.
+                _ = cancel.cancelled() => Err(LlmError::Cancelled),
+                outcome = tokio::time::timeout_at(deadline, self.provider.attempt(request, &on_text)) => {
+                    outcome.unwrap_or(Err(LlmError::Timeout))
+                }
+            };
+            drop(permit);
+            self.record(request, purpose, attempt, started.elapsed(), &result);
+            let error = match result {
+                Ok(answer) => return Ok(answer),
+                Err(error) => error,
+            };
+            let retries_left = attempt <= settings.max_retries;
+            if !error.is_retryable() || !retries_left || tokio::time::Instant::now() >= deadline {
+                return Err(error);
+            }
+            let retry_after = match &error {
+                LlmError::RateLimited { retry_after } => *retry_after,
+                _ => None,
+            };
+            let wait = backoff(
+                attempt - 1,
+                self.base_backoff,
+                MAX_BACKOFF,
+                retry_after,
+                fastrand::f64(),
+            );
+            if tokio::time::Instant::now() + wait >= deadline {
+                return Err(error);
+            }
+            tracing::warn!(
+                profile = %self.profile,
+                attempt,
+                error = %error,
+                wait_ms = wait.as_millis() as u64,
+                "model call failed; retrying"
+            );
+            on_event(StreamEvent::Restart {
+                attempt,
+                after: wait,
+                error: &error,
+            });
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                _ = tokio::time::sleep(wait) => {}
+            }
+            attempt += 1;
+        }
+    }
+
+    /// A call whose answer is only wanted whole.
+    pub async fn complete(
+        &self,
+        request: &ChatRequest,
+        purpose: &str,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        self.chat(request, purpose, cancel, &|_| {}).await
+    }
+
+    fn record(
+        &self,
+        request: &ChatRequest,
+        purpose: &str,
+        attempt: u32,
+        latency: Duration,
+        result: &Result<ChatResponse, LlmError>,
+    ) {
+        let settings = self.provider.settings();
+        let answer = result.as_ref().ok();
+        let reported = answer
+            .and_then(|a| a.usage)
+            .filter(|u| u.input_tokens + u.output_tokens > 0);
+        // A failed attempt produced no answer; what it cost is not knowable, so
+        // only a successful one is counted, from usage or by estimate.
+        let (usage, estimated) = match (reported, answer) {
+            (Some(usage), _) => (usage, false),
+            (None, Some(answer)) => (estimate_usage(request, Some(answer)), true),
+            (None, None) => (Usage::default(), false),
+        };
+        let model = if request.model.is_empty() {
+            settings.model.clone()
+        } else {
+            request.model.clone()
+        };
+        let record = ModelCallRecord {
+            at: crate::workspace::records::now_rfc3339(),
+            profile: self.profile.clone(),
+            protocol: match settings.protocol {
+                Protocol::Openai => "openai",
+                Protocol::Anthropic => "anthropic",
+            }
+            .to_owned(),
+            cost_usd: answer.and_then(|_| self.prices.cost(&model, usage)),
+            model,
+            purpose: purpose.to_owned(),
+            attempt,
+            outcome: match result {
+                Ok(_) => "ok".to_owned(),
+                Err(e) => e.code().to_owned(),
+            },
+            streamed: settings.stream && (request.tools.is_empty() || settings.stream_tool_turns),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            tokens_estimated: estimated,
+            latency_ms: latency.as_millis() as u64,
+        };
+        tracing::info!(
+            profile = %record.profile,
+            model = %record.model,
+            purpose,
+            attempt,
+            outcome = %record.outcome,
+            input_tokens = record.input_tokens,
+            output_tokens = record.output_tokens,
+            latency_ms = record.latency_ms,
+            "model call"
+        );
+        if let Some(log) = &self.log {
+            log.record(&record);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Model settings: named profiles in `models.toml` in Quire's config folder
+//! (`QUIRE_CONFIG_DIR`, else `~/.config/quire`), each naming a protocol, an
+//! endpoint, a model and the limits Quire keeps to. `docs/models.md` has a
+//! tested example for every server we support.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The file name of the settings inside the config folder.
+pub const SETTINGS_FILE: &str = "models.toml";
+
+/// Which wire protocol an endpoint speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama,
+    /// LM Studio, OpenRouter, DeepSeek…).
+    #[default]
+    Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
+}
+
+/// One endpoint and model, with the limits Quire keeps to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSettings {
+    pub protocol: Protocol,
+    /// Up to and including the version segment: `https://api.openai.com/v1`,
+    /// `http://localhost:11434/v1`, `https://api.anthropic.com`.
+    pub base_url: String,
+    pub model: String,
+    /// The environment variable holding the API key. When unset or empty, the key
+    /// comes from the OS secret store or the 0600 key file (`quire key set`).
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens; prompts are kept below it.
+    pub context_window: u32,
+    /// The most tokens one answer may use (`max_tokens`).
+    pub max_output_tokens: u32,
+    /// At most this many requests in flight to this endpoint.
+    pub concurrency: usize,
+    /// Seconds to establish a connection.
+    pub connect_timeout_secs: f64,
+    /// Seconds of silence from the server (before the first byte or between
+    /// bytes of a stream) before the attempt counts as timed out.
+    pub read_timeout_secs: f64,
+    /// Seconds one whole call may take, all retries included.
+    pub request_timeout_secs: f64,
+    /// Retries of a retryable failure (rate limit, 5xx, timeout, cut stream).
+    pub max_retries: u32,
+    /// Stream answers (text shows as it arrives).
+    pub stream: bool,
+    /// Stream turns that offer tools. Off for Ollama, which loses streamed tool
+    /// calls.
+    pub stream_tool_turns: bool,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        Self {
+            protocol: Protocol::Openai,
+            base_url: "http://localhost:11434/v1".to_owned(),
+            model: String::new(),
+            api_key_env: None,
+            context_window: 32_768,
+            max_output_tokens: 4_096,
+            concurrency: 4,
+            connect_timeout_secs: 10.0,
+            read_timeout_secs: 120.0,
+            request_timeout_secs: 900.0,
+            max_retries: 4,
+            stream: true,
+            stream_tool_turns: true,
+        }
+    }
+}
+
+impl ModelSettings {
+    pub fn connect_timeout(&self) -> Duration {
+        seconds(self.connect_timeout_secs)
+    }
+
+    pub fn read_timeout(&self) -> Duration {
+        seconds(self.read_timeout_secs)
+    }
+
+    pub fn request_timeout(&self) -> Duration {
+        seconds(self.request_timeout_secs)
+    }
+
+    /// The endpoint for chat calls.
+    pub fn chat_url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        match self.protocol {
+            Protocol::Openai => format!("{base}/chat/completions"),
+            Protocol::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
+            Protocol::Anthropic => format!("{base}/v1/messages"),
+        }
+    }
+
+    /// The endpoint listing models.
+    pub fn models_url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        match self.protocol {
+            Protocol::Anthropic if !base.ends_with("/v1") => format!("{base}/v1/models"),
+            _ => format!("{base}/models"),
+        }
+    }
+
+    /// What is wrong with these settings, if anything, said so a user can fix it.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let bad = |m: String| Err(SettingsError::Invalid(m));
+        if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
+            return bad(format!(
+                "base_url {:?} must start with http:// or https://",
+                self.base_url
+            ));
+        }
+        if self.model.trim().is_empty() {
+            return bad("model is empty; name the model to use (see `quire models`)".into());
+        }
+        if self.concurrency == 0 {
+            return bad("concurrency must be at least 1".into());
+        }
+        if self.max_output_tokens == 0 || self.max_output_tokens >= self.context_window {
+            return bad(format!(
+                "max_output_tokens ({}) must be above 0 and below context_window ({})",
+                self.max_output_tokens, self.context_window
+            ));
+        }
+        for (name, value) in [
+            ("connect_timeout_secs", self.connect_timeout_secs),
+            ("read_timeout_secs", self.read_timeout_secs),
+            ("request_timeout_secs", self.request_timeout_secs),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return bad(format!("{name} must be a positive number of seconds"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn seconds(value: f64) -> Duration {
+    Duration::try_from_secs_f64(value).unwrap_or(Duration::from_secs(1))
+}
+
+/// The settings file: named profiles and which one is used by default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsFile {
+    /// The profile used when none is named.
+    #[serde(default)]
+    pub default: Option<String>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, ModelSettings>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid settings: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("no model profile {name:?} in {path}; profiles there: {known}")]
+    UnknownProfile {
+        name: String,
+        path: PathBuf,
+        known: String,
+    },
+    #[error(
+        "no model is configured: add a profile to {path} (see docs/models.md), or start Ollama on localhost:11434"
+    )]
+    NoProfile { path: PathBuf },
+    #[error("invalid model settings: {0}")]
+    Invalid(String),
+    #[error("no config folder: set QUIRE_CONFIG_DIR")]
+    NoConfigDir,
+}
+
+/// Quire's config folder: `QUIRE_CONFIG_DIR`, else the platform's.
+pub fn config_dir() -> Result<PathBuf, SettingsError> {
+    if let Some(dir) = std::env::var_os("QUIRE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::config_dir()
+        .map(|d| d.join("quire"))
+        .ok_or(SettingsError::NoConfigDir)
+}
+
+impl SettingsFile {
+    /// Read the settings; a missing file is an empty one.
+    pub fn load(config_dir: &Path) -> Result<Self, SettingsError> {
+        let path = config_dir.join(SETTINGS_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(SettingsError::Read { path, source }),
+        };
+        toml::from_str(&text).map_err(|e| SettingsError::Parse {
+            path,
+            message: e.message().to_owned(),
+        })
+    }
+
+    /// The named profile, or the default one, validated.
+    pub fn profile(
+        &self,
+        config_dir: &Path,
+        name: Option<&str>,
+    ) -> Result<(String, ModelSettings), SettingsError> {
+        let path = config_dir.join(SETTINGS_FILE);
+        let wanted = name
+            .map(str::to_owned)
+            .or_else(|| self.default.clone())
+            .or_else(|| {
+                (self.profiles.len() == 1)
+                    .then(|| self.profiles.keys().next().cloned())
+                    .flatten()
+            });
+        let Some(wanted) = wanted else {
+            return Err(SettingsError::NoProfile { path });
+        };
+        let Some(settings) = self.profiles.get(&wanted) else {
+            return Err(SettingsError::UnknownProfile {
+                name: wanted,
+                path,
+                known: self.profiles.keys().cloned().collect::<Vec<_>>().join(", "),
+            });
+        };
+        settings.validate()?;
+        Ok((wanted, settings.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_profiles_with_defaults_and_rejects_typos() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            "default = \"local\"\n[profiles.local]\nmodel = \"qwen3:8b\"\nstream_tool_turns = false\n\
+             [profiles.claude]\nprotocol = \"anthropic\"\nbase_url = \"https://api.anthropic.com\"\nmodel = \"claude-sonnet-4-5\"\napi_key_env = \"ANTHROPIC_API_KEY\"\n",
+        )
+        .unwrap();
+        let file = SettingsFile::load(dir.path()).unwrap();
+        let (name, local) = file.profile(dir.path(), None).unwrap();
+        assert_eq!(name, "local");
+        assert_eq!(
+            local.chat_url(),
+            "http://localhost:11434/v1/chat/completions"
+        );
+        assert!(!local.stream_tool_turns);
+        assert_eq!(local.max_retries, 4);
+        let (_, claude) = file.profile(dir.path(), Some("claude")).unwrap();
+        assert_eq!(claude.chat_url(), "https://api.anthropic.com/v1/messages");
+        assert_eq!(claude.models_url(), "https://api.anthropic.com/v1/models");
+        let missing = file.profile(dir.path(), Some("gpt")).unwrap_err();
+        assert!(missing.to_string().contains("claude, local"), "{missing}");
+
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            "[profiles.x]\nmodle = \"typo\"\n",
+        )
+        .unwrap();
+        let typo = SettingsFile::load(dir.path()).unwrap_err().to_string();
+        assert!(typo.contains("modle"), "{typo}");
+    }
+
+    #[test]
+    fn validation_names_the_field_to_fix() {
+        let mut s = ModelSettings {
+            model: "m".into(),
+            ..ModelSettings::default()
+        };
+        assert!(s.validate().is_ok());
+        s.max_output_tokens = s.context_window;
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("max_output_tokens")
+        );
+        s.max_output_tokens = 100;
+        s.base_url = "localhost:8080".into();
+        assert!(s.validate().unwrap_err().to_string().contains("http://"));
+    }
+}
