@@ -3,7 +3,7 @@
 //! record its calls in a workspace and the index.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
@@ -108,28 +108,36 @@ pub struct WorkspaceCallLog {
     workspace: Arc<Workspace>,
     workspace_id: String,
     ctx: AppContext,
+    /// Lines in the workspace's log so far; held while a call is written so
+    /// the file and the index agree on each line's number.
+    lines: Mutex<u64>,
 }
 
 impl WorkspaceCallLog {
     pub fn new(workspace: Arc<Workspace>, ctx: AppContext) -> Result<Self, CommandError> {
         let workspace_id = workspace.task()?.id.0;
+        let lines = workspace.model_calls()?.len() as u64;
         Ok(Self {
             workspace,
             workspace_id,
             ctx,
+            lines: Mutex::new(lines),
         })
     }
 }
 
 impl CallLog for WorkspaceCallLog {
     fn record(&self, call: &ModelCallRecord) {
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if let Err(e) = self.workspace.log_model_call(call) {
             tracing::warn!(error = %e, "could not log a model call in the workspace");
             return;
         }
+        *lines += 1;
+        let seq = *lines;
         let indexed = self
             .ctx
-            .with_index(|index| Ok(index.record_model_call(&self.workspace_id, call)?));
+            .with_index(|index| Ok(index.record_model_call(&self.workspace_id, seq, call)?));
         if let Err(e) = indexed {
             tracing::warn!(error = %e, "could not record a model call in the index");
             self.ctx.mark_index_stale();

@@ -187,17 +187,17 @@ impl Index {
         Ok(self.workspaces()?.into_iter().find(|w| w.id == id))
     }
 
-    /// Add one model call of a workspace (already appended to its log).
+    /// Add one model call of a workspace: the `seq`-th line (from 1) of its
+    /// `model-calls.jsonl`. Idempotent, so a rebuild that already read the line
+    /// is not doubled.
     pub fn record_model_call(
         &mut self,
         workspace_id: &str,
+        seq: u64,
         call: &ModelCallRecord,
     ) -> Result<(), IndexError> {
-        let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| classify(&path, e))?;
-        let seq = rows::next_model_call_seq(&tx, workspace_id).map_err(|e| classify(&path, e))?;
-        rows::insert_model_call(&tx, workspace_id, seq, call).map_err(|e| classify(&path, e))?;
-        tx.commit().map_err(|e| classify(&path, e))
+        rows::insert_model_call(&self.conn, workspace_id, seq as i64, call)
+            .map_err(|e| classify(&self.path, e))
     }
 
     /// Token and cost totals of a workspace's model calls.

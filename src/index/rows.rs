@@ -156,7 +156,7 @@ pub(crate) fn insert_model_call(
     c: &ModelCallRecord,
 ) -> rusqlite::Result<()> {
     conn.execute(
-        "INSERT INTO model_calls (workspace_id, seq, at, profile, protocol, model, purpose, attempt,
+        "INSERT OR REPLACE INTO model_calls (workspace_id, seq, at, profile, protocol, model, purpose, attempt,
              outcome, streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
@@ -178,15 +178,6 @@ pub(crate) fn insert_model_call(
         ],
     )?;
     Ok(())
-}
-
-/// The next sequence number of a workspace's model calls.
-pub(crate) fn next_model_call_seq(conn: &Connection, workspace_id: &str) -> rusqlite::Result<i64> {
-    conn.query_row(
-        "SELECT COALESCE(MAX(seq), 0) + 1 FROM model_calls WHERE workspace_id = ?1",
-        params![workspace_id],
-        |r| r.get(0),
-    )
 }
 
 pub(crate) fn model_usage(conn: &Connection, workspace_id: &str) -> rusqlite::Result<ModelUsage> {
