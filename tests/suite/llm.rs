@@ -858,3 +858,41 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+// ------------------------------------------------------------ documentation
+
+#[test]
+fn docs_examples_parse_and_validate() {
+    use quire::llm::settings::SettingsFile;
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/models.md")).unwrap();
+    let blocks: Vec<&str> = doc
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    let settings: Vec<&str> = blocks
+        .iter()
+        .copied()
+        .filter(|b| b.contains("[profiles."))
+        .collect();
+    assert!(settings.len() >= 2, "docs/models.md has settings examples");
+    let dir = tempfile::tempdir().unwrap();
+    let mut profiles = 0;
+    for block in settings {
+        std::fs::write(dir.path().join("models.toml"), block).unwrap();
+        let file = SettingsFile::load(dir.path()).unwrap();
+        for name in file.profiles.keys() {
+            file.profile(dir.path(), Some(name))
+                .unwrap_or_else(|e| panic!("profile {name}: {e}"));
+            profiles += 1;
+        }
+    }
+    // OpenAI, Anthropic, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
+    // DeepSeek, and the scripted server.
+    assert_eq!(profiles, 9);
+    let prices = blocks.iter().find(|b| b.contains("[models.")).unwrap();
+    std::fs::write(dir.path().join("prices.toml"), prices).unwrap();
+    let table = PriceTable::load(dir.path()).unwrap();
+    assert_eq!(table.price("qwen3:8b").map(|p| p.input), Some(0.0));
+}
