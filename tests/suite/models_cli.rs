@@ -253,3 +253,65 @@ async fn with_no_settings_a_local_ollama_is_found_and_listed() {
         "{err}"
     );
 }
+
+/// With a Secret Service running (gnome-keyring inside its own D-Bus session
+/// and home folder), `quire key set` stores the key there, not in a file, and
+/// `quire ask` reads it back from there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_secret_service_the_key_lives_there_and_not_in_a_file() {
+    let key = format!("sk-keyring-{}", uuid::Uuid::new_v4().simple());
+    let server = ScriptedServer::start(ServerOptions {
+        api_key: Some(key.clone()),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(
+        config.path().join("models.toml"),
+        format!(
+            "[profiles.remote]\nbase_url = \"{}\"\nmodel = \"m\"\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    // The daemon creates and unlocks a login keyring with this password; wait
+    // for its file rather than for a fixed time.
+    let script = r#"
+        set -e
+        printf quire-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+        for _ in $(seq 100); do [ -e "$HOME/.local/share/keyrings/login.keyring" ] && break; sleep 0.1; done
+        printf '%s\n' "$KEY" | "$QUIRE" key set remote
+        if [ -e "$QUIRE_CONFIG_DIR/keys.toml" ]; then echo "key file written"; exit 3; fi
+        "$QUIRE" ask hello
+        "$QUIRE" key delete remote
+        if "$QUIRE" ask hello 2>/dev/null; then echo "key still there"; exit 4; fi
+    "#;
+    let out = tokio::process::Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", script])
+        .env("HOME", home.path())
+        .env("KEY", &key)
+        .env("QUIRE", quire_bin())
+        .env("QUIRE_CONFIG_DIR", config.path())
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
+        .env_remove("QUIRE_SECRET_STORE")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .output()
+        .await
+        .expect(
+            "dbus-run-session (apt: dbus-daemon) and gnome-keyring are installed by scripts/setup",
+        );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stdout.contains("stored in the OS secret store"), "{stdout}");
+    assert!(stdout.contains("deleted"), "{stdout}");
+    assert!(!stdout.contains(&key) && !stderr.contains(&key));
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "only the call carrying the stored key got through"
+    );
+}
