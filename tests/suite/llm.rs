@@ -896,3 +896,18 @@ fn docs_examples_parse_and_validate() {
     let table = PriceTable::load(dir.path()).unwrap();
     assert_eq!(table.price("qwen3:8b").map(|p| p.input), Some(0.0));
 }
+
+#[tokio::test]
+async fn empty_arguments_mean_no_arguments() {
+    let rig = Rig::new(Protocol::Openai).await;
+    for stream in [true, false] {
+        rig.server
+            .push([Step::tools(vec![ScriptedCall::raw("read_todos", "")])]);
+        let mut settings = rig.settings.clone();
+        settings.stream = stream;
+        let provider = HttpProvider::new(settings, Some(ApiKey::new(rig.key.clone()))).unwrap();
+        let client = ModelClient::new("t", provider, PriceTable::builtin());
+        let answer = call(&client, &ask_with_tools("go")).await.0.unwrap();
+        assert_eq!(answer.tool_calls[0].arguments, json!({}), "stream {stream}");
+    }
+}
