@@ -361,7 +361,7 @@ async fn slow_first_byte_within_and_beyond_the_read_timeout(protocol: Protocol) 
         ..Faults::default()
     };
     rig.server
-        .push([Step::text("slow but fine").with(slow(400))]);
+        .push([Step::text("slow but fine").with(slow(200))]);
     let calls = Arc::new(Calls::default());
     let client = rig.client().with_log(calls.clone());
     assert_eq!(
@@ -503,7 +503,7 @@ async fn cancellation_aborts_at_once(protocol: Protocol) {
 
 async fn the_concurrency_limit_holds(protocol: Protocol) {
     let options = ServerOptions {
-        latency: Duration::from_millis(150),
+        latency: Duration::from_millis(300),
         ..ServerOptions::default()
     };
     let rig = Rig::with(protocol, options, |s| s.concurrency = 2).await;
