@@ -2,8 +2,13 @@
 //! and reads the configuration from the repository root.
 
 fn main() {
-    let commands =
-        tauri_build::AppManifest::new().commands(&["workspace_create", "workspace_list"]);
+    let commands = tauri_build::AppManifest::new().commands(&[
+        "workspace_create",
+        "workspace_list",
+        "model_setup",
+        "model_profile_save",
+        "model_profile_check",
+    ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))
         .unwrap_or_else(|e| panic!("tauri build script failed: {e:#}"));
 }

@@ -1,6 +1,7 @@
 //! The Tauri commands: each forwards to the core handler of the same name. Errors
 //! cross the boundary as `{kind, message}`; nothing here can panic.
 
+use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
@@ -28,4 +29,25 @@ pub async fn workspace_list(
     ctx: State<'_, AppContext>,
 ) -> Result<WorkspaceListResponse, CommandError> {
     core::workspace_list(&ctx).await
+}
+
+#[tauri::command]
+pub async fn model_setup(ctx: State<'_, AppContext>) -> Result<ModelSetup, CommandError> {
+    models::model_setup(&ctx).await
+}
+
+#[tauri::command]
+pub async fn model_profile_save(
+    ctx: State<'_, AppContext>,
+    params: ModelProfileSaveParams,
+) -> Result<ModelSetup, CommandError> {
+    models::model_profile_save(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn model_profile_check(
+    ctx: State<'_, AppContext>,
+    profile: Option<String>,
+) -> Result<ModelListing, CommandError> {
+    models::model_profile_check(&ctx, profile).await
 }

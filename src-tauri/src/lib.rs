@@ -17,7 +17,10 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
         .manage(ctx)
         .invoke_handler(tauri::generate_handler![
             commands::workspace_create,
-            commands::workspace_list
+            commands::workspace_list,
+            commands::model_setup,
+            commands::model_profile_save,
+            commands::model_profile_check
         ])
 }
 

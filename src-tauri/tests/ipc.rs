@@ -112,3 +112,42 @@ fn command_errors_cross_the_boundary_as_kind_and_message() {
     let err = invoke(&window, "workspace_create", json!({"params": {"wrong": 1}})).unwrap_err();
     assert!(err.to_string().contains("folder"), "{err}");
 }
+
+#[test]
+fn a_model_profile_saved_over_ipc_becomes_the_active_model_without_exposing_its_key() {
+    let data = tempfile::tempdir().unwrap();
+    let (_app, window) = app(data.path());
+    let key = format!("sk-ipc-{}", std::process::id());
+    let bad = invoke(
+        &window,
+        "model_profile_save",
+        json!({"params": {"name": "bad name!", "settings": {"model": "m"}}}),
+    )
+    .unwrap_err();
+    assert_eq!(bad["kind"], "model_settings_invalid");
+
+    let setup = invoke(
+        &window,
+        "model_profile_save",
+        json!({"params": {
+            "name": "openai",
+            "settings": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "context_window": 128000},
+            "apiKey": key,
+            "makeDefault": true
+        }}),
+    )
+    .unwrap();
+    assert_eq!(setup["active"]["model"], "gpt-4o-mini");
+    assert_eq!(setup["defaultProfile"], "openai");
+    assert_eq!(setup["profiles"][0]["settings"]["context_window"], 128000);
+    assert!(setup["profiles"][0]["keySource"].is_string());
+    assert!(
+        !setup.to_string().contains(&key),
+        "the key never crosses back"
+    );
+
+    let again = invoke(&window, "model_setup", json!({})).unwrap();
+    assert_eq!(again["active"], setup["active"]);
+    let toml = std::fs::read_to_string(data.path().join("config/models.toml")).unwrap();
+    assert!(toml.contains("gpt-4o-mini") && !toml.contains(&key));
+}

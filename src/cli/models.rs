@@ -9,7 +9,6 @@ use clap::{Args, Subcommand};
 use quire::commands::models::{WorkspaceCallLog, models_list, resolve_model};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::llm::secrets::{ApiKey, delete_key, store_key};
-use quire::llm::settings::config_dir;
 use quire::llm::{ChatRequest, Message, StreamEvent};
 use quire::workspace::Workspace;
 use tokio_util::sync::CancellationToken;
@@ -46,6 +45,10 @@ pub struct AskArgs {
     /// Record the call in this workspace (and the index).
     #[arg(long)]
     workspace: Option<PathBuf>,
+}
+
+fn config_dir() -> Result<PathBuf, CommandError> {
+    Ok(AppPaths::from_env()?.config_dir)
 }
 
 pub async fn models(args: ModelsArgs) -> Result<(), CommandError> {

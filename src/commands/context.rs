@@ -7,33 +7,39 @@ use std::sync::{Arc, Mutex};
 use super::CommandError;
 use crate::index::{Index, OpenOutcome};
 
-/// Where Quire keeps its data. `QUIRE_DATA_DIR` overrides the platform default
-/// (`~/.local/share/quire` on Linux).
+/// Where Quire keeps its data (`QUIRE_DATA_DIR`, else `~/.local/share/quire` on
+/// Linux) and its settings (`QUIRE_CONFIG_DIR`, else `~/.config/quire`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppPaths {
     pub data_dir: PathBuf,
+    pub config_dir: PathBuf,
 }
 
 impl AppPaths {
+    /// Everything under one folder: data at its root, settings in `config/`.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
         Self {
-            data_dir: data_dir.into(),
+            config_dir: data_dir.join("config"),
+            data_dir,
         }
     }
 
-    /// From `QUIRE_DATA_DIR`, else the platform's data folder.
+    /// From `QUIRE_DATA_DIR` and `QUIRE_CONFIG_DIR`, else the platform's folders.
     pub fn from_env() -> Result<Self, CommandError> {
-        if let Some(dir) = std::env::var_os("QUIRE_DATA_DIR").filter(|d| !d.is_empty()) {
-            return Ok(Self::new(dir));
-        }
-        dirs::data_dir()
-            .map(|d| Self::new(d.join("quire")))
-            .ok_or_else(|| {
+        let data_dir = match std::env::var_os("QUIRE_DATA_DIR").filter(|d| !d.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => dirs::data_dir().map(|d| d.join("quire")).ok_or_else(|| {
                 CommandError::new(
                     "no_data_dir",
                     "cannot find a data folder; set QUIRE_DATA_DIR",
                 )
-            })
+            })?,
+        };
+        Ok(Self {
+            data_dir,
+            config_dir: crate::llm::settings::config_dir()?,
+        })
     }
 
     /// Where new workspaces are created, one folder each.

@@ -144,3 +144,154 @@ impl CallLog for WorkspaceCallLog {
         }
     }
 }
+
+/// The model a review would use now.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveModel {
+    pub profile: String,
+    pub model: String,
+    pub base_url: String,
+    /// True when no profile is configured and a local Ollama was found.
+    pub detected: bool,
+}
+
+/// A profile as the settings screen shows it: its settings and where its key
+/// comes from, never the key.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    pub name: String,
+    pub settings: ModelSettings,
+    pub key_source: Option<String>,
+}
+
+/// Everything the model settings screen needs.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSetup {
+    /// `None`: no model, so reviews use the offline engine.
+    pub active: Option<ActiveModel>,
+    pub profiles: Vec<ProfileView>,
+    pub default_profile: Option<String>,
+    pub settings_path: String,
+    /// What a new profile starts from.
+    pub defaults: ModelSettings,
+}
+
+pub async fn model_setup(ctx: &AppContext) -> Result<ModelSetup, CommandError> {
+    let config_dir = ctx.paths().config_dir.clone();
+    let file = SettingsFile::load(&config_dir)?;
+    let active = match file.profile(&config_dir, None) {
+        Ok((profile, settings)) => Some(ActiveModel {
+            profile,
+            model: settings.model,
+            base_url: settings.base_url,
+            detected: false,
+        }),
+        Err(SettingsError::NoProfile { .. }) => detect_ollama()
+            .await
+            .filter(|(_, models)| !models.is_empty())
+            .map(|(settings, _)| ActiveModel {
+                profile: OLLAMA_PROFILE.to_owned(),
+                model: settings.model,
+                base_url: settings.base_url,
+                detected: true,
+            }),
+        // A broken default is shown as no model; the screen lists the profiles
+        // and saving one fixes it.
+        Err(_) => None,
+    };
+    let profiles = {
+        let (file, dir) = (file.clone(), config_dir.clone());
+        tokio::task::spawn_blocking(move || {
+            file.profiles
+                .iter()
+                .map(|(name, settings)| ProfileView {
+                    name: name.clone(),
+                    settings: settings.clone(),
+                    key_source: resolve_key(name, settings, &dir)
+                        .ok()
+                        .flatten()
+                        .map(|(_, source)| source.to_string()),
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(CommandError::internal)?
+    };
+    Ok(ModelSetup {
+        active,
+        profiles,
+        default_profile: file.default.clone(),
+        settings_path: config_dir
+            .join(crate::llm::settings::SETTINGS_FILE)
+            .to_string_lossy()
+            .into_owned(),
+        defaults: ModelSettings::default(),
+    })
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelProfileSaveParams {
+    pub name: String,
+    pub settings: ModelSettings,
+    /// A new key to store; `None` or empty keeps the stored one.
+    #[serde(default)]
+    pub api_key: Option<String>,
+    /// Make this the profile reviews use.
+    #[serde(default)]
+    pub make_default: bool,
+}
+
+/// Add or replace a profile (and its key), then show the new setup.
+pub async fn model_profile_save(
+    ctx: &AppContext,
+    params: ModelProfileSaveParams,
+) -> Result<ModelSetup, CommandError> {
+    let name = params.name.trim().to_owned();
+    let valid_name = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid_name {
+        return Err(CommandError::new(
+            "model_settings_invalid",
+            "a profile name is 1 to 64 letters, digits, - or _",
+        ));
+    }
+    params.settings.validate()?;
+    let config_dir = ctx.paths().config_dir.clone();
+    let key = params
+        .api_key
+        .filter(|k| !k.trim().is_empty())
+        .map(ApiKey::new);
+    let saved_name = name.clone();
+    tokio::task::spawn_blocking(move || -> Result<(), CommandError> {
+        let mut file = SettingsFile::load(&config_dir)?;
+        file.profiles.insert(name.clone(), params.settings);
+        if params.make_default || file.default.is_none() {
+            file.default = Some(name.clone());
+        }
+        file.save(&config_dir)?;
+        if let Some(key) = key {
+            crate::llm::secrets::store_key(&name, &key, &config_dir)?;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(CommandError::internal)??;
+    tracing::info!(profile = %saved_name, "model profile saved");
+    model_setup(ctx).await
+}
+
+/// Reach a profile's endpoint and list its models: the settings screen's
+/// "Test connection".
+pub async fn model_profile_check(
+    ctx: &AppContext,
+    profile: Option<String>,
+) -> Result<ModelListing, CommandError> {
+    models_list(ctx.paths().config_dir.clone(), profile.as_deref()).await
+}

@@ -8,7 +8,6 @@
 //! show `ApiKey(***)`, and it is not `Serialize`.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::settings::ModelSettings;
@@ -197,13 +196,6 @@ fn read_key_file(path: &Path) -> Result<BTreeMap<String, String>, SecretError> {
 /// Write the key file atomically, created 0600 from the start so the key is
 /// never readable by others, not even for a moment.
 fn write_key_file(path: &Path, keys: &BTreeMap<String, String>) -> Result<(), SecretError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let fail = |source| SecretError::KeyFileWrite {
-        path: path.to_owned(),
-        source,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(fail)?;
     let mut text = String::from(
         "# API keys for Quire's model profiles. Keep this file private (mode 600).\n[keys]\n",
     );
@@ -214,22 +206,12 @@ fn write_key_file(path: &Path, keys: &BTreeMap<String, String>) -> Result<(), Se
             toml::Value::String(key.clone())
         ));
     }
-    let temp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .map_err(fail)?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(fail(e));
-    }
-    Ok(())
+    super::settings::write_config_file(path, &text, 0o600).map_err(|source| {
+        SecretError::KeyFileWrite {
+            path: path.to_owned(),
+            source,
+        }
+    })
 }
 
 fn toml_key(name: &str) -> String {

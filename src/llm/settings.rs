@@ -161,7 +161,7 @@ pub struct SettingsFile {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read or write {path}: {source}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
@@ -194,7 +194,48 @@ pub fn config_dir() -> Result<PathBuf, SettingsError> {
         .ok_or(SettingsError::NoConfigDir)
 }
 
+/// Write a file in the config folder atomically (temp file, fsync, rename),
+/// created with `mode` from the start.
+pub(crate) fn write_config_file(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("config");
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
 impl SettingsFile {
+    /// Write the settings back (comments in a hand-edited file are not kept).
+    pub fn save(&self, config_dir: &Path) -> Result<(), SettingsError> {
+        let path = config_dir.join(SETTINGS_FILE);
+        let body = toml::to_string_pretty(self).map_err(|e| SettingsError::Parse {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let text =
+            format!("# Quire's model profiles; see docs/models.md for every setting.\n{body}");
+        write_config_file(&path, &text, 0o644)
+            .map_err(|source| SettingsError::Read { path, source })
+    }
+
     /// Read the settings; a missing file is an empty one.
     pub fn load(config_dir: &Path) -> Result<Self, SettingsError> {
         let path = config_dir.join(SETTINGS_FILE);

@@ -1,18 +1,44 @@
+import { useState } from "preact/hooks";
+
 import type { Platform } from "../platform";
 import logo from "../../../icons/quire.svg";
 import { DropZone } from "./DropZone";
+import { ModelPanel, activeLabel } from "./ModelPanel";
 import { RecentReviews } from "./RecentReviews";
 import { useHome } from "./useHome";
+import { useModelSetup } from "./useModelSetup";
 
 export function App({ platform }: { platform: Platform }) {
   const { state, chooseFolder, dismissError } = useHome(platform);
+  const models = useModelSetup(platform);
+  const [modelOpen, setModelOpen] = useState(false);
   return (
     <div class="app">
       <header class="topbar">
         <img class="topbar__logo" src={logo} alt="" width={28} height={28} />
         <span class="topbar__name">Quire</span>
         <span class="topbar__tagline">Literature reviews, read paper by paper</span>
+        <button
+          type="button"
+          class="topbar__model"
+          data-testid="model-button"
+          aria-expanded={modelOpen}
+          onClick={() => {
+            setModelOpen(!modelOpen);
+          }}
+        >
+          {activeLabel(models.state.setup)}
+        </button>
       </header>
+      {modelOpen && (
+        <ModelPanel
+          state={models.state}
+          onSave={(profile) => void models.save(profile)}
+          onClose={() => {
+            setModelOpen(false);
+          }}
+        />
+      )}
       <main class="home">
         {state.error !== null && (
           <div class="banner banner--error" role="alert">

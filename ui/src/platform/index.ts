@@ -1,3 +1,14 @@
 export { tauriPlatform } from "./tauri";
 export { QuireError } from "./types";
-export type { DragDropEvent, Platform, WorkspaceList, WorkspaceSummary } from "./types";
+export type {
+  ActiveModel,
+  DragDropEvent,
+  ModelListing,
+  ModelProfile,
+  ModelProfileSave,
+  ModelSettings,
+  ModelSetup,
+  Platform,
+  WorkspaceList,
+  WorkspaceSummary,
+} from "./types";

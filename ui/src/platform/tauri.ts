@@ -5,7 +5,14 @@ import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 
-import { type Platform, QuireError, type WorkspaceList, type WorkspaceSummary } from "./types";
+import {
+  type ModelListing,
+  type ModelSetup,
+  type Platform,
+  QuireError,
+  type WorkspaceList,
+  type WorkspaceSummary,
+} from "./types";
 
 /** Emitted by the shell after a workspace is created or reopened. */
 const WORKSPACES_CHANGED = "workspaces-changed";
@@ -46,6 +53,12 @@ export const tauriPlatform: Platform = {
       }
     });
   },
+
+  modelSetup: () => call<ModelSetup>("model_setup"),
+
+  saveModelProfile: (params) => call<ModelSetup>("model_profile_save", { params }),
+
+  checkModelProfile: (profile) => call<ModelListing>("model_profile_check", { profile }),
 
   onWorkspacesChanged(handler) {
     return listen(WORKSPACES_CHANGED, () => {

@@ -37,6 +37,12 @@ export interface Platform {
   onDragDrop(handler: (event: DragDropEvent) => void): Promise<() => void>;
   /** Another part of the app changed the workspace list. */
   onWorkspacesChanged(handler: () => void): Promise<() => void>;
+  /** The model profiles and the model reviews would use now. */
+  modelSetup(): Promise<ModelSetup>;
+  /** Add or replace a profile (and store its key); returns the new setup. */
+  saveModelProfile(profile: ModelProfileSave): Promise<ModelSetup>;
+  /** Reach a saved profile's endpoint and list its models. */
+  checkModelProfile(profile: string): Promise<ModelListing>;
 }
 
 /** An error from a command: a stable kind and a sentence for a person. */
@@ -59,4 +65,62 @@ export class QuireError extends Error {
     if (raw instanceof Error) return new QuireError("internal_error", raw.message);
     return new QuireError("internal_error", typeof raw === "string" ? raw : "Something went wrong.");
   }
+}
+
+/** One model profile's settings, as in models.toml (snake_case, like the file). */
+export interface ModelSettings {
+  protocol: "openai" | "anthropic";
+  base_url: string;
+  model: string;
+  api_key_env: string | null;
+  context_window: number;
+  max_output_tokens: number;
+  concurrency: number;
+  connect_timeout_secs: number;
+  read_timeout_secs: number;
+  request_timeout_secs: number;
+  max_retries: number;
+  stream: boolean;
+  stream_tool_turns: boolean;
+}
+
+/** The model reviews use now; null means the offline engine. */
+export interface ActiveModel {
+  profile: string;
+  model: string;
+  baseUrl: string;
+  /** No profile is configured and a local Ollama was found. */
+  detected: boolean;
+}
+
+export interface ModelProfile {
+  name: string;
+  settings: ModelSettings;
+  /** Where the key comes from (never the key), or null when there is none. */
+  keySource: string | null;
+}
+
+export interface ModelSetup {
+  active: ActiveModel | null;
+  profiles: ModelProfile[];
+  defaultProfile: string | null;
+  settingsPath: string;
+  defaults: ModelSettings;
+}
+
+export interface ModelProfileSave {
+  name: string;
+  settings: ModelSettings;
+  /** A new key to store; omitted or empty keeps the stored one. */
+  apiKey?: string;
+  makeDefault: boolean;
+}
+
+/** What "Test connection" found. */
+export interface ModelListing {
+  profile: string;
+  baseUrl: string;
+  configuredModel: string;
+  keySource: string | null;
+  models: string[];
 }
