@@ -24,7 +24,8 @@ function draftFor(setup: ModelSetup, profile: string | null): Draft {
     return { name: existing.name, settings: { ...existing.settings }, apiKey: "", makeDefault: true };
   }
   const ollama = PRESETS.find((p) => p.id === "ollama")?.settings ?? {};
-  const detected = setup.active?.detected === true ? { ...ollama, model: setup.active.model } : {};
+  const found = setup.active?.detected === true ? setup.active : null;
+  const detected = found !== null ? { ...ollama, base_url: found.baseUrl, model: found.model } : {};
   const name = setup.profiles.length === 0 ? "default" : "";
   return { name, settings: { ...setup.defaults, ...detected }, apiKey: "", makeDefault: true };
 }
