@@ -68,6 +68,11 @@ pub struct App {
 
 impl App {
     pub async fn start() -> Result<Self> {
+        Self::start_with(&[]).await
+    }
+
+    /// Start with extra environment variables for the app.
+    pub async fn start_with(env: &[(&str, &str)]) -> Result<Self> {
         let binary = app_binary()?;
         let data_dir = tempfile::tempdir()?;
         let port = free_port()?;
@@ -79,8 +84,13 @@ impl App {
                 "--native-port",
                 &native_port.to_string(),
             ])
-            // The app inherits this through tauri-driver and WebKitWebDriver.
+            // The app inherits these through tauri-driver and WebKitWebDriver:
+            // its own data and settings, keys in a file, no real Ollama.
             .env("QUIRE_DATA_DIR", data_dir.path())
+            .env("QUIRE_CONFIG_DIR", data_dir.path().join("config"))
+            .env("QUIRE_SECRET_STORE", "file")
+            .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -137,6 +147,19 @@ impl App {
             }
         })
         .await
+    }
+
+    /// The DOM text of the first element matching `css`, rendered or not (a
+    /// WebDriver "text" is empty for elements it deems not displayed).
+    pub async fn text_content(&self, css: &str) -> Result<Option<String>> {
+        let value = self
+            .client
+            .execute(
+                "const e = document.querySelector(arguments[0]); return e === null ? null : e.textContent;",
+                vec![serde_json::json!(css)],
+            )
+            .await?;
+        Ok(value.as_str().map(str::to_owned))
     }
 
     /// Texts of every element matching `css` (possibly none).

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use fantoccini::Locator;
-use quire_e2e::{App, folder_of_papers, repo_root};
+use quire_e2e::{App, eventually, folder_of_papers, repo_root};
 use serde_json::{Value, json};
 
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
@@ -185,5 +185,85 @@ async fn a_folder_dragged_in_from_another_application_is_opened() -> Result<()> 
     let _ = source.kill();
     let _ = source.wait();
     listed?;
+    app.stop().await
+}
+
+/// The scripted model server as a program, and the base URL it printed.
+struct ModelServer {
+    child: std::process::Child,
+    base_url: String,
+}
+
+impl ModelServer {
+    fn start(models: &[&str]) -> Result<Self> {
+        let binary = repo_root().join("target/debug/scripted-model");
+        let mut command = Command::new(&binary);
+        command.args(["--port", "0"]);
+        for model in models {
+            command.args(["--model", model]);
+        }
+        let mut child = command.stdout(Stdio::piped()).spawn().with_context(|| {
+            format!(
+                "cannot start {} (cargo build --workspace)",
+                binary.display()
+            )
+        })?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        Ok(Self {
+            child,
+            base_url: line.trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_local_model_server_is_found_saved_as_a_profile_and_tested() -> Result<()> {
+    let server = ModelServer::start(&["qwen3:8b"])?;
+    let ollama_root = server.base_url.trim_end_matches("/v1").to_owned();
+    let app = App::start_with(&[("QUIRE_OLLAMA_URL", &ollama_root)]).await?;
+    assert_first_screen(&app).await?;
+
+    let button = "[data-testid=model-button]";
+    let found = eventually("the local model to be found", UI_TIMEOUT, || async {
+        let text = app.text_content(button).await?.unwrap_or_default();
+        Ok(text.contains("qwen3:8b").then_some(text))
+    })
+    .await
+    .context("the top bar never named the local model")?;
+    assert_eq!(found, "qwen3:8b · Ollama, found on this computer");
+
+    app.client.find(Locator::Css(button)).await?.click().await?;
+    app.client
+        .find(Locator::Css(
+            "[data-testid=model-panel] button[type=submit]",
+        ))
+        .await?
+        .click()
+        .await?;
+    let check = app
+        .wait_text("[data-testid=model-check]", UI_TIMEOUT)
+        .await?;
+    assert_eq!(check, format!("Connected to {}: 1 model.", server.base_url));
+    assert_eq!(
+        app.text_content(button).await?.as_deref(),
+        Some("qwen3:8b · default")
+    );
+
+    let saved = std::fs::read_to_string(app.data_dir.path().join("config/models.toml"))?;
+    assert!(
+        saved.contains(&format!("base_url = \"{}\"", server.base_url)),
+        "{saved}"
+    );
+    assert!(saved.contains("stream_tool_turns = false"), "{saved}");
     app.stop().await
 }
