@@ -62,9 +62,17 @@ fn every_file(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_review_workspace_the_logs_and_the_index_never_hold_the_key() {
-    let key = format!("sk-leakcheck-{}", uuid::Uuid::new_v4().simple());
+/// A scripted server that wants a key made up for this test, and config and
+/// data folders whose `models.toml` has one profile pointing at it.
+struct Keyed {
+    key: String,
+    server: ScriptedServer,
+    config: tempfile::TempDir,
+    data: tempfile::TempDir,
+}
+
+async fn keyed(label: &str, profile: &str, extra: &str) -> Keyed {
+    let key = format!("sk-{label}-{}", uuid::Uuid::new_v4().simple());
     let server = ScriptedServer::start(ServerOptions {
         api_key: Some(key.clone()),
         ..ServerOptions::default()
@@ -72,15 +80,30 @@ async fn a_review_workspace_the_logs_and_the_index_never_hold_the_key() {
     .await
     .unwrap();
     let config = tempfile::tempdir().unwrap();
-    let data = tempfile::tempdir().unwrap();
     std::fs::write(
         config.path().join("models.toml"),
         format!(
-            "[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\napi_key_env = \"SCRIPTED_KEY\"\n",
+            "[profiles.{profile}]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\n{extra}",
             server.base_url()
         ),
     )
     .unwrap();
+    Keyed {
+        key,
+        server,
+        config,
+        data: tempfile::tempdir().unwrap(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_workspace_the_logs_and_the_index_never_hold_the_key() {
+    let Keyed {
+        key,
+        server: _server,
+        config,
+        data,
+    } = keyed("leakcheck", "scripted", "api_key_env = \"SCRIPTED_KEY\"\n").await;
     let papers = tempfile::tempdir().unwrap();
     let created = quire(
         &[
@@ -153,23 +176,12 @@ async fn a_review_workspace_the_logs_and_the_index_never_hold_the_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_key_lives_in_a_private_file_and_is_used() {
-    let key = format!("sk-stored-{}", uuid::Uuid::new_v4().simple());
-    let server = ScriptedServer::start(ServerOptions {
-        api_key: Some(key.clone()),
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
-    let config = tempfile::tempdir().unwrap();
-    let data = tempfile::tempdir().unwrap();
-    std::fs::write(
-        config.path().join("models.toml"),
-        format!(
-            "[profiles.remote]\nbase_url = \"{}\"\nmodel = \"m\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let Keyed {
+        key,
+        server: _server,
+        config,
+        data,
+    } = keyed("stored", "remote", "").await;
     let before = quire(&["ask", "hello"], config.path(), data.path(), &[], None).await;
     assert!(!before.status.success());
     assert!(
@@ -259,24 +271,13 @@ async fn with_no_settings_a_local_ollama_is_found_and_listed() {
 /// `quire ask` reads it back from there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_secret_service_the_key_lives_there_and_not_in_a_file() {
-    let key = format!("sk-keyring-{}", uuid::Uuid::new_v4().simple());
-    let server = ScriptedServer::start(ServerOptions {
-        api_key: Some(key.clone()),
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
+    let Keyed {
+        key,
+        server,
+        config,
+        data,
+    } = keyed("keyring", "remote", "").await;
     let home = tempfile::tempdir().unwrap();
-    let config = tempfile::tempdir().unwrap();
-    let data = tempfile::tempdir().unwrap();
-    std::fs::write(
-        config.path().join("models.toml"),
-        format!(
-            "[profiles.remote]\nbase_url = \"{}\"\nmodel = \"m\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
     // The daemon creates and unlocks a login keyring with this password; wait
     // for its file rather than for a fixed time.
     let script = r#"

@@ -120,6 +120,23 @@ pub async fn write_full(
     stream.flush().await
 }
 
+/// Write a whole JSON response.
+pub async fn write_json(
+    stream: &mut TcpStream,
+    status: u16,
+    extra_headers: &[(&str, String)],
+    body: &serde_json::Value,
+) -> std::io::Result<()> {
+    write_full(
+        stream,
+        status,
+        extra_headers,
+        "application/json",
+        body.to_string().as_bytes(),
+    )
+    .await
+}
+
 /// What to do after each piece of a streamed body.
 pub enum Piece {
     /// Bytes to send as one chunk (or several, with `write_size`).

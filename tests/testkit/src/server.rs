@@ -170,14 +170,7 @@ async fn route(
     };
     if !authorised(&request, shared) {
         let body = render::error_body(protocol, 401, "invalid api key");
-        return http::write_full(
-            stream,
-            401,
-            &[],
-            "application/json",
-            body.to_string().as_bytes(),
-        )
-        .await;
+        return http::write_json(stream, 401, &[], &body).await;
     }
     match (request.method.as_str(), path.as_str()) {
         ("GET", p) if p.ends_with("/models") => {
@@ -188,14 +181,7 @@ async fn route(
                 .map(|m| json!({"id": m, "object": "model", "type": "model", "owned_by": "testkit", "display_name": m}))
                 .collect();
             let body = json!({"object": "list", "data": data, "has_more": false});
-            http::write_full(
-                stream,
-                200,
-                &[],
-                "application/json",
-                body.to_string().as_bytes(),
-            )
-            .await
+            http::write_json(stream, 200, &[], &body).await
         }
         ("GET", "/api/tags") => {
             let models: Vec<Value> = shared
@@ -205,26 +191,12 @@ async fn route(
                 .map(|m| json!({"name": m, "model": m, "size": 0}))
                 .collect();
             let body = json!({"models": models});
-            http::write_full(
-                stream,
-                200,
-                &[],
-                "application/json",
-                body.to_string().as_bytes(),
-            )
-            .await
+            http::write_json(stream, 200, &[], &body).await
         }
         ("POST", p) if p.ends_with("/chat/completions") || p.ends_with("/messages") => {
             let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
                 let body = render::error_body(protocol, 400, "request body is not JSON");
-                return http::write_full(
-                    stream,
-                    400,
-                    &[],
-                    "application/json",
-                    body.to_string().as_bytes(),
-                )
-                .await;
+                return http::write_json(stream, 400, &[], &body).await;
             };
             let recorded = RecordedRequest {
                 protocol,
@@ -246,14 +218,7 @@ async fn route(
         }
         _ => {
             let body = render::error_body(protocol, 404, &format!("no route for {path}"));
-            http::write_full(
-                stream,
-                404,
-                &[],
-                "application/json",
-                body.to_string().as_bytes(),
-            )
-            .await
+            http::write_json(stream, 404, &[], &body).await
         }
     }
 }
@@ -288,14 +253,7 @@ async fn answer(
                 .map(|r| ("retry-after", r))
                 .into_iter()
                 .collect();
-            return http::write_full(
-                stream,
-                status,
-                &headers,
-                "application/json",
-                body.to_string().as_bytes(),
-            )
-            .await;
+            return http::write_json(stream, status, &headers, &body).await;
         }
         Reply::Text(text) => (text, Vec::new()),
         Reply::ToolCalls { text, calls } => (text, calls),
@@ -311,14 +269,7 @@ async fn answer(
     let quirks = &step.faults.quirks;
     if !request.stream() {
         let body = render::whole(request.protocol, &answer, quirks);
-        return http::write_full(
-            stream,
-            200,
-            &[],
-            "application/json",
-            body.to_string().as_bytes(),
-        )
-        .await;
+        return http::write_json(stream, 200, &[], &body).await;
     }
     let plan = render::stream(request.protocol, &answer, quirks);
     let cut_after = match step.faults.cut {

@@ -4,22 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { QuireError } from "../platform";
 import { FakePlatform } from "../testing/fakePlatform";
+import { mountInto, settle } from "../testing/render";
 import { App } from "./App";
 
 let host: HTMLElement;
 let platform: FakePlatform;
 
-async function settle() {
-  await act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
-}
-
 async function mount() {
-  await act(() => {
-    render(<App platform={platform} />, host);
-  });
-  await settle();
+  await mountInto(host, <App platform={platform} />);
 }
 
 const $ = (selector: string) => host.querySelector(selector);

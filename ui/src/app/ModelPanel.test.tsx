@@ -3,22 +3,14 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { DEFAULT_SETTINGS, FakePlatform } from "../testing/fakePlatform";
+import { mountInto, settle } from "../testing/render";
 import { App } from "./App";
 
 let host: HTMLElement;
 let platform: FakePlatform;
 
-async function settle() {
-  await act(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  });
-}
-
 async function mount() {
-  await act(() => {
-    render(<App platform={platform} />, host);
-  });
-  await settle();
+  await mountInto(host, <App platform={platform} />);
 }
 
 const $ = (selector: string) => host.querySelector<HTMLElement>(selector);

@@ -30,6 +30,31 @@ function draftFor(setup: ModelSetup, profile: string | null): Draft {
   return { name, settings: { ...setup.defaults, ...detected }, apiKey: "", makeDefault: true };
 }
 
+/** A whole-number setting; input that is not a number at or above `min` is ignored. */
+function NumberField(props: {
+  label: string;
+  name: string;
+  min: number;
+  value: number;
+  onChange: (value: number) => void;
+}) {
+  return (
+    <label class="field">
+      <span>{props.label}</span>
+      <input
+        name={props.name}
+        type="number"
+        min={props.min}
+        value={props.value}
+        onInput={(e) => {
+          const n = Number.parseInt(e.currentTarget.value, 10);
+          if (Number.isFinite(n) && n >= props.min) props.onChange(n);
+        }}
+      />
+    </label>
+  );
+}
+
 export function activeLabel(setup: ModelSetup | null): string {
   if (setup === null) return "Model…";
   const active = setup.active;
@@ -62,10 +87,6 @@ export function ModelPanel({
   const stored = setup.profiles.find((p) => p.name === current.name)?.keySource ?? null;
   const preset = presetFor(current.settings);
   const listing = state.check !== null && "listing" in state.check ? state.check.listing : null;
-  const number = (value: string, fallback: number) => {
-    const n = Number.parseInt(value, 10);
-    return Number.isFinite(n) && n > 0 ? n : fallback;
-  };
 
   return (
     <section class="panel" role="dialog" aria-label="Language model" data-testid="model-panel">
@@ -200,42 +221,33 @@ export function ModelPanel({
           </small>
         </label>
         <div class="field-row">
-          <label class="field">
-            <span>Context window (tokens)</span>
-            <input
-              name="context_window"
-              type="number"
-              min={1024}
-              value={current.settings.context_window}
-              onInput={(e) => {
-                set({ context_window: number(e.currentTarget.value, current.settings.context_window) });
-              }}
-            />
-          </label>
-          <label class="field">
-            <span>Longest answer (tokens)</span>
-            <input
-              name="max_output_tokens"
-              type="number"
-              min={1}
-              value={current.settings.max_output_tokens}
-              onInput={(e) => {
-                set({ max_output_tokens: number(e.currentTarget.value, current.settings.max_output_tokens) });
-              }}
-            />
-          </label>
-          <label class="field">
-            <span>Requests at once</span>
-            <input
-              name="concurrency"
-              type="number"
-              min={1}
-              value={current.settings.concurrency}
-              onInput={(e) => {
-                set({ concurrency: number(e.currentTarget.value, current.settings.concurrency) });
-              }}
-            />
-          </label>
+          <NumberField
+            label="Context window (tokens)"
+            name="context_window"
+            min={1024}
+            value={current.settings.context_window}
+            onChange={(context_window) => {
+              set({ context_window });
+            }}
+          />
+          <NumberField
+            label="Longest answer (tokens)"
+            name="max_output_tokens"
+            min={1}
+            value={current.settings.max_output_tokens}
+            onChange={(max_output_tokens) => {
+              set({ max_output_tokens });
+            }}
+          />
+          <NumberField
+            label="Requests at once"
+            name="concurrency"
+            min={1}
+            value={current.settings.concurrency}
+            onChange={(concurrency) => {
+              set({ concurrency });
+            }}
+          />
         </div>
         <label class="check">
           <input

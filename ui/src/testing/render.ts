@@ -1,0 +1,19 @@
+// Rendering helpers shared by the UI tests.
+
+import { type ComponentChild, render } from "preact";
+import { act } from "preact/test-utils";
+
+/** Let pending promises and the renders they cause finish. */
+export async function settle() {
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+}
+
+/** Render into `host` and wait for the first effects to settle. */
+export async function mountInto(host: HTMLElement, node: ComponentChild) {
+  await act(() => {
+    render(node, host);
+  });
+  await settle();
+}
