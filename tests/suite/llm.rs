@@ -832,7 +832,7 @@ async fn calls_are_recorded_in_the_workspace_and_the_index_without_the_key() {
 
     // No message text and no key anywhere on disk.
     drop(client);
-    for entry in walk(data.path()) {
+    for entry in super::support::every_file(data.path()) {
         let bytes = std::fs::read(&entry).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         assert!(
@@ -844,19 +844,6 @@ async fn calls_are_recorded_in_the_workspace_and_the_index_without_the_key() {
             assert!(!text.contains("first question") && !text.contains("priced answer"));
         }
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 // ------------------------------------------------------------ documentation

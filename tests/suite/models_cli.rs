@@ -9,7 +9,7 @@ use std::process::Output;
 
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::quire_bin;
+use super::support::{every_file, quire_bin};
 
 async fn quire(
     args: &[&str],
@@ -47,19 +47,6 @@ fn text(out: &Output) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn every_file(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(every_file(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// A scripted server that wants a key made up for this test, and config and

@@ -81,3 +81,17 @@ impl ToolBench {
         }
     }
 }
+
+/// Every file under `dir`, recursively.
+pub fn every_file(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(every_file(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

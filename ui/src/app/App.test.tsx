@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { QuireError } from "../platform";
 import { FakePlatform } from "../testing/fakePlatform";
-import { mountInto, settle } from "../testing/render";
+import { createHost, destroyHost, mountInto, settle } from "../testing/render";
 import { App } from "./App";
 
 let host: HTMLElement;
@@ -19,14 +19,12 @@ const items = () => [...host.querySelectorAll("[data-testid=recent-item]")];
 const text = () => host.textContent;
 
 beforeEach(() => {
-  host = document.createElement("div");
-  document.body.append(host);
+  host = createHost();
   platform = new FakePlatform();
 });
 
 afterEach(() => {
-  render(null, host);
-  host.remove();
+  destroyHost(host);
 });
 
 describe("first screen", () => {

@@ -1,9 +1,8 @@
-import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { DEFAULT_SETTINGS, FakePlatform } from "../testing/fakePlatform";
-import { mountInto, settle } from "../testing/render";
+import { createHost, destroyHost, mountInto, settle } from "../testing/render";
 import { App } from "./App";
 
 let host: HTMLElement;
@@ -53,14 +52,12 @@ async function submit() {
 }
 
 beforeEach(() => {
-  host = document.createElement("div");
-  document.body.append(host);
+  host = createHost();
   platform = new FakePlatform();
 });
 
 afterEach(() => {
-  render(null, host);
-  host.remove();
+  destroyHost(host);
 });
 
 describe("language model settings", () => {

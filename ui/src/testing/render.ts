@@ -17,3 +17,16 @@ export async function mountInto(host: HTMLElement, node: ComponentChild) {
   });
   await settle();
 }
+
+/** A fresh element in the document to render into. */
+export function createHost(): HTMLElement {
+  const host = document.createElement("div");
+  document.body.append(host);
+  return host;
+}
+
+/** Unmount whatever is in `host` and take it out of the document. */
+export function destroyHost(host: HTMLElement) {
+  render(null, host);
+  host.remove();
+}
