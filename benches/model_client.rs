@@ -25,6 +25,8 @@ fn request() -> ChatRequest {
         tool_choice: None,
         max_tokens: None,
         stream: true,
+        response_format: None,
+        cache_prefix: false,
     }
 }
 

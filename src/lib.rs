@@ -2,6 +2,7 @@
 //! files. This crate knows nothing of Tauri; the desktop shell and the `quire` CLI
 //! are thin hosts over [`commands`].
 
+pub mod agent;
 pub mod commands;
 pub mod index;
 pub mod llm;

@@ -129,6 +129,8 @@ pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
         tool_choice: None,
         max_tokens: None,
         stream: true,
+        response_format: None,
+        cache_prefix: false,
     };
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();

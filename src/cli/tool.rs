@@ -46,10 +46,7 @@ pub(crate) async fn run(args: ToolArgs) -> ExitCode {
     if let Some(bytes) = args.offload_bytes {
         settings.offload_bytes = bytes;
     }
-    let ctx = ToolContext {
-        workspace,
-        settings,
-    };
+    let ctx = ToolContext::new(workspace, settings);
     match Registry::with_builtins().call(&ctx, &args.name, json).await {
         Ok(text) => {
             print!("{text}");

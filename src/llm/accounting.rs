@@ -167,6 +167,8 @@ mod tests {
             tool_choice: None,
             max_tokens: None,
             stream: false,
+            response_format: None,
+            cache_prefix: false,
         };
         let mut long = short.clone();
         long.messages.push(Message::user(

@@ -54,7 +54,14 @@ pub fn request_body(request: &ChatRequest) -> Value {
         "stream": request.stream,
     });
     if !system.is_empty() {
-        body["system"] = json!(system.join("\n\n"));
+        let text = system.join("\n\n");
+        body["system"] = if request.cache_prefix {
+            // Tools come before the system prompt in Anthropic's cache order, so
+            // one breakpoint here caches tools and system prompt together.
+            json!([{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}])
+        } else {
+            json!(text)
+        };
     }
     if !request.tools.is_empty() {
         body["tools"] = Value::Array(
@@ -298,6 +305,8 @@ mod tests {
             tool_choice: Some(ToolChoice::Required),
             max_tokens: None,
             stream: false,
+            response_format: None,
+            cache_prefix: false,
         };
         let body = request_body(&request);
         assert_eq!(body["system"], "be brief");

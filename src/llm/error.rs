@@ -64,6 +64,8 @@ impl LlmError {
 pub fn classify_http(status: u16, retry_after: Option<&str>, body: &str) -> LlmError {
     let message = error_message(body);
     let lower = message.to_lowercase();
+    // llama.cpp names the overflow in the error's `type`, not only in its text.
+    let typed_overflow = body.contains("exceed_context_size_error");
     match status {
         429 => LlmError::RateLimited {
             retry_after: retry_after.and_then(parse_retry_after),
@@ -72,15 +74,17 @@ pub fn classify_http(status: u16, retry_after: Option<&str>, body: &str) -> LlmE
         // 529 is Anthropic's "overloaded".
         500..=599 => LlmError::Server { status, message },
         400 | 413 | 422
-            if [
-                "context length",
-                "context window",
-                "maximum context",
-                "too many tokens",
-                "prompt is too long",
-            ]
-            .iter()
-            .any(|m| lower.contains(m)) =>
+            if typed_overflow
+                || [
+                    "context length",
+                    "context window",
+                    "context size",
+                    "maximum context",
+                    "too many tokens",
+                    "prompt is too long",
+                ]
+                .iter()
+                .any(|m| lower.contains(m)) =>
         {
             LlmError::ContextTooLong { message }
         }
@@ -150,6 +154,15 @@ mod tests {
             r#"{"error":{"message":"This model's maximum context length is 8192 tokens"}}"#,
         );
         assert!(matches!(too_long, LlmError::ContextTooLong { .. }));
+        let llama_cpp = classify_http(
+            400,
+            None,
+            r#"{"error":{"code":400,"type":"exceed_context_size_error","message":"request (3049 tokens) exceeds the available context size (1024 tokens), try increasing it","n_prompt_tokens":3049,"n_ctx":1024}}"#,
+        );
+        assert!(
+            matches!(llama_cpp, LlmError::ContextTooLong { .. }),
+            "{llama_cpp:?}"
+        );
         let overloaded = classify_http(
             529,
             None,

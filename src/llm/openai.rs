@@ -44,6 +44,12 @@ pub fn request_body(request: &ChatRequest) -> Value {
     if let Some(max) = request.max_tokens {
         body["max_tokens"] = json!(max);
     }
+    if let Some(schema) = &request.response_format {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema},
+        });
+    }
     body
 }
 
@@ -329,6 +335,8 @@ mod tests {
             tool_choice: Some(ToolChoice::Tool("ls".into())),
             max_tokens: Some(100),
             stream: true,
+            response_format: None,
+            cache_prefix: false,
         };
         let body = request_body(&request);
         assert_eq!(

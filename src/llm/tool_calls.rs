@@ -19,20 +19,31 @@ pub enum CallProblem {
 }
 
 impl CallProblem {
-    /// The tool result that tells the model what to fix.
-    pub fn message(&self, call: &ToolCall) -> String {
+    /// The stable code of the tool error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownTool { .. } => "unknown_tool",
+            Self::BadArguments { .. } => "invalid_arguments",
+        }
+    }
+
+    /// What is wrong with a call to `tool`, for the model.
+    pub fn describe(&self, tool: &str) -> String {
         match self {
             Self::UnknownTool { offered } => format!(
-                "error[unknown_tool]: there is no tool named {:?}. The tools are: {}.",
-                call.name,
+                "there is no tool named {tool:?}. The tools are: {}.",
                 offered.join(", ")
             ),
             Self::BadArguments { raw } => format!(
-                "error[invalid_arguments]: the arguments of {} are not a JSON object: {}. Send them again as one JSON object matching the tool's schema.",
-                call.name,
+                "the arguments of {tool} are not a JSON object: {}. Send them again as one JSON object matching the tool's schema.",
                 clip(raw, 300)
             ),
         }
+    }
+
+    /// The tool result that tells the model what to fix.
+    pub fn message(&self, call: &ToolCall) -> String {
+        format!("error[{}]: {}", self.code(), self.describe(&call.name))
     }
 }
 

@@ -97,7 +97,7 @@ pub enum ToolChoice {
     Tool(String),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<Message>,
@@ -105,6 +105,13 @@ pub struct ChatRequest {
     pub tool_choice: Option<ToolChoice>,
     pub max_tokens: Option<u32>,
     pub stream: bool,
+    /// A JSON Schema the answer must follow (OpenAI-style `response_format`);
+    /// protocols without it get the schema from the prompt alone.
+    pub response_format: Option<Value>,
+    /// The system prompt and tools are a prefix that repeats byte for byte
+    /// from call to call: mark it for the provider's prompt cache where the
+    /// protocol has an explicit marker (Anthropic's `cache_control`).
+    pub cache_prefix: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,11 +23,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for EditFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "edit_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Replace the exact text `old` with `new` in a workspace file. `old` must match the \
          file exactly (whitespace included) and occur exactly once, unless `replace_all` is \
          true. Returns the number of replacements, not the file."

@@ -19,11 +19,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for Glob {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "glob"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Find files whose path from the workspace root matches a glob pattern, e.g. \
          'papers/**/result.json' or 'notes/*.md'. '*' matches within one folder, '**' \
          across folders, '{a,b}' either. Returns matching paths, one per line, sorted."

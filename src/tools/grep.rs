@@ -32,11 +32,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for Grep {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "grep"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Search file contents for a regular expression (Rust regex syntax; '(?i)' for \
          case-insensitive). Returns a JSON object mapping each file to its matching lines \
          as [line_number, text] pairs. Narrow with `path` (a folder or file) and `glob` \

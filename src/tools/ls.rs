@@ -18,11 +18,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for Ls {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "ls"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "List the entries of a folder in the workspace, one per line: folders end with '/', \
          files show their size in bytes. Paths are relative to the workspace root; omit \
          `path` for the root."

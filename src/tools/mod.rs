@@ -26,11 +26,11 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, WsPath};
 
 pub use error::ToolError;
-pub use registry::{Registry, ToolSpec};
-pub use todo_list::{Todo, TodoStatus};
+pub use registry::Registry;
+pub use todo_list::{Todo, TodoStatus, load as load_todos, todo_path};
 
 /// Limits the tools work within; all have defaults suited to a model's context.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,20 +65,62 @@ impl Default for ToolSettings {
     }
 }
 
-/// What a tool call can see: the workspace and the limits.
+/// What a tool call can see: the workspace, the limits, and who is calling.
+///
+/// What a tool needs beyond this (a model client, a cancellation token, an event
+/// sink) it owns itself: tools are values, built for the agent that uses them.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
     pub workspace: Workspace,
     pub settings: ToolSettings,
+    /// The agent step making the call; `None` for a call from outside any agent
+    /// (`quire tool`), which is logged to the workspace's `actions.jsonl`.
+    pub actor: Option<Actor>,
+}
+
+impl ToolContext {
+    pub fn new(workspace: Workspace, settings: ToolSettings) -> Self {
+        Self {
+            workspace,
+            settings,
+            actor: None,
+        }
+    }
+
+    /// The same context, for a call made at `step` of the agent task `actor`.
+    pub fn for_step(&self, actor: Actor) -> Self {
+        Self {
+            actor: Some(actor),
+            ..self.clone()
+        }
+    }
+}
+
+/// Which agent task and step a call belongs to. The task's folder holds its own
+/// action log (so its last k actions are a cheap tail read) and its own todo list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub agent: String,
+    pub task: String,
+    pub step: u64,
+    /// `tasks/<task-id>`.
+    pub folder: WsPath,
+}
+
+impl Actor {
+    pub fn action_log(&self) -> Result<WsPath, crate::workspace::WorkspaceError> {
+        self.folder.join(crate::workspace::layout::ACTIONS_FILE)
+    }
 }
 
 /// One capability the model can call.
 #[async_trait]
 pub trait Tool: Send + Sync {
-    /// The name the model calls it by: `verb_noun` or a short Unix name.
-    fn name(&self) -> &'static str;
+    /// The name the model calls it by: `verb_noun` or a short Unix name. Owned
+    /// by the tool, so an agent loaded from a file can be a tool too.
+    fn name(&self) -> &str;
     /// What it does and when to use it, written for the model.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// JSON Schema of the arguments object.
     fn parameters(&self) -> Value;
     /// Run it. Text for the model on success.

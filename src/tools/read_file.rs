@@ -24,11 +24,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for ReadFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "read_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a text file from the workspace as numbered lines ('   12\\tline'). Reads \
          `limit` lines (default and maximum 2000) starting after `offset` lines (default 0). \
          Very long lines are cut with a marker. Use grep to find line numbers first, then \

@@ -14,11 +14,11 @@ struct Args {}
 
 #[async_trait]
 impl Tool for ReadTodos {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "read_todos"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Return the task's current todo list from todo.md as a JSON array of \
          {content, status}. An empty array means no plan has been written yet."
     }
@@ -31,7 +31,8 @@ impl Tool for ReadTodos {
         let _: Args = parse_args(args)?;
         let ctx = ctx.clone();
         blocking(move || {
-            let todos = todo_list::load(&ctx.workspace)?;
+            let path = todo_list::todo_path(ctx.actor.as_ref())?;
+            let todos = todo_list::load(&ctx.workspace, &path)?;
             serde_json::to_string(&todos)
                 .map_err(|e| ToolError::fatal("internal_error", e.to_string()))
         })

@@ -1,30 +1,22 @@
-//! The registry: which tools exist, their specs for the model, and the one place a
-//! call runs, so that every call is logged and every large output is offloaded the
-//! same way, whatever the tool.
+//! The registry: which tools an agent has, their specs for the model, and the
+//! one place a call runs, so that every call is checked, logged and offloaded
+//! the same way, whatever the tool.
+//!
+//! Each agent gets its own registry holding only the tools its spec names; a
+//! call to any other name is answered with the same `unknown_tool` error the
+//! model-call checker uses, listing what this agent may call.
 
-use serde::Serialize;
 use serde_json::Value;
 use tracing::Instrument;
 
 use super::{Tool, ToolContext, ToolError, builtin_tools, offload};
-use crate::workspace::ActionRecord;
+use crate::llm::ToolDef;
+use crate::llm::tool_calls::CallProblem;
+use crate::workspace::{ActionRecord, WsPath, layout};
 
-/// A tool as the model is told about it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub parameters: Value,
-}
-
+#[derive(Default)]
 pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
-}
-
-impl Default for Registry {
-    fn default() -> Self {
-        Self::with_builtins()
-    }
 }
 
 impl Registry {
@@ -45,14 +37,24 @@ impl Registry {
         self.tools.push(tool);
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
+    /// Keep only the tools `keep` accepts (an agent's subset of the built-ins).
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.tools.retain(|t| keep(t.name()));
+    }
+
+    pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
     }
 
-    pub fn specs(&self) -> Vec<ToolSpec> {
+    pub fn contains(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name() == name)
+    }
+
+    /// The tools as the model is told about them, in registration order.
+    pub fn specs(&self) -> Vec<ToolDef> {
         self.tools
             .iter()
-            .map(|t| ToolSpec {
+            .map(|t| ToolDef {
                 name: t.name().to_owned(),
                 description: t.description().to_owned(),
                 parameters: t.parameters(),
@@ -78,12 +80,19 @@ impl Registry {
             }
             other => other,
         };
-        let record = match &result {
+        let mut record = match &result {
             Ok(text) => ActionRecord::new(name, &logged_args, Ok(text)),
             Err(e) => ActionRecord::new(name, &logged_args, Err((&e.code, &e.message))),
         };
+        let log = match &ctx.actor {
+            Some(actor) => {
+                record = record.by(&actor.agent, &actor.task, actor.step);
+                actor.action_log()?
+            }
+            None => WsPath::parse(layout::ACTIONS_FILE)?,
+        };
         let ws = ctx.workspace.clone();
-        let logged = super::blocking(move || Ok(ws.log_action(&record)?)).await;
+        let logged = super::blocking(move || Ok(ws.append_action(&log, &record)?)).await;
         if let Err(e) = logged {
             tracing::warn!(tool = name, error = %e, "could not append to the action log");
         }
@@ -97,13 +106,10 @@ impl Registry {
         args: Value,
     ) -> Result<String, ToolError> {
         let Some(tool) = self.tools.iter().find(|t| t.name() == name) else {
-            return Err(ToolError::new(
-                "unknown_tool",
-                format!(
-                    "there is no tool named {name:?}; available: {}",
-                    self.names().join(", ")
-                ),
-            ));
+            let problem = CallProblem::UnknownTool {
+                offered: self.names().into_iter().map(str::to_owned).collect(),
+            };
+            return Err(ToolError::new("unknown_tool", problem.describe(name)));
         };
         tool.call(ctx, args).await
     }

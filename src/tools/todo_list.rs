@@ -102,17 +102,30 @@ pub(crate) fn parse(text: &str) -> Vec<Todo> {
         .collect()
 }
 
-/// The todo list as it is on disk now; empty when there is none yet.
-pub(crate) fn load(workspace: &Workspace) -> Result<Vec<Todo>, WorkspaceError> {
-    match workspace.read_string(&WsPath::parse(layout::TODO_FILE)?) {
+/// Where the caller's todo list lives: its agent task's own `todo.md`, else the
+/// workspace's.
+pub fn todo_path(actor: Option<&super::Actor>) -> Result<WsPath, WorkspaceError> {
+    match actor {
+        Some(actor) => actor.folder.join(layout::TODO_FILE),
+        None => WsPath::parse(layout::TODO_FILE),
+    }
+}
+
+/// The todo list at `path` as it is on disk now; empty when there is none yet.
+pub fn load(workspace: &Workspace, path: &WsPath) -> Result<Vec<Todo>, WorkspaceError> {
+    match workspace.read_string(path) {
         Ok(text) => Ok(parse(&text)),
         Err(WorkspaceError::NotFound { .. }) => Ok(Vec::new()),
         Err(e) => Err(e),
     }
 }
 
-pub(crate) fn save(workspace: &Workspace, todos: &[Todo]) -> Result<(), WorkspaceError> {
-    workspace.write(&WsPath::parse(layout::TODO_FILE)?, render(todos).as_bytes())
+pub(crate) fn save(
+    workspace: &Workspace,
+    path: &WsPath,
+    todos: &[Todo],
+) -> Result<(), WorkspaceError> {
+    workspace.write(path, render(todos).as_bytes())
 }
 
 #[cfg(test)]

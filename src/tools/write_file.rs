@@ -19,11 +19,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for WriteFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "write_file"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Create or replace a text file in the workspace with `content`; missing folders are \
          created. The write is atomic. Returns 'saved PATH (N bytes)'. To change part of an \
          existing file, use edit_file instead."

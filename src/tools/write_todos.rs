@@ -18,11 +18,11 @@ struct Args {
 
 #[async_trait]
 impl Tool for WriteTodos {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "write_todos"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Replace the task's todo list (the plan) with `todos`. Send the whole list every \
          time, each item with its status: pending, in_progress or completed. Keep one item \
          in_progress while you work on it and mark it completed as soon as it is done. The \
@@ -57,10 +57,11 @@ impl Tool for WriteTodos {
         todo_list::validate(&args.todos)?;
         let ctx = ctx.clone();
         blocking(move || {
-            todo_list::save(&ctx.workspace, &args.todos)?;
+            let path = todo_list::todo_path(ctx.actor.as_ref())?;
+            todo_list::save(&ctx.workspace, &path, &args.todos)?;
             let count = |s| args.todos.iter().filter(|t| t.status == s).count();
             Ok(format!(
-                "saved {} todos to todo.md ({} completed, {} in progress, {} pending)",
+                "saved {} todos to {path} ({} completed, {} in progress, {} pending)",
                 args.todos.len(),
                 count(TodoStatus::Completed),
                 count(TodoStatus::InProgress),

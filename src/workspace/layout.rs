@@ -18,6 +18,17 @@ pub const ACTIONS_FILE: &str = "actions.jsonl";
 /// Append-only log of every model call (tokens, latency, cost; never the
 /// messages), one JSON object a line.
 pub const MODEL_CALLS_FILE: &str = "model-calls.jsonl";
+/// The agent task graph: one entry per agent task (id, parent, agent, input,
+/// status, result path, timestamps), rewritten atomically on every change.
+pub const TASKS_FILE: &str = "tasks.json";
+/// One folder per agent task: `tasks/<task-id>/` with its action log, notes and output.
+pub const TASKS_DIR: &str = "tasks";
+/// Agent specs that override or add to the built-in ones, one TOML file each.
+pub const AGENTS_DIR: &str = "agents";
+/// The review's plan, written by the planner.
+pub const PLAN_FILE: &str = "plan.md";
+/// The report's synthesis section, written by the writer.
+pub const SYNTHESIS_FILE: &str = "synthesis.md";
 /// The review as Markdown.
 pub const REPORT_FILE: &str = "report.md";
 /// Quire's private state (the lock); hidden from and closed to the agent.
@@ -31,8 +42,10 @@ pub const TEMP_PREFIX: &str = ".quire-tmp-";
 /// Directories created with every workspace.
 pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
 
-/// Files and folders only Quire itself may write: the agent can read the action log
-/// and task metadata but must not rewrite history or its own instructions.
+/// Files and folders only Quire itself may write: the agent can read the action
+/// logs, task metadata, agent specs and paper records, but must not rewrite
+/// history, its own instructions, or a paper's text and result (results are
+/// written by the reading tools, which check them, never by a file tool).
 pub fn is_reserved(first_component: Option<&str>) -> bool {
     matches!(
         first_component,
@@ -41,6 +54,10 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
             | Some(MODEL_CALLS_FILE)
             | Some(TASK_FILE)
             | Some(RUNS_DIR)
+            | Some(TASKS_FILE)
+            | Some(TASKS_DIR)
+            | Some(AGENTS_DIR)
+            | Some(PAPERS_DIR)
     )
 }
 

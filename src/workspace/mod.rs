@@ -24,7 +24,7 @@ use cap_std::fs::{Dir, OpenOptions};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES};
+pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES, MAX_PREVIEW_BYTES};
 pub use error::WorkspaceError;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
@@ -297,14 +297,39 @@ impl Workspace {
         Ok(walk)
     }
 
-    /// Record one action in the append-only log.
+    /// Record one action in the workspace's own append-only log.
     pub fn log_action(&self, record: &ActionRecord) -> Result<()> {
         self.append_record(layout::ACTIONS_FILE, record)
     }
 
-    /// The action log, oldest first.
+    /// Record one action in the action log at `log` (an agent task's own log).
+    pub fn append_action(&self, log: &WsPath, record: &ActionRecord) -> Result<()> {
+        let line = serde_json::to_string(record).map_err(|e| WorkspaceError::Corrupt {
+            path: log.to_string(),
+            reason: e.to_string(),
+        })?;
+        self.append_line(log, &line)
+    }
+
+    /// The workspace's action log, oldest first.
     pub fn actions(&self) -> Result<Vec<ActionRecord>> {
         self.records(layout::ACTIONS_FILE)
+    }
+
+    /// The last `n` records of the action log at `log`, oldest first, read from
+    /// the end of the file; a missing log has none.
+    pub fn last_actions(&self, log: &WsPath, n: usize) -> Result<Vec<ActionRecord>> {
+        let mut file = match self.inner.dir.open(log.to_relative()) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(WorkspaceError::from_io(log, e)),
+        };
+        let lines =
+            actions::tail_lines(&mut file, n).map_err(|e| WorkspaceError::from_io(log, e))?;
+        Ok(lines
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect())
     }
 
     /// Record one model call in `model-calls.jsonl`.

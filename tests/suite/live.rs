@@ -52,6 +52,8 @@ fn request(text: &str) -> ChatRequest {
         tool_choice: None,
         max_tokens: Some(200),
         stream: true,
+        response_format: None,
+        cache_prefix: false,
     }
 }
 

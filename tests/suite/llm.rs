@@ -86,6 +86,8 @@ fn ask(text: &str) -> ChatRequest {
         tool_choice: None,
         max_tokens: None,
         stream: true,
+        response_format: None,
+        cache_prefix: false,
     }
 }
 

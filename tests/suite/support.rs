@@ -54,10 +54,7 @@ impl ToolBench {
         let workspace = Workspace::open_or_init(dir.path()).unwrap();
         Self {
             _dir: dir,
-            ctx: ToolContext {
-                workspace,
-                settings,
-            },
+            ctx: ToolContext::new(workspace, settings),
             registry: Registry::with_builtins(),
         }
     }

@@ -1,0 +1,151 @@
+//! Run events: what a run tells whoever watches it (the CLI's progress display,
+//! the desktop app's status board), through one narrow seam, [`EventSink`].
+//!
+//! The sink is deliberately small: it receives events and nothing else. It
+//! cannot steer the run (that is the cancellation token's job), cannot read
+//! the workspace, and must not block: hosts forward events over a channel.
+//! A run's state is entirely in its workspace, so a sink that drops events
+//! loses only progress display, never work.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+
+/// Where a paper stands in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaperPhase {
+    Queued,
+    Extracting,
+    Reading,
+    Scored,
+    Failed,
+}
+
+/// One thing that happened in a run. Wire names are camelCase with a `type` tag.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum RunEvent {
+    RunStarted {
+        run_id: String,
+        engine: String,
+        papers: usize,
+    },
+    /// A paper moved on (extraction, reading, scoring).
+    PaperStatus {
+        paper: String,
+        phase: PaperPhase,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// An agent is about to call its model for `step`.
+    AgentStep {
+        task: String,
+        agent: String,
+        step: u64,
+        prompt_tokens: u64,
+        consolidation: bool,
+    },
+    /// An agent called a tool.
+    ToolCall {
+        task: String,
+        agent: String,
+        step: u64,
+        tool: String,
+        ok: bool,
+        summary: String,
+    },
+    /// An agent task ended (finished, stopped at its limit, failed).
+    AgentDone {
+        task: String,
+        agent: String,
+        status: String,
+    },
+    /// Tokens and cost so far in this run (cost `None` while unpriced).
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: Option<f64>,
+        model_calls: u64,
+    },
+    Finished {
+        covered_by_agent: usize,
+        covered_by_sweep: usize,
+    },
+    Failed {
+        kind: String,
+        message: String,
+    },
+    Cancelled,
+}
+
+/// Receives a run's events. Must return quickly and never block.
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: RunEvent);
+}
+
+/// Drops every event.
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn emit(&self, _event: RunEvent) {}
+}
+
+/// Keeps every event, for tests and for hosts that poll.
+#[derive(Default)]
+pub struct EventLog {
+    events: Mutex<Vec<RunEvent>>,
+}
+
+impl EventLog {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub fn events(&self) -> Vec<RunEvent> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl EventSink for EventLog {
+    fn emit(&self, event: RunEvent) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event);
+    }
+}
+
+/// Forwards events into a tokio channel (what the CLI and the app use).
+impl EventSink for tokio::sync::mpsc::UnboundedSender<RunEvent> {
+    fn emit(&self, event: RunEvent) {
+        // A closed channel means nobody is watching any more; the run goes on.
+        let _ = self.send(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_with_a_type_tag_and_camel_case_fields() {
+        let event = RunEvent::AgentStep {
+            task: "t1".into(),
+            agent: "reviewer".into(),
+            step: 3,
+            prompt_tokens: 1200,
+            consolidation: false,
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["type"], "agentStep");
+        assert_eq!(json["promptTokens"], 1200);
+    }
+}

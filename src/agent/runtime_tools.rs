@@ -1,0 +1,180 @@
+//! The tools the runtime gives every agent, and agents offered as tools:
+//! - `finish(output)`: the agent's final answer, refused while the domain's
+//!   guard says the work is not done (the reviewer with papers still open);
+//! - `write_notes(content)`: the agent's consolidated notes, shown at the head
+//!   of every later prompt;
+//! - a child agent by name (`reviewer(task)`): runs it with its own bounded
+//!   context and folder; only its final output comes back.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::runtime::Runtime;
+use super::snapshot::notes_path;
+use super::spec::{FINISH_TOOL, NOTES_TOOL};
+use crate::tools::{Tool, ToolContext, ToolError};
+
+fn actor(ctx: &ToolContext) -> Result<&crate::tools::Actor, ToolError> {
+    ctx.actor
+        .as_ref()
+        .ok_or_else(|| ToolError::new("not_an_agent", "only an agent task can call this tool"))
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, ToolError> {
+    serde_json::from_value(args).map_err(|e| ToolError::invalid_arguments(e.to_string()))
+}
+
+/// Where `finish` leaves the accepted output for the loop to pick up.
+pub type FinishSlot = Arc<Mutex<Option<String>>>;
+
+pub struct Finish {
+    pub runtime: Arc<Runtime>,
+    pub agent: String,
+    pub slot: FinishSlot,
+}
+
+#[derive(Deserialize)]
+struct FinishArgs {
+    #[serde(default)]
+    output: String,
+}
+
+#[async_trait]
+impl Tool for Finish {
+    fn name(&self) -> &str {
+        FINISH_TOOL
+    }
+
+    fn description(&self) -> &str {
+        "End your task with your final answer in `output` (Markdown). Only this answer goes \
+         back to whoever gave you the task, so say what was done, what was not, and where the \
+         results are. Refused while the task's work is not done, with the reason."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"output": {"type": "string", "description": "Your final answer."}},
+            "required": ["output"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: FinishArgs = parse(args)?;
+        let toolbox = self.runtime.toolbox.clone();
+        let ws = ctx.workspace.clone();
+        let agent = self.agent.clone();
+        let refused = tokio::task::spawn_blocking(move || toolbox.check_finish(&ws, &agent))
+            .await
+            .map_err(|e| ToolError::fatal("internal_error", e.to_string()))?;
+        if let Err(reason) = refused {
+            return Err(ToolError::new("finish_refused", reason));
+        }
+        let output = if args.output.trim().is_empty() {
+            "(finished without a written answer)".to_owned()
+        } else {
+            args.output
+        };
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+        Ok("finished".into())
+    }
+}
+
+pub struct WriteNotes;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NotesArgs {
+    content: String,
+}
+
+#[async_trait]
+impl Tool for WriteNotes {
+    fn name(&self) -> &str {
+        NOTES_TOOL
+    }
+
+    fn description(&self) -> &str {
+        "Replace your notes with `content` (Markdown): what is done, what is open, what you \
+         learned, what comes next. The head of your notes is shown in every later prompt; keep \
+         the most important lines first."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"content": {"type": "string", "description": "The complete new notes."}},
+            "required": ["content"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: NotesArgs = parse(args)?;
+        if args.content.len() > ctx.settings.max_write_bytes {
+            return Err(ToolError::new(
+                "content_too_large",
+                format!(
+                    "{} bytes is more than the {} allowed",
+                    args.content.len(),
+                    ctx.settings.max_write_bytes
+                ),
+            ));
+        }
+        let path = notes_path(actor(ctx)?)?;
+        let ws = ctx.workspace.clone();
+        let bytes = args.content.len();
+        let shown = path.to_string();
+        tokio::task::spawn_blocking(move || ws.write(&path, args.content.as_bytes()))
+            .await
+            .map_err(|e| ToolError::fatal("internal_error", e.to_string()))??;
+        Ok(format!("saved {shown} ({bytes} bytes)"))
+    }
+}
+
+/// A child agent offered to its parent as a tool.
+pub struct AgentTool {
+    pub runtime: Arc<Runtime>,
+    pub child: String,
+    pub description: String,
+}
+
+#[derive(Deserialize)]
+struct AgentArgs {
+    task: String,
+}
+
+#[async_trait]
+impl Tool for AgentTool {
+    fn name(&self) -> &str {
+        &self.child
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"task": {"type": "string", "description": "What the agent is to do, with everything it needs to know."}},
+            "required": ["task"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: AgentArgs = parse(args)?;
+        let parent = actor(ctx)?.task.clone();
+        let outcome = self
+            .runtime
+            .run_task(&self.child, &args.task, Some(&parent))
+            .await
+            .map_err(|e| ToolError::fatal(e.code(), e.to_string()))?;
+        Ok(outcome.report())
+    }
+}

@@ -1,0 +1,170 @@
+//! Reading the workspace snapshot a prompt is built from: the task's todo list
+//! and notes, the file tree with large folders elided to counts, and the last
+//! k actions (a tail read of the task's own log). Each read is bounded, so the
+//! cost of a step does not grow with the workspace.
+
+use std::collections::BTreeMap;
+
+use crate::tools::{Actor, Todo, load_todos, todo_path};
+use crate::workspace::{ActionRecord, EntryKind, Workspace, WorkspaceError, WsPath, layout};
+
+/// Folders with more entries than this are shown as counts.
+const MAX_LISTED_ENTRIES: usize = 12;
+/// How deep the tree is listed.
+const MAX_DEPTH: usize = 3;
+/// At most this many sub-folders are opened to count what is inside them.
+const MAX_COUNTED_FOLDERS: usize = 20_000;
+/// Notes are read up to this many bytes; the prompt shows their head anyway.
+const MAX_NOTES_BYTES: usize = 64 * 1024;
+
+/// The files part of a snapshot, gathered once per step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    pub todos: Vec<Todo>,
+    pub todo_path: String,
+    pub files: Vec<String>,
+    pub notes: String,
+    pub notes_path: String,
+    pub actions: Vec<ActionRecord>,
+}
+
+pub fn notes_path(actor: &Actor) -> Result<WsPath, WorkspaceError> {
+    actor.folder.join("notes.md")
+}
+
+pub fn gather(ws: &Workspace, actor: &Actor, k: usize) -> Result<Snapshot, WorkspaceError> {
+    let todo = todo_path(Some(actor))?;
+    let notes = notes_path(actor)?;
+    let notes_text = match ws.read(&notes) {
+        Ok(mut bytes) => {
+            bytes.truncate(MAX_NOTES_BYTES);
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        Err(WorkspaceError::NotFound { .. }) => String::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(Snapshot {
+        todos: load_todos(ws, &todo)?,
+        todo_path: todo.to_string(),
+        files: file_tree(ws)?,
+        notes: notes_text,
+        notes_path: notes.to_string(),
+        actions: ws.last_actions(&actor.action_log()?, k)?,
+    })
+}
+
+/// The workspace's files, one per line, with big folders folded into counts:
+/// `papers/: 800 folders; inside them: paper.json ×800, result.json ×312`.
+pub fn file_tree(ws: &Workspace) -> Result<Vec<String>, WorkspaceError> {
+    let mut lines = Vec::new();
+    list(ws, &WsPath::root(), 0, &mut lines)?;
+    Ok(lines)
+}
+
+fn list(
+    ws: &Workspace,
+    dir: &WsPath,
+    depth: usize,
+    lines: &mut Vec<String>,
+) -> Result<(), WorkspaceError> {
+    let entries = ws.list_dir(dir)?;
+    if depth > 0 && entries.len() > MAX_LISTED_ENTRIES {
+        lines.push(folded(ws, dir, &entries)?);
+        return Ok(());
+    }
+    for entry in entries {
+        match entry.kind {
+            EntryKind::File => lines.push(format!("{} ({})", entry.path, size(entry.size))),
+            EntryKind::Dir if depth + 1 < MAX_DEPTH => list(ws, &entry.path, depth + 1, lines)?,
+            EntryKind::Dir => {
+                let count = ws.list_dir(&entry.path)?.len();
+                lines.push(format!("{}/: {count} entries", entry.path));
+            }
+            EntryKind::Symlink | EntryKind::Other => {}
+        }
+    }
+    Ok(())
+}
+
+fn folded(
+    ws: &Workspace,
+    dir: &WsPath,
+    entries: &[crate::workspace::Entry],
+) -> Result<String, WorkspaceError> {
+    let folders: Vec<&WsPath> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Dir)
+        .map(|e| &e.path)
+        .collect();
+    let files = entries.iter().filter(|e| e.kind == EntryKind::File).count();
+    let mut line = format!("{dir}/: {} folders, {files} files", folders.len());
+    let mut inside: BTreeMap<String, usize> = BTreeMap::new();
+    for folder in folders.iter().take(MAX_COUNTED_FOLDERS) {
+        for entry in ws.list_dir(folder)? {
+            let name = entry.path.file_name().unwrap_or_default().to_owned();
+            let name = if entry.kind == EntryKind::Dir {
+                format!("{name}/")
+            } else {
+                name
+            };
+            *inside.entry(name).or_default() += 1;
+        }
+    }
+    if !inside.is_empty() {
+        // Most common first, then by name, so the line is stable.
+        let mut counts: Vec<(String, usize)> = inside.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let shown: Vec<String> = counts
+            .iter()
+            .take(8)
+            .map(|(name, n)| format!("{name} ×{n}"))
+            .collect();
+        line.push_str(&format!("; inside them: {}", shown.join(", ")));
+    }
+    if !layout::is_reserved(dir.first()) {
+        return Ok(line);
+    }
+    line.push_str(" (read-only)");
+    Ok(line)
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{:.1} kB", b as f64 / 1024.0),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_big_folder_is_folded_into_counts_of_what_is_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open_or_init(dir.path()).unwrap();
+        for i in 0..40 {
+            let folder = format!("papers/{i:04}");
+            ws.write(
+                &WsPath::parse(&format!("{folder}/paper.json")).unwrap(),
+                b"{}",
+            )
+            .unwrap();
+            if i % 4 == 0 {
+                ws.write(
+                    &WsPath::parse(&format!("{folder}/result.json")).unwrap(),
+                    b"{}",
+                )
+                .unwrap();
+            }
+        }
+        let tree = file_tree(&ws).unwrap();
+        let papers = tree.iter().find(|l| l.starts_with("papers/:")).unwrap();
+        assert_eq!(
+            papers,
+            "papers/: 40 folders, 0 files; inside them: paper.json ×40, result.json ×10 (read-only)"
+        );
+        assert!(!tree.iter().any(|l| l.contains("papers/0001")));
+    }
+}
