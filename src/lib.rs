@@ -3,6 +3,7 @@
 //! are thin hosts over [`commands`].
 
 pub mod agent;
+pub mod blocking;
 pub mod commands;
 pub mod index;
 pub mod llm;

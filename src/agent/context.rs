@@ -39,6 +39,11 @@ const SHARE_TODOS: u32 = 14;
 const SHARE_FILES: u32 = 16;
 const SHARE_NOTES: u32 = 14;
 const SHARE_ACTIONS: u32 = 50;
+/// Of the actions' share, what the latest action may take.
+const LATEST_ACTION_PERCENT: u64 = 60;
+
+/// Todo lists up to this long are shown whole.
+const SHORT_TODO_LIST: usize = 20;
 
 /// What kind of turn this is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,8 +196,13 @@ fn todo_lines(todos: &[Todo]) -> Vec<String> {
         TodoStatus::InProgress => "[~]",
         TodoStatus::Completed => "[x]",
     };
-    // Open items in list order, then the last three completed ones: what is
-    // next matters more than what is done.
+    // A short list is shown whole, in order. A long one shows the open items
+    // in list order, then the last three completed ones: what is next matters
+    // more than what is done.
+    if todos.len() <= SHORT_TODO_LIST {
+        lines.extend(todos.iter().map(|t| format!("- {} {}", mark(t), t.content)));
+        return lines;
+    }
     for t in todos.iter().filter(|t| t.status != TodoStatus::Completed) {
         lines.push(format!("- {} {}", mark(t), t.content));
     }
@@ -255,12 +265,25 @@ fn render_actions(input: &ContextInput<'_>, budget: u64) -> (String, bool) {
         header.push_str("\n(none yet)");
         return (header, false);
     }
-    // Each action gets an equal slice, so one huge result cannot push the
-    // others out.
-    let per_action = (budget.saturating_sub(count_tokens(&header)) / shown as u64).max(30);
+    // The latest action is what the agent acts on now: it gets the larger
+    // part of the share; the earlier ones split the rest equally, so no one
+    // result can push the others out.
+    let room = budget.saturating_sub(count_tokens(&header));
+    let (latest_share, earlier_share) = if shown == 1 {
+        (room, 0)
+    } else {
+        let latest = room * LATEST_ACTION_PERCENT / 100;
+        (latest, (room - latest) / (shown as u64 - 1))
+    };
     let mut cut = false;
     let mut lines = vec![header];
-    for record in input.actions {
+    for (index, record) in input.actions.iter().enumerate() {
+        let per_action = if index + 1 == shown {
+            latest_share
+        } else {
+            earlier_share
+        }
+        .max(30);
         let outcome = if record.ok {
             "ok".to_owned()
         } else {

@@ -35,6 +35,17 @@ pub enum RunEvent {
         engine: String,
         papers: usize,
     },
+    /// Extraction begins: `to_extract` of `papers` need it (the rest are cached).
+    ExtractionStarted {
+        papers: usize,
+        to_extract: usize,
+    },
+    /// One paper's text is extracted (or found unreadable, with its status).
+    Extracted {
+        paper: String,
+        status: String,
+        from_cache: bool,
+    },
     /// A paper moved on (extraction, reading, scoring).
     PaperStatus {
         paper: String,

@@ -10,10 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::Args;
+use quire::agent::{EventSink, RunEvent};
+use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
 use quire::pdf::ingest::{IngestOptions, extract_all};
 use quire::pdf::{find_pdfs, sha256_file};
-use quire::review::run::{ReviewEvent, ReviewRequest, run_review};
+use quire::review::run::{EngineSetup, ReviewRequest};
 use quire::review::{EngineKind, ReviewSpec};
 use tokio::sync::Semaphore;
 
@@ -140,27 +142,35 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
             criteria: Vec::new(),
             engine: EngineKind::Offline,
         },
-        workspace: None,
+        workspace: scratch.path().join("workspace"),
         ingest,
+        engine: EngineSetup::Offline,
     };
-    let extracted = Arc::new(AtomicUsize::new(0));
-    let counter = extracted.clone();
+    let extracted = Arc::new(ExtractionCounter(AtomicUsize::new(0)));
     let t = Instant::now();
-    let summary = run_review(&ctx, request, move |e| {
-        if let ReviewEvent::Extracted { .. } = e {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
-    })
-    .await
-    .map_err(|e| e.message)?;
+    let summary = reviews::start(&ctx, request, extracted.clone())
+        .finish()
+        .await
+        .map_err(|e| e.message)?;
     println!(
         "\noffline review of {} papers including extraction: {:.2} s ({} extracted, {} screened)",
         args.review_papers.min(pdfs.len()),
         t.elapsed().as_secs_f64(),
-        extracted.load(Ordering::Relaxed),
+        extracted.0.load(Ordering::Relaxed),
         summary.counts.screened
     );
     Ok(())
+}
+
+/// Counts the papers extracted in a run.
+struct ExtractionCounter(AtomicUsize);
+
+impl EventSink for ExtractionCounter {
+    fn emit(&self, event: RunEvent) {
+        if let RunEvent::Extracted { .. } = event {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// F1 of the multisets of lowercased words of two texts.

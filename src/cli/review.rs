@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use quire::agent::{Caps, RunEvent};
+use quire::commands::reviews::{ReviewParams, review_start};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::pdf::ingest::IngestOptions;
-use quire::review::run::{ReviewEvent, ReviewRequest, ReviewSummary, run_review};
+use quire::review::run::ReviewSummary;
 use quire::review::{EngineKind, ReviewSpec};
 use quire::workspace::PaperStatus;
 
@@ -25,9 +27,22 @@ pub(crate) struct ReviewArgs {
     /// lines starting with # are ignored).
     #[arg(long)]
     criteria: Option<PathBuf>,
-    /// The engine: `offline` (classical IR, no language model).
+    /// The engine: `agent` (the agent hierarchy reads every paper with a
+    /// language model) or `offline` (classical IR, no language model).
     #[arg(long, default_value = "offline")]
     engine: String,
+    /// The model profile for the agent engine (default: the configured one,
+    /// else a local Ollama).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Stop cleanly before a model call would take the run's cost over this
+    /// many US dollars (resume later with a higher cap).
+    #[arg(long)]
+    max_cost: Option<f64>,
+    /// Stop cleanly before a model call would take the run over this many
+    /// tokens, in and out.
+    #[arg(long)]
+    max_tokens: Option<u64>,
     /// The workspace folder (created if missing; resumed if it exists). Default:
     /// one per source folder under the data folder.
     #[arg(long)]
@@ -76,7 +91,10 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     let engine = EngineKind::parse(&args.engine).ok_or_else(|| {
         CommandError::new(
             "unknown_engine",
-            format!("unknown engine {:?}; available: offline", args.engine),
+            format!(
+                "unknown engine {:?}; available: agent, offline",
+                args.engine
+            ),
         )
     })?;
     if args.question.trim().is_empty() {
@@ -105,7 +123,7 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
         ),
         None => None,
     };
-    let request = ReviewRequest {
+    let params = ReviewParams {
         source: args.dir.clone(),
         spec: ReviewSpec {
             question: args.question.trim().to_owned(),
@@ -114,39 +132,37 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
         },
         workspace,
         ingest,
+        profile: args.profile.clone(),
+        caps: Caps {
+            max_tokens: args.max_tokens,
+            max_cost_usd: args.max_cost,
+        },
     };
 
     let show_progress = !args.json && std::io::stderr().is_terminal();
-    let bar = Arc::new(if show_progress {
-        ProgressBar::new(0)
-    } else {
-        ProgressBar::hidden()
-    });
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} reading PDFs [{bar:30}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let counts = Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
-        &'static str,
-        usize,
-    >::new()));
-    let (bar2, counts2) = (bar.clone(), counts.clone());
+    let progress = Progress::new(show_progress);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
     let ctx = AppContext::new(paths);
-    let summary = run_review(&ctx, request, move |event| match event {
-        ReviewEvent::Started { to_extract, .. } => bar2.set_length(to_extract as u64),
-        ReviewEvent::Extracted { status, .. } => {
-            if let Ok(mut c) = counts2.lock() {
-                *c.entry(status.as_str()).or_default() += 1;
-                let text: Vec<String> = c.iter().map(|(k, v)| format!("{k} {v}")).collect();
-                bar2.set_message(text.join(", "));
+    let handle = review_start(&ctx, params, Arc::new(tx)).await?;
+    let display = {
+        let progress = progress.clone();
+        tokio::spawn(async move {
+            while let Some(event) = rx.recv().await {
+                progress.show(&event);
             }
-            bar2.inc(1);
+        })
+    };
+    let cancel = handle.cancel.clone();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ncancelling: in-flight model calls are dropped; the workspace resumes");
+            cancel.cancel();
         }
-        ReviewEvent::Reviewed { .. } | ReviewEvent::Finished => {}
-    })
-    .await;
-    bar.finish_and_clear();
+    });
+    let summary = handle.finish().await;
+    ctrl_c.abort();
+    let _ = display.await;
+    progress.finish();
     let summary = summary?;
 
     if let Some(out) = &args.out {
@@ -164,9 +180,128 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// Bars on a terminal: extraction, then papers read; a line per agent step.
+#[derive(Clone)]
+struct Progress {
+    bar: Arc<ProgressBar>,
+    counts: Arc<std::sync::Mutex<std::collections::BTreeMap<String, usize>>>,
+    visible: bool,
+}
+
+impl Progress {
+    fn new(visible: bool) -> Self {
+        let bar = if visible {
+            ProgressBar::new(0)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {prefix} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix("reading PDFs");
+        Self {
+            bar: Arc::new(bar),
+            counts: Default::default(),
+            visible,
+        }
+    }
+
+    fn show(&self, event: &RunEvent) {
+        match event {
+            RunEvent::ExtractionStarted { to_extract, .. } => {
+                self.bar.set_length(*to_extract as u64)
+            }
+            RunEvent::Extracted { status, .. } => {
+                if let Ok(mut c) = self.counts.lock() {
+                    *c.entry(status.clone()).or_default() += 1;
+                    let text: Vec<String> = c.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                    self.bar.set_message(text.join(", "));
+                }
+                self.bar.inc(1);
+            }
+            RunEvent::AgentStep {
+                agent,
+                step,
+                prompt_tokens,
+                ..
+            } if self.visible => {
+                self.bar.set_message(format!(
+                    "{agent} step {step} ({prompt_tokens} prompt tokens)"
+                ));
+            }
+            RunEvent::PaperStatus { phase, .. } if self.visible => {
+                if *phase == quire::agent::PaperPhase::Queued {
+                    if self.bar.prefix() != "papers read" {
+                        self.bar.set_prefix("papers read");
+                        self.bar.set_position(0);
+                        self.bar.set_length(0);
+                    }
+                    self.bar.inc_length(1);
+                } else if matches!(
+                    phase,
+                    quire::agent::PaperPhase::Scored | quire::agent::PaperPhase::Failed
+                ) {
+                    self.bar.inc(1);
+                }
+            }
+            RunEvent::Usage {
+                input_tokens,
+                output_tokens,
+                cost_usd,
+                ..
+            } if self.visible => {
+                let cost = cost_usd.map(|c| format!(" · ${c:.4}")).unwrap_or_default();
+                self.bar.set_message(format!(
+                    "{input_tokens} tokens in, {output_tokens} out{cost}"
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
     let c = &summary.counts;
     println!("Engine: {}", summary.engine);
+    if summary.status != "done" {
+        println!(
+            "Status: {} (run the same command again to resume)",
+            summary.status
+        );
+    }
+    if let Some(a) = &summary.agent {
+        println!(
+            "Agents: planner {}; of {} papers, {} reviewed before this run, {} covered by the reviewer, {} by the final sweep, {} without a result; {} steps, {} tool calls ({} written as text), {} consolidations",
+            a.planner,
+            a.readable,
+            a.already_reviewed,
+            a.covered_by_agent,
+            a.covered_by_sweep,
+            a.failed,
+            a.steps,
+            a.tool_calls,
+            a.text_tool_calls,
+            a.consolidations
+        );
+        println!(
+            "Model: {} calls, {} tokens in, {} out, cost {}",
+            a.model_calls,
+            a.input_tokens,
+            a.output_tokens,
+            a.cost_usd
+                .map(|c| format!("${c:.4}"))
+                .unwrap_or_else(|| "unknown (no price for this model)".into())
+        );
+        if let Some(why) = &a.stopped {
+            println!("Stopped: {why}");
+        }
+    }
     println!(
         "{} files, {} duplicates, {} unreadable, {} screened: {} include, {} maybe, {} exclude",
         c.found,

@@ -32,6 +32,24 @@ impl CommandError {
     }
 }
 
+impl From<crate::blocking::BlockingFailed> for CommandError {
+    fn from(e: crate::blocking::BlockingFailed) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<crate::review::ReviewError> for CommandError {
+    fn from(e: crate::review::ReviewError) -> Self {
+        Self::new(e.code(), e.to_string())
+    }
+}
+
+impl From<crate::agent::RuntimeError> for CommandError {
+    fn from(e: crate::agent::RuntimeError) -> Self {
+        Self::new(e.code(), e.to_string())
+    }
+}
+
 impl From<WorkspaceError> for CommandError {
     fn from(e: WorkspaceError) -> Self {
         Self::new(e.code(), e.to_string())

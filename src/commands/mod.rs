@@ -8,6 +8,7 @@
 mod context;
 mod error;
 pub mod models;
+pub mod reviews;
 pub(crate) mod workspaces;
 
 pub use context::{AppContext, AppPaths};

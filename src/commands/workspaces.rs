@@ -1,15 +1,16 @@
 //! Workspace commands: create one for a folder of PDFs, list them, rebuild the index.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::{AppContext, CommandError};
+use crate::blocking::blocking;
 use crate::index::{RebuildReport, WorkspaceRow, WorkspaceSnapshot};
-use crate::pdf::{FoundPdf, find_pdfs, sha256_file};
+use crate::pdf::find_pdfs;
+use crate::review::source::{canonical_source, register_papers};
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta, Workspace, WorkspaceId};
+use crate::workspace::{TaskMeta, Workspace, WorkspaceId};
 
 /// A workspace as the recent-reviews list shows it.
 pub type WorkspaceSummary = WorkspaceRow;
@@ -47,14 +48,14 @@ pub async fn workspace_create(
     params: WorkspaceCreateParams,
 ) -> Result<WorkspaceSummary, CommandError> {
     let ctx = ctx.clone();
-    run_blocking(move || create(&ctx, &params.folder)).await
+    blocking(move || create(&ctx, &params.folder)).await
 }
 
 /// Recent workspaces, most recently used first. Never fails because of the index:
 /// if it cannot be used the workspace folders are read directly.
 pub async fn workspace_list(ctx: &AppContext) -> Result<WorkspaceListResponse, CommandError> {
     let ctx = ctx.clone();
-    run_blocking(
+    blocking(
         move || match ctx.with_index(|index| Ok(index.workspaces()?)) {
             Ok(workspaces) => Ok(WorkspaceListResponse {
                 workspaces,
@@ -83,7 +84,7 @@ pub async fn index_rebuild(
     extra_roots: Vec<PathBuf>,
 ) -> Result<IndexRebuildResponse, CommandError> {
     let ctx = ctx.clone();
-    run_blocking(move || {
+    blocking(move || {
         let mut roots = vec![ctx.paths().workspaces_root()];
         roots.extend(extra_roots);
         let report: RebuildReport = ctx.with_index(|index| Ok(index.rebuild(&roots)?))?;
@@ -102,13 +103,7 @@ pub async fn index_rebuild(
 }
 
 fn create(ctx: &AppContext, folder: &Path) -> Result<WorkspaceSummary, CommandError> {
-    let source = std::fs::canonicalize(folder).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => CommandError::new(
-            "folder_not_found",
-            format!("{} does not exist", folder.display()),
-        ),
-        _ => CommandError::new("io_error", format!("cannot open {}: {e}", folder.display())),
-    })?;
+    let source = canonical_source(folder)?;
     let pdfs = find_pdfs(&source)?;
     let workspace = match existing_workspace_for(ctx, &source) {
         Some(root) => Workspace::open(&root)?,
@@ -144,74 +139,29 @@ pub(crate) fn existing_workspace_for(ctx: &AppContext, source: &Path) -> Option<
 }
 
 pub(crate) fn new_workspace(ctx: &AppContext, source: &Path) -> Result<Workspace, CommandError> {
-    let title = source
+    let root = new_workspace_root(ctx, source);
+    let id = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let task = TaskMeta::new(WorkspaceId(id), source_title(source), source);
+    Ok(Workspace::create(&root, &task)?)
+}
+
+/// Where a new workspace for `source` goes: a folder named after it under the
+/// data folder, with a random suffix.
+pub(crate) fn new_workspace_root(ctx: &AppContext, source: &Path) -> PathBuf {
+    let suffix = uuid::Uuid::new_v4().simple().to_string();
+    let id = format!("{}-{}", slug(&source_title(source)), &suffix[..8]);
+    ctx.paths().workspaces_root().join(id)
+}
+
+fn source_title(source: &Path) -> String {
+    source
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| source.display().to_string());
-    let suffix = uuid::Uuid::new_v4().simple().to_string();
-    let id = format!("{}-{}", slug(&title), &suffix[..8]);
-    let task = TaskMeta::new(WorkspaceId(id.clone()), title, source);
-    Ok(Workspace::create(
-        &ctx.paths().workspaces_root().join(&id),
-        &task,
-    )?)
-}
-
-/// Record every PDF not yet known. Identical files (same SHA-256) share one record;
-/// the later copies are listed in its `duplicates`.
-pub(crate) fn register_papers(
-    workspace: &Workspace,
-    pdfs: &[FoundPdf],
-) -> Result<(), CommandError> {
-    let mut papers: BTreeMap<PaperId, PaperRecord> = workspace
-        .papers()?
-        .into_iter()
-        .map(|p| (p.id.clone(), p))
-        .collect();
-    let mut changed = Vec::new();
-    for pdf in pdfs {
-        let sha256 = sha256_file(&pdf.path).map_err(|e| {
-            CommandError::new(
-                "io_error",
-                format!("cannot read {}: {e}", pdf.path.display()),
-            )
-        })?;
-        let id = PaperId(sha256[..16].to_owned());
-        match papers.get_mut(&id) {
-            Some(known) if known.file == pdf.path || known.duplicates.contains(&pdf.path) => {}
-            Some(known) => {
-                known.duplicates.push(pdf.path.clone());
-                changed.push(id);
-            }
-            None => {
-                papers.insert(
-                    id.clone(),
-                    PaperRecord {
-                        id: id.clone(),
-                        file: pdf.path.clone(),
-                        sha256,
-                        size: pdf.size,
-                        status: PaperStatus::Pending,
-                        title: None,
-                        duplicates: Vec::new(),
-                        reason: None,
-                        pages: 0,
-                        extractor: None,
-                        meta: Default::default(),
-                    },
-                );
-                changed.push(id);
-            }
-        }
-    }
-    changed.dedup();
-    for id in changed {
-        if let Some(paper) = papers.get(&id) {
-            workspace.save_paper(paper)?;
-        }
-    }
-    Ok(())
+        .unwrap_or_else(|| source.display().to_string())
 }
 
 fn scan_workspaces(root: &Path) -> Vec<WorkspaceSnapshot> {
@@ -243,14 +193,6 @@ fn slug(title: &str) -> String {
     } else {
         out
     }
-}
-
-async fn run_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
-) -> Result<T, CommandError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(CommandError::internal)?
 }
 
 #[cfg(test)]

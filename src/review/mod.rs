@@ -1,11 +1,18 @@
 //! The literature-review workflow: the shared review model, running a review
 //! over a workspace (ingest, engine, results, reports), and rendering exports.
 
+pub mod agentic;
+mod error;
 pub mod exports;
+pub mod labels;
 mod model;
 pub mod paper_text;
+pub mod reading;
 pub mod report;
 pub mod run;
+pub mod source;
+
+pub use error::ReviewError;
 
 pub use model::{
     CriterionOutcome, CriterionVerdict, EngineKind, PaperResult, Provenance, Quote, ReviewSpec,

@@ -10,12 +10,15 @@ use serde::{Deserialize, Serialize};
 pub enum EngineKind {
     /// Classical IR (BM25 relevance, extractive summaries): no language model.
     Offline,
+    /// The agent hierarchy reading every paper with a language model.
+    Agent,
 }
 
 impl EngineKind {
     pub fn name(self) -> &'static str {
         match self {
             Self::Offline => "offline",
+            Self::Agent => "agent",
         }
     }
 
@@ -23,12 +26,14 @@ impl EngineKind {
     pub fn label(self) -> &'static str {
         match self {
             Self::Offline => "offline (no language model)",
+            Self::Agent => "agent (language model)",
         }
     }
 
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "offline" => Some(Self::Offline),
+            "agent" => Some(Self::Agent),
             _ => None,
         }
     }
@@ -124,6 +129,17 @@ pub struct Provenance {
     pub extractor: Option<String>,
     pub started_at: String,
     pub finished_at: String,
+    /// Hash of the reader's prompt (agent engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_hash: Option<String>,
+    /// Evidence quotes checked against their cited page and kept / dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quotes_verified: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quotes_dropped: Option<usize>,
+    /// Who covered the paper: the reviewer agent itself or the final sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_by: Option<String>,
 }
 
 /// One paper's review.

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{PaperResult, ReviewSpec, Verdict};
+use super::labels::Label;
+use super::{EngineKind, PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
 
 /// Everything a report or export is made from.
@@ -15,6 +16,12 @@ pub struct ReportData<'a> {
     pub papers: &'a [PaperRecord],
     pub results: &'a BTreeMap<PaperId, PaperResult>,
     pub date: &'a str,
+    /// The model that read the papers (agent engine).
+    pub model: Option<&'a str>,
+    /// The writer agent's synthesis section, Markdown.
+    pub synthesis: Option<&'a str>,
+    /// The researcher's own labels, which the report marks.
+    pub labels: &'a BTreeMap<PaperId, Label>,
 }
 
 /// PRISMA-style flow counts.
@@ -108,6 +115,25 @@ fn inline(text: &str) -> String {
     out
 }
 
+/// Model-written Markdown made safe to render: no raw HTML (every `<` is an
+/// entity), no headings above the section's own level.
+fn block(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let line = line.replace('<', "&lt;").replace('>', "&gt;");
+            match line
+                .trim_start()
+                .strip_prefix("# ")
+                .or_else(|| line.trim_start().strip_prefix("## "))
+            {
+                Some(rest) => format!("### {rest}"),
+                None => line,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn label_of(status: &str) -> &'static str {
     PaperStatus::ALL
         .into_iter()
@@ -153,22 +179,63 @@ pub fn render(data: &ReportData<'_>) -> String {
 
     push(&mut md, "## Method\n");
     push(&mut md, &format!("- Engine: {}", data.spec.engine.label()));
-    push(&mut md, "- Model: none");
+    push(
+        &mut md,
+        &format!("- Model: {}", inline(data.model.unwrap_or("none"))),
+    );
     push(&mut md, &format!("- Date: {}", data.date));
-    push(
-        &mut md,
-        "- Relevance: BM25 of the question and criteria against each paper (title and abstract weighted double), \
-         with pseudo-relevance feedback; 0-10 is the score's ratio to the collection mean (5 = average). \
-         Verdicts: include from 6.5, maybe from 4.0.",
-    );
-    push(
-        &mut md,
-        "- Summaries: extractive, sentences from the abstract, introduction and conclusion closest to the paper's centroid.",
-    );
+    match data.spec.engine {
+        EngineKind::Offline => {
+            push(
+                &mut md,
+                "- Relevance: BM25 of the question and criteria against each paper (title and abstract weighted double), \
+                 with pseudo-relevance feedback; 0-10 is the score's ratio to the collection mean (5 = average). \
+                 Verdicts: include from 6.5, maybe from 4.0.",
+            );
+            push(
+                &mut md,
+                "- Summaries: extractive, sentences from the abstract, introduction and conclusion closest to the paper's centroid.",
+            );
+        }
+        EngineKind::Agent => {
+            push(
+                &mut md,
+                "- Reading: each paper read in isolation by the model against the question and criteria (in page-aligned \
+                 parts when longer than the model's window), scored 0-10 with a verdict and rationale.",
+            );
+            let (verified, dropped) = data.results.values().fold((0, 0), |acc, r| {
+                (
+                    acc.0 + r.provenance.quotes_verified.unwrap_or(0),
+                    acc.1 + r.provenance.quotes_dropped.unwrap_or(0),
+                )
+            });
+            push(
+                &mut md,
+                &format!(
+                    "- Evidence: every quote checked against the text of its cited page; {verified} verified, {dropped} not found on their page and dropped."
+                ),
+            );
+        }
+    }
+    if !data.labels.is_empty() {
+        push(
+            &mut md,
+            &format!(
+                "- Researcher's labels: {} papers carry the researcher's own verdict or score, marked below.",
+                data.labels.len()
+            ),
+        );
+    }
     push(
         &mut md,
         "- Text: extracted offline from the PDFs (pdf_oxide, with pdf-extract as second opinion).\n",
     );
+
+    if let Some(synthesis) = data.synthesis.filter(|s| !s.trim().is_empty()) {
+        push(&mut md, "## Synthesis\n");
+        push(&mut md, &block(synthesis));
+        push(&mut md, "");
+    }
 
     let counts = data.counts();
     push(&mut md, "## Flow of papers\n");
@@ -204,6 +271,10 @@ pub fn render(data: &ReportData<'_>) -> String {
         push(&mut md, "| # | Title | Authors | Year | Score | Verdict |");
         push(&mut md, "|---:|---|---|---:|---:|---|");
         for (rank, (p, r)) in ranked.iter().enumerate() {
+            let verdict = match data.labels.get(&p.id).and_then(|l| l.verdict) {
+                Some(v) => format!("{} (researcher: {})", r.verdict.as_str(), v.as_str()),
+                None => r.verdict.as_str().to_owned(),
+            };
             let year = p
                 .meta
                 .year
@@ -212,19 +283,18 @@ pub fn render(data: &ReportData<'_>) -> String {
             push(
                 &mut md,
                 &format!(
-                    "| {} | {} | {} | {year} | {:.1} | {} |",
+                    "| {} | {} | {} | {year} | {:.1} | {verdict} |",
                     rank + 1,
                     inline(&title_of(p)),
                     inline(&authors_short(p)),
                     r.score,
-                    r.verdict.as_str()
                 ),
             );
         }
         push(&mut md, "");
         push(&mut md, "## Papers\n");
         for (rank, (p, r)) in ranked.iter().enumerate() {
-            paper_section(&mut md, rank + 1, p, r);
+            paper_section(&mut md, rank + 1, p, r, data.labels.get(&p.id));
         }
     }
 
@@ -274,7 +344,13 @@ pub fn render(data: &ReportData<'_>) -> String {
     md
 }
 
-fn paper_section(md: &mut String, rank: usize, p: &PaperRecord, r: &PaperResult) {
+fn paper_section(
+    md: &mut String,
+    rank: usize,
+    p: &PaperRecord,
+    r: &PaperResult,
+    label: Option<&Label>,
+) {
     let mut out = format!("### {rank}. {}\n\n", inline(&title_of(p)));
     let mut facts = vec![inline(&authors_short(p))];
     if let Some(year) = p.meta.year {
@@ -286,6 +362,22 @@ fn paper_section(md: &mut String, rank: usize, p: &PaperRecord, r: &PaperResult)
     out.push_str(&format!("{}\n\n", facts.join(" · ")));
     if let Some(doi) = &p.meta.doi {
         out.push_str(&format!("DOI: {}\n\n", inline(doi)));
+    }
+    if let Some(label) = label {
+        let mut parts = Vec::new();
+        if let Some(v) = label.verdict {
+            parts.push(v.as_str().to_owned());
+        }
+        if let Some(score) = label.score {
+            parts.push(format!("score {score:.1}/10"));
+        }
+        if let Some(note) = label.note.as_deref().filter(|n| !n.trim().is_empty()) {
+            parts.push(inline(note));
+        }
+        out.push_str(&format!(
+            "**Researcher's label.** {}\n\n",
+            parts.join(" · ")
+        ));
     }
     out.push_str("**Summary.** ");
     let sentences: Vec<String> = r
@@ -383,6 +475,10 @@ mod tests {
                 extractor: None,
                 started_at: "2026-11-30T10:00:00Z".into(),
                 finished_at: "2026-11-30T10:00:01Z".into(),
+                prompt_hash: None,
+                quotes_verified: None,
+                quotes_dropped: None,
+                covered_by: None,
             },
         }
     }
@@ -441,6 +537,9 @@ mod tests {
             papers: &papers,
             results: &results,
             date: "2026-11-30T10:00:00Z",
+            model: None,
+            synthesis: None,
+            labels: &BTreeMap::new(),
         };
         let markdown = render(&data);
 

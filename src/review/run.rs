@@ -6,55 +6,65 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
 
+use super::agentic::{self, AgentEngine, AgentReport};
+use super::labels::{self, Label};
+use super::source::{canonical_source, register_papers};
 use super::{
-    EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, exports, paper_text, report,
+    EngineKind, PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, exports, paper_text,
+    report,
 };
-use crate::commands::workspaces::{existing_workspace_for, new_workspace, register_papers};
-use crate::commands::{AppContext, CommandError};
-use crate::index::WorkspaceSnapshot;
+use crate::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
+use crate::blocking::blocking;
+use crate::llm::accounting::{CallLog, PriceTable};
+use crate::llm::call_file::{CallLogs, FileCallLog};
+use crate::llm::{ModelClient, Provider};
 use crate::offline;
 use crate::pdf::find_pdfs;
 use crate::pdf::ingest::{CHAIN_VERSION, IngestOptions, extract_all};
 use crate::pdf::metadata::read_metadata;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
-    PaperId, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus,
-    Workspace, WorkspaceId, WsPath, layout,
+    PaperId, PaperRecord, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus, Workspace,
+    WorkspaceId, WsPath, layout,
 };
 
 /// What to review and how.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ReviewRequest {
     /// A folder of PDFs or one PDF.
     pub source: PathBuf,
     pub spec: ReviewSpec,
-    /// Use (or create) this workspace instead of the default one for `source`.
-    pub workspace: Option<PathBuf>,
+    /// The workspace folder: opened when it holds one, else created.
+    pub workspace: PathBuf,
     pub ingest: IngestOptions,
+    pub engine: EngineSetup,
 }
 
-/// Progress, for bars and the UI.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum ReviewEvent {
-    Started {
-        workspace: PathBuf,
-        papers: usize,
-        to_extract: usize,
-    },
-    Extracted {
-        file: PathBuf,
-        status: PaperStatus,
-        from_cache: bool,
-    },
-    Reviewed {
-        papers: usize,
-    },
-    Finished,
+/// What the chosen engine needs.
+#[derive(Clone)]
+pub enum EngineSetup {
+    Offline,
+    Agent(AgentSetup),
+}
+
+/// A model for the agent engine, ready but for its call log, which the run
+/// attaches once the workspace is open.
+#[derive(Clone)]
+pub struct AgentSetup {
+    pub profile: String,
+    pub provider: Arc<dyn Provider>,
+    pub prices: PriceTable,
+    pub caps: Caps,
+    /// Shorter retry backoff (tests and benchmarks against a local server).
+    pub base_backoff: Option<Duration>,
+    /// Extra logs of every model call (the benchmark's).
+    pub extra_log: Option<Arc<dyn CallLog>>,
 }
 
 /// The outcome, as `--json` prints it.
@@ -66,6 +76,10 @@ pub struct ReviewSummary {
     pub engine: String,
     pub counts: report::Counts,
     pub papers: Vec<PaperLine>,
+    /// How the agents' run went (agent engine).
+    pub agent: Option<AgentReport>,
+    /// done, cancelled, or stopped (a budget cap); the last two resume.
+    pub status: String,
 }
 
 /// One file of the review.
@@ -81,46 +95,58 @@ pub struct PaperLine {
     pub verdict: Option<Verdict>,
 }
 
+/// Review `request.source` in `request.workspace`: register and extract the
+/// PDFs, run the engine, write results, the report and the exports. Events go
+/// to `events`; `cancel` stops the run at the next safe point, leaving a
+/// workspace that resumes.
 pub async fn run_review(
-    ctx: &AppContext,
     request: ReviewRequest,
-    on_event: impl Fn(ReviewEvent) + Send + Sync + 'static,
-) -> Result<ReviewSummary, CommandError> {
-    let on_event = Arc::new(on_event);
+    events: Arc<dyn EventSink>,
+    cancel: CancellationToken,
+) -> Result<ReviewSummary, ReviewError> {
     let (workspace, papers) = {
-        let ctx = ctx.clone();
         let request = request.clone();
-        blocking(move || prepare(&ctx, &request)).await?
+        blocking(move || prepare(&request)).await?
     };
     let to_extract: Vec<PaperRecord> = papers
         .iter()
         .filter(|p| needs_extraction(&workspace, p))
         .cloned()
         .collect();
-    on_event(ReviewEvent::Started {
-        workspace: workspace.root().to_path_buf(),
+    let run_id = new_run_id();
+    events.emit(RunEvent::RunStarted {
+        run_id: run_id.0.clone(),
+        engine: request.spec.engine.name().to_owned(),
+        papers: papers.len(),
+    });
+    events.emit(RunEvent::ExtractionStarted {
         papers: papers.len(),
         to_extract: to_extract.len(),
     });
-
+    for p in &to_extract {
+        events.emit(RunEvent::PaperStatus {
+            paper: p.id.0.clone(),
+            phase: PaperPhase::Extracting,
+            detail: None,
+        });
+    }
     let files: Vec<(PathBuf, String)> = to_extract
         .iter()
         .map(|p| (p.file.clone(), p.sha256.clone()))
         .collect();
-    let progress = on_event.clone();
-    let paths: Vec<PathBuf> = files.iter().map(|f| f.0.clone()).collect();
+    let progress = events.clone();
+    let ids: Vec<String> = to_extract.iter().map(|p| p.id.0.clone()).collect();
     let extracted = extract_all(files, &request.ingest, move |index, ex| {
-        progress(ReviewEvent::Extracted {
-            file: paths.get(index).cloned().unwrap_or_default(),
-            status: ex.status,
+        progress.emit(RunEvent::Extracted {
+            paper: ids.get(index).cloned().unwrap_or_default(),
+            status: ex.status.as_str().to_owned(),
             from_cache: ex.from_cache,
         })
     })
     .await;
 
     let ws = workspace.clone();
-    let spec = request.spec.clone();
-    let summary = blocking(move || {
+    blocking(move || {
         for (mut paper, ex) in to_extract.into_iter().zip(extracted) {
             let metadata = read_metadata(&ex.info, &ex.pages);
             paper.status = ex.status;
@@ -137,50 +163,130 @@ pub async fn run_review(
             }
             ws.save_paper(&paper)?;
         }
-        review_and_report(&ws, &spec)
+        Ok::<_, ReviewError>(())
     })
     .await?;
-    on_event(ReviewEvent::Reviewed {
-        papers: summary.counts.screened,
-    });
 
-    let snapshot = {
-        let ws = workspace.clone();
-        blocking(move || Ok(WorkspaceSnapshot::of(&ws)?)).await?
+    let started_at = now_rfc3339();
+    save_run(
+        &workspace,
+        &run_id,
+        &request.spec,
+        RunStatus::Running,
+        &started_at,
+    )?;
+    let (results, agent, model) = match &request.engine {
+        EngineSetup::Offline => {
+            let (ws, spec, started) = (workspace.clone(), request.spec.clone(), started_at.clone());
+            let results = blocking(move || offline_results(&ws, &spec, &started)).await?;
+            (results, None, None)
+        }
+        EngineSetup::Agent(setup) => {
+            let (results, report, model) = agent_results(
+                &workspace,
+                &request.spec,
+                setup,
+                events.clone(),
+                cancel.clone(),
+            )
+            .await?;
+            (results, Some(report), Some(model))
+        }
     };
-    let ctx2 = ctx.clone();
-    let indexed = blocking(move || ctx2.with_index(|index| Ok(index.upsert(&snapshot)?))).await;
-    if let Err(e) = indexed {
-        tracing::warn!(error = %e, "could not update the index; it will be rebuilt on next use");
-        ctx.mark_index_stale();
+    let stopped = agent.as_ref().and_then(|a| a.stopped.clone());
+    let status = match stopped.as_deref() {
+        None => "done",
+        Some("cancelled") => "cancelled",
+        Some(_) => "stopped",
+    };
+    let ws = workspace.clone();
+    let spec = request.spec.clone();
+    let summary = blocking(move || {
+        write_report(
+            &ws,
+            &spec,
+            &results,
+            model.as_deref(),
+            agent,
+            status,
+            &run_id,
+            &started_at,
+        )
+    })
+    .await?;
+    match (&summary.agent, status) {
+        (_, "cancelled") => events.emit(RunEvent::Cancelled),
+        (Some(a), "stopped") => events.emit(RunEvent::Failed {
+            kind: "budget_exhausted".into(),
+            message: a.stopped.clone().unwrap_or_default(),
+        }),
+        (a, _) => events.emit(RunEvent::Finished {
+            covered_by_agent: a.as_ref().map_or(0, |a| a.covered_by_agent),
+            covered_by_sweep: a.as_ref().map_or(0, |a| a.covered_by_sweep),
+        }),
     }
-    on_event(ReviewEvent::Finished);
     Ok(summary)
 }
 
+/// The agent engine: build the client with the run's logs, run the agents,
+/// and read back every valid result.
+async fn agent_results(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    setup: &AgentSetup,
+    events: Arc<dyn EventSink>,
+    cancel: CancellationToken,
+) -> Result<(BTreeMap<PaperId, PaperResult>, AgentReport, String), ReviewError> {
+    let budget = Arc::new(Budget::new(setup.caps));
+    let file_log = FileCallLog::start(ws.clone());
+    let mut logs: Vec<Arc<dyn CallLog>> = vec![
+        file_log.clone(),
+        budget.clone(),
+        Arc::new(crate::agent::budget::UsageReporter {
+            budget: budget.clone(),
+            events: events.clone(),
+        }),
+    ];
+    if let Some(extra) = &setup.extra_log {
+        logs.push(extra.clone());
+    }
+    let mut client = ModelClient::new(
+        setup.profile.clone(),
+        setup.provider.clone(),
+        setup.prices.clone(),
+    )
+    .with_log(Arc::new(CallLogs(logs)));
+    if let Some(base) = setup.base_backoff {
+        client = client.with_base_backoff(base);
+    }
+    let model = client.settings().model.clone();
+    let engine = AgentEngine {
+        models: ModelPool::single(Arc::new(client)),
+        budget,
+        events,
+        cancel,
+    };
+    let outcome = agentic::run(ws, spec, engine).await;
+    // Every call's record is on disk before the run reports anything.
+    let flushing = file_log.clone();
+    blocking(move || {
+        flushing.flush();
+        Ok::<_, ReviewError>(())
+    })
+    .await?;
+    let (report, results) = outcome?;
+    Ok((results, report, model))
+}
+
 /// Open or create the workspace, register the source's PDFs, record the question.
-fn prepare(
-    ctx: &AppContext,
-    request: &ReviewRequest,
-) -> Result<(Workspace, Vec<PaperRecord>), CommandError> {
-    let source = std::fs::canonicalize(&request.source).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => CommandError::new(
-            "folder_not_found",
-            format!("{} does not exist", request.source.display()),
-        ),
-        _ => CommandError::new(
-            "io_error",
-            format!("cannot open {}: {e}", request.source.display()),
-        ),
-    })?;
+fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
+    let source = canonical_source(&request.source)?;
     let pdfs = find_pdfs(&source)?;
-    let workspace = match &request.workspace {
-        Some(dir) if dir.join(layout::TASK_FILE).is_file() => Workspace::open(dir)?,
-        Some(dir) => Workspace::create(dir, &task_for(&source, dir))?,
-        None => match existing_workspace_for(ctx, &source) {
-            Some(root) => Workspace::open(&root)?,
-            None => new_workspace(ctx, &source)?,
-        },
+    let dir = &request.workspace;
+    let workspace = if dir.join(layout::TASK_FILE).is_file() {
+        Workspace::open(dir)?
+    } else {
+        Workspace::create(dir, &task_for(&source, dir))?
     };
     register_papers(&workspace, &pdfs)?;
     let mut task = workspace.task()?;
@@ -226,25 +332,42 @@ fn needs_extraction(ws: &Workspace, paper: &PaperRecord) -> bool {
         || (paper.status.is_readable() && !matches!(paper_text::load(ws, &paper.id), Ok(Some(_))))
 }
 
-/// Score every readable paper (reusing results whose inputs are unchanged), then
-/// write the report and exports.
-fn review_and_report(ws: &Workspace, spec: &ReviewSpec) -> Result<ReviewSummary, CommandError> {
-    let started_at = now_rfc3339();
+fn new_run_id() -> RunId {
     // Time for sorting by eye, a random suffix because two runs can start within
     // the same second.
     let suffix = uuid::Uuid::new_v4().simple().to_string();
-    let run_id = RunId(format!(
+    RunId(format!(
         "run-{}-{}",
-        started_at.replace([':', '-'], ""),
+        now_rfc3339().replace([':', '-'], ""),
         &suffix[..8]
-    ));
+    ))
+}
+
+fn save_run(
+    ws: &Workspace,
+    id: &RunId,
+    spec: &ReviewSpec,
+    status: RunStatus,
+    started_at: &str,
+) -> Result<(), ReviewError> {
+    let finished_at = (status != RunStatus::Running).then(now_rfc3339);
     ws.save_run(&RunRecord {
-        id: run_id.clone(),
+        id: id.clone(),
         engine: spec.engine.name().into(),
-        status: RunStatus::Running,
-        started_at: started_at.clone(),
-        finished_at: None,
+        status,
+        started_at: started_at.to_owned(),
+        finished_at,
     })?;
+    Ok(())
+}
+
+/// Score every readable paper with the offline engine, reusing results whose
+/// inputs are unchanged.
+fn offline_results(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    started_at: &str,
+) -> Result<BTreeMap<PaperId, PaperResult>, ReviewError> {
     let papers = ws.papers()?;
     let readable: Vec<&PaperRecord> = papers.iter().filter(|p| p.status.is_readable()).collect();
     let input_hash = input_hash(spec, &readable);
@@ -260,59 +383,91 @@ fn review_and_report(ws: &Workspace, spec: &ReviewSpec) -> Result<ReviewSummary,
             _ => true,
         })
         .collect();
-    if !stale.is_empty() {
-        // Relevance is relative to the collection, so all readable papers are scored
-        // together; only the stale ones are written.
-        let texts: Vec<Vec<String>> = readable
-            .iter()
-            .map(|p| paper_text::load(ws, &p.id).map(Option::unwrap_or_default))
-            .collect::<Result<_, _>>()?;
-        let offline_papers: Vec<offline::Paper<'_>> = readable
-            .iter()
-            .zip(&texts)
-            .map(|(p, pages)| offline::Paper {
-                title: p.title.as_deref(),
-                pages,
-            })
-            .collect();
-        let findings = match spec.engine {
-            EngineKind::Offline => offline::review(&spec.question, &spec.criteria, &offline_papers),
+    if stale.is_empty() {
+        return Ok(results);
+    }
+    // Relevance is relative to the collection, so all readable papers are scored
+    // together; only the stale ones are written.
+    let texts: Vec<Vec<String>> = readable
+        .iter()
+        .map(|p| paper_text::load(ws, &p.id).map(Option::unwrap_or_default))
+        .collect::<Result<_, _>>()?;
+    let offline_papers: Vec<offline::Paper<'_>> = readable
+        .iter()
+        .zip(&texts)
+        .map(|(p, pages)| offline::Paper {
+            title: p.title.as_deref(),
+            pages,
+        })
+        .collect();
+    let findings = offline::review(&spec.question, &spec.criteria, &offline_papers);
+    let finished_at = now_rfc3339();
+    for (paper, f) in readable.iter().zip(findings) {
+        if results.contains_key(&paper.id) {
+            continue;
+        }
+        let result = PaperResult {
+            summary: f.summary,
+            key_points: f.key_points,
+            score: f.score,
+            verdict: f.verdict,
+            rationale: f.rationale,
+            evidence: f.evidence,
+            criteria: f.criteria,
+            provenance: Provenance {
+                engine: spec.engine,
+                model: None,
+                input_hash: input_hash.clone(),
+                extractor: paper.extractor.clone(),
+                started_at: started_at.to_owned(),
+                finished_at: finished_at.clone(),
+                prompt_hash: None,
+                quotes_verified: None,
+                quotes_dropped: None,
+                covered_by: None,
+            },
         };
-        let finished_at = now_rfc3339();
-        for (paper, f) in readable.iter().zip(findings) {
-            if results.contains_key(&paper.id) {
-                continue;
-            }
-            let result = PaperResult {
-                summary: f.summary,
-                key_points: f.key_points,
-                score: f.score,
-                verdict: f.verdict,
-                rationale: f.rationale,
-                evidence: f.evidence,
-                criteria: f.criteria,
-                provenance: Provenance {
-                    engine: spec.engine,
-                    model: None,
-                    input_hash: input_hash.clone(),
-                    extractor: paper.extractor.clone(),
-                    started_at: started_at.clone(),
-                    finished_at: finished_at.clone(),
-                },
-            };
-            ws.write_json(&result_path(&paper.id)?, &result)?;
-            results.insert(paper.id.clone(), result);
+        ws.write_json(&result_path(&paper.id)?, &result)?;
+        results.insert(paper.id.clone(), result);
+    }
+    Ok(results)
+}
+
+/// Write the report and exports from the results, close the run record and
+/// the task, and sum it all up.
+#[allow(clippy::too_many_arguments)]
+fn write_report(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    results: &BTreeMap<PaperId, PaperResult>,
+    model: Option<&str>,
+    agent: Option<AgentReport>,
+    status: &str,
+    run_id: &RunId,
+    started_at: &str,
+) -> Result<ReviewSummary, ReviewError> {
+    let papers = ws.papers()?;
+    let mut labelled: BTreeMap<PaperId, Label> = BTreeMap::new();
+    for p in &papers {
+        if let Some(label) = labels::load(ws, &p.id)? {
+            labelled.insert(p.id.clone(), label);
         }
     }
-
+    let synthesis = match ws.read_string(&WsPath::parse(layout::SYNTHESIS_FILE)?) {
+        Ok(text) if spec.engine == EngineKind::Agent => Some(text),
+        _ => None,
+    };
     let mut task = ws.task()?;
-    let date = started_at.clone();
+    let date = started_at.to_owned();
     let data = report::ReportData {
         task: &task,
         spec,
         papers: &papers,
-        results: &results,
+        results,
         date: &date,
+        model,
+        synthesis: synthesis.as_deref(),
+        labels: &labelled,
     };
     let markdown = report::render(&data);
     ws.write(&WsPath::parse(layout::REPORT_FILE)?, markdown.as_bytes())?;
@@ -325,24 +480,27 @@ fn review_and_report(ws: &Workspace, spec: &ReviewSpec) -> Result<ReviewSummary,
     }
 
     let counts = data.counts();
-    let finished_at = now_rfc3339();
-    ws.save_run(&RunRecord {
-        id: run_id,
-        engine: spec.engine.name().into(),
-        status: RunStatus::Done,
-        started_at,
-        finished_at: Some(finished_at.clone()),
-    })?;
-    task.status = TaskStatus::Done;
-    task.updated_at = finished_at;
+    let (run_status, task_status) = match status {
+        "done" => (RunStatus::Done, TaskStatus::Done),
+        "cancelled" => (RunStatus::Cancelled, TaskStatus::Cancelled),
+        _ => (RunStatus::Failed, TaskStatus::Failed),
+    };
+    save_run(ws, run_id, spec, run_status, started_at)?;
+    task.status = task_status;
+    task.updated_at = now_rfc3339();
     ws.save_task(&task)?;
 
     Ok(ReviewSummary {
         workspace: ws.root().to_path_buf(),
         report: ws.root().join(layout::REPORT_FILE),
-        engine: spec.engine.label().to_owned(),
+        engine: match model {
+            Some(m) => format!("{} · {m}", spec.engine.label()),
+            None => spec.engine.label().to_owned(),
+        },
         counts,
-        papers: paper_lines(&papers, &results),
+        papers: paper_lines(&papers, results),
+        agent,
+        status: status.to_owned(),
     })
 }
 
@@ -398,12 +556,4 @@ fn input_hash(spec: &ReviewSpec, readable: &[&PaperRecord]) -> String {
         hasher.update(p.extractor.as_deref().unwrap_or("").as_bytes());
     }
     hex::encode(&hasher.finalize()[..16])
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
-) -> Result<T, CommandError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(CommandError::internal)?
 }

@@ -35,6 +35,12 @@ impl ToolError {
     }
 }
 
+impl From<crate::blocking::BlockingFailed> for ToolError {
+    fn from(e: crate::blocking::BlockingFailed) -> Self {
+        Self::fatal("internal_error", e.to_string())
+    }
+}
+
 impl From<WorkspaceError> for ToolError {
     fn from(err: WorkspaceError) -> Self {
         let fatal = matches!(

@@ -139,15 +139,7 @@ pub(crate) fn parse_args<T: DeserializeOwned>(args: Value) -> Result<T, ToolErro
 }
 
 /// Run blocking filesystem work off the async threads.
-pub(crate) async fn blocking<T, F>(work: F) -> Result<T, ToolError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
-{
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ToolError::fatal("internal_error", format!("tool task failed: {e}")))?
-}
+pub(crate) use crate::blocking::blocking;
 
 /// Every built-in tool, in the order they are presented to the model.
 pub fn builtin_tools() -> Vec<Box<dyn Tool>> {

@@ -92,7 +92,8 @@ impl Registry {
             None => WsPath::parse(layout::ACTIONS_FILE)?,
         };
         let ws = ctx.workspace.clone();
-        let logged = super::blocking(move || Ok(ws.append_action(&log, &record)?)).await;
+        let logged: Result<(), ToolError> =
+            super::blocking(move || Ok(ws.append_action(&log, &record)?)).await;
         if let Err(e) = logged {
             tracing::warn!(tool = name, error = %e, "could not append to the action log");
         }

@@ -73,8 +73,10 @@ impl ActionRecord {
     }
 }
 
-/// How much of a result an action record keeps for the next prompt.
-pub const MAX_PREVIEW_BYTES: usize = 600;
+/// How much of a result an action record keeps for the next prompts. Agents
+/// offload results larger than this to files, so a preview is the whole
+/// result or the offload notice with its head and tail.
+pub const MAX_PREVIEW_BYTES: usize = 6 * 1024;
 
 /// The last `n` complete lines of an append-only log, read backwards from its
 /// end in blocks, so the cost depends on `n` and the line length, not on how

@@ -177,7 +177,7 @@ async fn plain_answer(protocol: Protocol) {
     let usage = answer.usage.unwrap();
     assert_eq!(
         usage.input_tokens,
-        sent.prompt_words(),
+        sent.prompt_tokens(),
         "usage is the server's own"
     );
     match protocol {

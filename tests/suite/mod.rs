@@ -1,3 +1,4 @@
+mod agent_review;
 mod cli;
 mod commands;
 mod confinement;

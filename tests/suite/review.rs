@@ -1,12 +1,13 @@
 //! A whole offline review of real papers: results, report, exports, resume.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
+use quire::agent::{EventLog, RunEvent};
+use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
 use quire::pdf::ingest::IngestOptions;
-use quire::review::run::{ReviewEvent, ReviewRequest, run_review};
+use quire::review::run::{EngineSetup, ReviewRequest};
 use quire::review::{EngineKind, PaperResult, ReviewSpec, paper_text};
 use quire::workspace::{Workspace, WsPath};
 
@@ -25,8 +26,9 @@ fn request(source: &Path, workspace: &Path, cache: &Path) -> ReviewRequest {
             criteria: vec!["describes a replication protocol".into()],
             engine: EngineKind::Offline,
         },
-        workspace: Some(workspace.to_path_buf()),
+        workspace: workspace.to_path_buf(),
         ingest,
+        engine: EngineSetup::Offline,
     }
 }
 
@@ -73,13 +75,12 @@ async fn an_offline_review_reads_scores_summarises_quotes_and_exports() {
     let data = tempfile::tempdir().unwrap();
     let ws_dir = data.path().join("ws");
     let ctx = AppContext::new(AppPaths::new(data.path()));
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let sink = events.clone();
-    let summary = run_review(
+    let summary = reviews::start(
         &ctx,
         request(folder.path(), &ws_dir, &data.path().join("cache")),
-        move |e| sink.lock().unwrap().push(e),
+        EventLog::new(),
     )
+    .finish()
     .await
     .unwrap();
 
@@ -168,20 +169,21 @@ async fn an_offline_review_reads_scores_summarises_quotes_and_exports() {
     // Resume: nothing is extracted again and finished results are kept as they are.
     let before = result_files(&ws);
     drop(ws);
-    events.lock().unwrap().clear();
-    let sink = events.clone();
-    run_review(
+    let events = EventLog::new();
+    reviews::start(
         &ctx,
         request(folder.path(), &ws_dir, &data.path().join("cache")),
-        move |e| sink.lock().unwrap().push(e),
+        events.clone(),
     )
+    .finish()
     .await
     .unwrap();
-    let events = events.lock().unwrap();
+    let events = events.events();
     assert!(
-        matches!(events[0], ReviewEvent::Started { to_extract: 0, .. }),
-        "{:?}",
-        events[0]
+        events
+            .iter()
+            .any(|e| matches!(e, RunEvent::ExtractionStarted { to_extract: 0, .. })),
+        "{events:?}"
     );
     let ws = Workspace::open_read_only(&ws_dir).unwrap();
     let after = result_files(&ws);

@@ -70,6 +70,12 @@ impl ToolBench {
         }
     }
 
+    /// Write a file as Quire itself does (not through a tool).
+    pub fn put(&self, path: &str, content: &str) {
+        let path = quire::workspace::WsPath::parse(path).unwrap();
+        self.ctx.workspace.write(&path, content.as_bytes()).unwrap();
+    }
+
     /// The error code of a call that must fail.
     pub async fn code(&self, tool: &str, args: serde_json::Value) -> String {
         match self.registry.call(&self.ctx, tool, args.clone()).await {

@@ -87,14 +87,14 @@ async fn ls_marks_folders_and_sizes_and_hides_quire_internals() {
 #[tokio::test]
 async fn glob_matches_whole_paths_with_globstar() {
     let t = ToolBench::new();
+    // papers/ is closed to the file tools; Quire itself writes there.
     for path in [
         "papers/p1/result.json",
         "papers/p2/result.json",
         "papers/p2/text.md",
         "notes/x.md",
     ] {
-        t.ok("write_file", json!({"path": path, "content": "{}"}))
-            .await;
+        t.put(path, "{}");
     }
     assert_eq!(
         t.ok("glob", json!({"pattern": "papers/**/result.json"}))
@@ -124,11 +124,7 @@ async fn grep_returns_files_with_line_numbers_and_respects_path_and_glob() {
         json!({"path": "notes/a.md", "content": "BM25 ranks\nnothing\nbm25 again\n"}),
     )
     .await;
-    t.ok(
-        "write_file",
-        json!({"path": "papers/p1/text.txt", "content": "uses BM25\n"}),
-    )
-    .await;
+    t.put("papers/p1/text.txt", "uses BM25\n");
     let out = t
         .ok("grep", json!({"pattern": "(?i)bm25", "glob": "*.md"}))
         .await;
@@ -299,7 +295,16 @@ async fn quire_files_are_read_only_to_the_agent() {
         .workspace
         .write(&WsPath::parse("task.json").unwrap(), b"{}")
         .unwrap();
-    for path in ["task.json", "actions.jsonl", ".quire/lock", "runs/r1.json"] {
+    for path in [
+        "task.json",
+        "actions.jsonl",
+        ".quire/lock",
+        "runs/r1.json",
+        "papers/0123456789abcdef/result.json",
+        "tasks.json",
+        "tasks/t0001-planner/actions.jsonl",
+        "agents/evil.toml",
+    ] {
         assert_eq!(
             t.code("write_file", json!({"path": path, "content": "x"}))
                 .await,

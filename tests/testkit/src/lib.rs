@@ -10,6 +10,7 @@
 //! The crate shares no code with Quire on purpose: a protocol bug in Quire's wire
 //! format must not be mirrored here and cancel out.
 
+mod agent_policy;
 mod http;
 pub mod reader;
 mod render;
@@ -19,4 +20,4 @@ mod server;
 
 pub use request::{Protocol, RecordedRequest};
 pub use script::{Cut, Faults, Quirks, Reply, ScriptedCall, Step};
-pub use server::{ScriptedServer, ServerOptions, ServerStats};
+pub use server::{Policy, ScriptedServer, ServerOptions, ServerStats};

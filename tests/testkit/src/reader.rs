@@ -28,9 +28,12 @@ use crate::script::ScriptedCall;
 pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
     let turns = request.turns();
     let tools = request.tools();
+    if crate::agent_policy::is_agent_prompt(&turns) {
+        return crate::agent_policy::step(&turns, &tools);
+    }
     if let Some(document) = latest_document(&turns) {
         let question = question_of(&turns);
-        let reading = Reading::of(&document, &question);
+        let reading = Reading::of(&document, &question, &criteria_of(&turns));
         if let Some(schema) = request.response_schema() {
             return (fill(&schema, "", &reading).to_string(), Vec::new());
         }
@@ -107,6 +110,21 @@ fn question_of(turns: &[Turn]) -> String {
     String::new()
 }
 
+/// The `- ` lines after a `Criteria:` line.
+fn criteria_of(turns: &[Turn]) -> Vec<String> {
+    for turn in turns {
+        let mut lines = turn.text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim().eq_ignore_ascii_case("criteria:") {
+                return lines
+                    .map_while(|l| l.trim().strip_prefix("- ").map(|c| c.trim().to_owned()))
+                    .collect();
+            }
+        }
+    }
+    Vec::new()
+}
+
 const STOPWORDS: &[&str] = &[
     "about", "above", "after", "again", "also", "among", "another", "based", "because", "been",
     "before", "being", "between", "both", "could", "does", "doing", "each", "from", "have",
@@ -170,6 +188,11 @@ fn split_sentences(block: &str, page: u32, out: &mut Vec<(u32, String)>) {
 /// What the reader makes of one document and question.
 struct Reading {
     summary: String,
+    /// The summary's sentences with their pages.
+    summary_sentences: Vec<(u32, String)>,
+    /// The review's criteria (`Criteria:` then `- ...` lines), each with
+    /// whether most of its terms occur in the text.
+    criteria: Vec<(String, bool)>,
     /// Share of the question's terms found in the document, 0..=1.
     overlap: f64,
     matched: Vec<String>,
@@ -179,15 +202,16 @@ struct Reading {
 }
 
 impl Reading {
-    fn of(pages: &[(u32, String)], question: &str) -> Self {
+    fn of(pages: &[(u32, String)], question: &str, criteria: &[String]) -> Self {
         let sentences = sentences(pages);
         let readable: Vec<&(u32, String)> = sentences
             .iter()
             .filter(|(_, s)| (6..=80).contains(&s.split_whitespace().count()))
             .collect();
-        let summary = readable
+        let summary_sentences: Vec<(u32, String)> =
+            readable.iter().take(3).map(|s| (*s).clone()).collect();
+        let summary = summary_sentences
             .iter()
-            .take(3)
             .map(|(_, s)| s.as_str())
             .collect::<Vec<_>>()
             .join(" ");
@@ -223,8 +247,18 @@ impl Reading {
             .and_then(|(_, t)| t.lines().map(str::trim).find(|l| !l.is_empty()))
             .unwrap_or("")
             .to_owned();
+        let criteria = criteria
+            .iter()
+            .map(|c| {
+                let wanted = terms(c);
+                let found = wanted.iter().filter(|t| present.contains(*t)).count();
+                (c.clone(), !wanted.is_empty() && found * 2 >= wanted.len())
+            })
+            .collect();
         Self {
             summary,
+            summary_sentences,
+            criteria,
             overlap,
             matched,
             missing,
@@ -286,6 +320,25 @@ fn fill(schema: &Value, name: &str, reading: &Reading) -> Value {
             }
             Value::Object(object)
         }
+        "array" if has(&["summary", "sentence"]) => {
+            let item = schema.get("items").cloned().unwrap_or(Value::Null);
+            reading
+                .summary_sentences
+                .iter()
+                .map(|(page, text)| quote_value(&item, *page, text))
+                .collect()
+        }
+        "array" if has(&["criteri"]) && !reading.criteria.is_empty() => reading
+            .criteria
+            .iter()
+            .map(|(criterion, met)| {
+                json!({
+                    "criterion": criterion,
+                    "outcome": if *met { "met" } else { "not_met" },
+                    "note": if *met { "Most of its terms occur in the text." } else { "Most of its terms do not occur in the text." },
+                })
+            })
+            .collect(),
         "array" if has(&["quote", "evidence", "excerpt", "citation"]) => {
             let item = schema.get("items").cloned().unwrap_or(Value::Null);
             reading
@@ -416,7 +469,7 @@ fn agent_step(turns: &[Turn], tools: &[OfferedTool]) -> (String, Vec<ScriptedCal
 /// Fill a tool's string parameters from a todo item: path-like parameters get
 /// the first token with a `/` or a `.`, text-like ones the item's quoted text or
 /// its remaining words.
-fn arguments_from_item(parameters: &Value, item: &str) -> Value {
+pub(crate) fn arguments_from_item(parameters: &Value, item: &str) -> Value {
     let quoted = item.split('"').nth(1).or_else(|| item.split('`').nth(1));
     let path = item
         .split_whitespace()

@@ -121,20 +121,18 @@ impl RecordedRequest {
             .cloned()
     }
 
-    /// The prompt's size as the server counts it: whitespace-separated words in
-    /// every turn plus the tool specs. Reported as `prompt_tokens`/`input_tokens`.
-    pub fn prompt_words(&self) -> u64 {
-        let turns: usize = self
-            .turns()
-            .iter()
-            .map(|t| t.text.split_whitespace().count())
-            .sum();
+    /// The prompt's size as the server counts it: a token per four bytes of
+    /// every turn plus the tool specs (close to a BPE tokenizer on English and
+    /// JSON). Reported as `prompt_tokens`/`input_tokens`, and what the context
+    /// window is enforced on.
+    pub fn prompt_tokens(&self) -> u64 {
+        let turns: usize = self.turns().iter().map(|t| t.text.len()).sum();
         let tools: usize = self
             .body
             .get("tools")
-            .map(|t| t.to_string().split_whitespace().count())
+            .map(|t| t.to_string().len())
             .unwrap_or(0);
-        (turns + tools) as u64
+        (turns + tools).div_ceil(4) as u64
     }
 }
 

@@ -32,6 +32,23 @@ pub struct ServerOptions {
     pub api_key: Option<String>,
     /// The gap between streamed events.
     pub event_gap: Duration,
+    /// Refuse prompts longer than this many tokens with llama.cpp's 400
+    /// `exceed_context_size_error`.
+    pub context_window: Option<u64>,
+    /// How unscripted requests are answered.
+    pub policy: Policy,
+}
+
+/// The policy for requests no step is scripted for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Policy {
+    /// The deterministic reader and agent policies.
+    #[default]
+    Diligent,
+    /// Random but schema-valid tool calls with random arguments, as a small
+    /// random-weight model would make; reading requests get the reader's
+    /// answer or garbage, at random.
+    Chaos { seed: u64 },
 }
 
 impl Default for ServerOptions {
@@ -42,6 +59,8 @@ impl Default for ServerOptions {
             models: vec!["scripted-reader".to_owned()],
             api_key: None,
             event_gap: Duration::ZERO,
+            context_window: None,
+            policy: Policy::Diligent,
         }
     }
 }
@@ -238,6 +257,19 @@ async fn answer(
     request: &RecordedRequest,
     shared: &Shared,
 ) -> std::io::Result<()> {
+    if let Some(window) = shared.options.context_window {
+        let tokens = request.prompt_tokens();
+        if tokens > window {
+            let body = json!({"error": {
+                "code": 400,
+                "type": "exceed_context_size_error",
+                "message": format!("request ({tokens} tokens) exceeds the available context size ({window} tokens), try increasing it"),
+                "n_prompt_tokens": tokens,
+                "n_ctx": window,
+            }});
+            return http::write_json(stream, 400, &[], &body).await;
+        }
+    }
     let step = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| Reply::Policy.into());
@@ -257,13 +289,29 @@ async fn answer(
         }
         Reply::Text(text) => (text, Vec::new()),
         Reply::ToolCalls { text, calls } => (text, calls),
-        Reply::Policy => reader::answer(request),
+        Reply::Policy => match shared.options.policy {
+            Policy::Diligent => reader::answer(request),
+            Policy::Chaos { seed } => {
+                let n = shared.serial.load(Ordering::SeqCst);
+                let tools = request.tools();
+                if tools.is_empty() && (seed ^ n).is_multiple_of(2) {
+                    reader::answer(request)
+                } else if tools.is_empty() {
+                    (
+                        "{\"score\": \"lots\", \"summary\": 7} not quite json".into(),
+                        Vec::new(),
+                    )
+                } else {
+                    crate::agent_policy::chaos(&tools, seed ^ n.wrapping_mul(31))
+                }
+            }
+        },
     };
     let answer = Answer {
         text,
         calls,
         model: request.model().to_owned(),
-        prompt_tokens: request.prompt_words(),
+        prompt_tokens: request.prompt_tokens(),
         serial: shared.serial.fetch_add(1, Ordering::SeqCst),
     };
     let quirks = &step.faults.quirks;

@@ -25,6 +25,9 @@ struct Args {
     /// Model ids to list.
     #[arg(long, default_value = "scripted-reader")]
     model: Vec<String>,
+    /// Refuse prompts over this many tokens, as llama.cpp does.
+    #[arg(long)]
+    context_window: Option<u64>,
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -34,6 +37,7 @@ async fn main() -> std::process::ExitCode {
         latency: Duration::from_millis(args.latency_ms),
         concurrency: args.concurrency,
         models: args.model,
+        context_window: args.context_window,
         ..ServerOptions::default()
     };
     let server = match ScriptedServer::bind(([127, 0, 0, 1], args.port).into(), options).await {

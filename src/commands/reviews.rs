@@ -1,0 +1,170 @@
+//! Running a review from a host: choose the workspace (the one the index knows
+//! for the folder, or a new one), set up the engine (resolve the model profile
+//! and its key for the agent engine), and run the review as one spawned task
+//! with a cancellation token, updating the index when it ends.
+//!
+//! The CLI and the desktop app both go through [`review_start`]; what crosses
+//! back is a [`RunHandle`] (the token and the task) and run events through the
+//! host's [`EventSink`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::models::resolve_model;
+use super::workspaces::{existing_workspace_for, new_workspace_root};
+use super::{AppContext, CommandError};
+use crate::agent::{Caps, EventSink};
+use crate::blocking::blocking;
+use crate::index::WorkspaceSnapshot;
+use crate::llm::accounting::PriceTable;
+use crate::llm::{HttpProvider, Provider};
+use crate::pdf::ingest::IngestOptions;
+use crate::review::run::{AgentSetup, EngineSetup, ReviewRequest, ReviewSummary, run_review};
+use crate::review::source::canonical_source;
+use crate::review::{EngineKind, ReviewSpec};
+use crate::workspace::Workspace;
+
+/// How long a cancelled run gets to stop on its own before it is aborted.
+pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
+
+pub struct ReviewParams {
+    pub source: PathBuf,
+    pub spec: ReviewSpec,
+    /// Use (or create) this workspace instead of the one for `source`.
+    pub workspace: Option<PathBuf>,
+    pub ingest: IngestOptions,
+    /// The model profile for the agent engine (default: the configured one).
+    pub profile: Option<String>,
+    pub caps: Caps,
+}
+
+/// A running review.
+pub struct RunHandle {
+    /// Cancels the run: model calls in flight are dropped, tasks end, and the
+    /// workspace is left resumable.
+    pub cancel: CancellationToken,
+    /// Owns the run; its result is the review's.
+    task: JoinHandle<Result<ReviewSummary, CommandError>>,
+}
+
+impl RunHandle {
+    /// Wait for the run to end.
+    pub async fn finish(self) -> Result<ReviewSummary, CommandError> {
+        self.task
+            .await
+            .map_err(|e| CommandError::new("internal_error", format!("the run failed: {e}")))?
+    }
+
+    /// Cancel, give the run [`CANCEL_GRACE`] to stop and write its state, then
+    /// abort it.
+    pub async fn cancel(mut self) -> Result<ReviewSummary, CommandError> {
+        self.cancel.cancel();
+        match tokio::time::timeout(CANCEL_GRACE, &mut self.task).await {
+            Ok(joined) => joined
+                .map_err(|e| CommandError::new("internal_error", format!("the run failed: {e}")))?,
+            Err(_) => {
+                self.task.abort();
+                Err(CommandError::new(
+                    "cancelled",
+                    "the run was cancelled and stopped at once; its workspace resumes",
+                ))
+            }
+        }
+    }
+}
+
+/// Start a review; events go to `events` as it runs.
+pub async fn review_start(
+    ctx: &AppContext,
+    params: ReviewParams,
+    events: Arc<dyn EventSink>,
+) -> Result<RunHandle, CommandError> {
+    let workspace = match params.workspace.clone() {
+        Some(dir) => dir,
+        None => {
+            let (ctx, source) = (ctx.clone(), params.source.clone());
+            blocking(move || {
+                let source = canonical_source(&source)?;
+                Ok::<_, CommandError>(
+                    existing_workspace_for(&ctx, &source)
+                        .unwrap_or_else(|| new_workspace_root(&ctx, &source)),
+                )
+            })
+            .await?
+        }
+    };
+    let engine = match params.spec.engine {
+        EngineKind::Offline => EngineSetup::Offline,
+        EngineKind::Agent => {
+            let resolved =
+                resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
+            let provider: Arc<dyn Provider> = HttpProvider::new(
+                resolved.settings.clone(),
+                resolved.key.as_ref().map(|k| k.0.clone()),
+            )?;
+            EngineSetup::Agent(AgentSetup {
+                profile: resolved.profile.clone(),
+                provider,
+                prices: PriceTable::load(&resolved.config_dir)?,
+                caps: params.caps,
+                base_backoff: None,
+                extra_log: None,
+            })
+        }
+    };
+    let request = ReviewRequest {
+        source: params.source,
+        spec: params.spec,
+        workspace,
+        ingest: params.ingest,
+        engine,
+    };
+    Ok(start(ctx, request, events))
+}
+
+/// Run a prepared request as its own task (what tests and benchmarks with a
+/// ready-made provider use).
+pub fn start(ctx: &AppContext, request: ReviewRequest, events: Arc<dyn EventSink>) -> RunHandle {
+    spawn(ctx, request, events, CancellationToken::new())
+}
+
+/// [`start`] with a token the caller made (and may hand to its event sink).
+pub fn spawn(
+    ctx: &AppContext,
+    request: ReviewRequest,
+    events: Arc<dyn EventSink>,
+    cancel: CancellationToken,
+) -> RunHandle {
+    let ctx = ctx.clone();
+    let token = cancel.child_token();
+    let span = tracing::info_span!("review", engine = request.spec.engine.name());
+    let task = tokio::spawn(
+        async move {
+            let summary = run_review(request, events, token).await?;
+            index_workspace(&ctx, summary.workspace.clone()).await;
+            Ok(summary)
+        }
+        .instrument(span),
+    );
+    RunHandle { cancel, task }
+}
+
+/// Bring the index up to date with a workspace; a failure only marks it stale.
+async fn index_workspace(ctx: &AppContext, root: PathBuf) {
+    let ctx2 = ctx.clone();
+    let indexed: Result<(), CommandError> = blocking(move || {
+        let ws = Workspace::open_read_only(&root)?;
+        let snapshot = WorkspaceSnapshot::of(&ws)?;
+        ctx2.with_index(|index| Ok(index.upsert(&snapshot)?))
+    })
+    .await;
+    if let Err(e) = indexed {
+        tracing::warn!(error = %e, "could not update the index; it will be rebuilt on next use");
+        ctx.mark_index_stale();
+    }
+}

@@ -1,0 +1,78 @@
+//! Recording model calls in a workspace's `model-calls.jsonl` without slowing
+//! the calls: records go over a channel to one writer thread, which appends
+//! and syncs them in arrival order. [`FileCallLog::flush`] waits until every
+//! record sent so far is on disk (a run calls it before it reports done).
+
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::accounting::CallLog;
+use crate::workspace::{ModelCallRecord, Workspace};
+
+enum Message {
+    Record(Box<ModelCallRecord>),
+    Flush(Sender<()>),
+}
+
+pub struct FileCallLog {
+    /// The writer thread ends when the last sender is dropped.
+    tx: Mutex<Sender<Message>>,
+}
+
+impl FileCallLog {
+    pub fn start(workspace: Workspace) -> Arc<Self> {
+        let (tx, rx) = mpsc::channel::<Message>();
+        std::thread::spawn(move || {
+            for message in rx {
+                match message {
+                    Message::Record(record) => {
+                        if let Err(e) = workspace.log_model_call(&record) {
+                            tracing::warn!(error = %e, "could not log a model call in the workspace");
+                        }
+                    }
+                    Message::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        Arc::new(Self { tx: Mutex::new(tx) })
+    }
+
+    /// Wait until every record sent before this call is written. Blocking.
+    pub fn flush(&self) {
+        let (done, wait) = mpsc::channel();
+        let sent = self
+            .tx
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(Message::Flush(done));
+        if sent.is_ok() {
+            let _ = wait.recv();
+        }
+    }
+}
+
+impl CallLog for FileCallLog {
+    fn record(&self, call: &ModelCallRecord) {
+        let sent = self
+            .tx
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(Message::Record(Box::new(call.clone())));
+        if sent.is_err() {
+            tracing::warn!("the model-call writer has stopped; a call was not logged");
+        }
+    }
+}
+
+/// Several logs as one.
+pub struct CallLogs(pub Vec<Arc<dyn CallLog>>);
+
+impl CallLog for CallLogs {
+    fn record(&self, call: &ModelCallRecord) {
+        for log in &self.0 {
+            log.record(call);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The review as a domain of the agent runtime: the shared state of one agent
+//! review (coverage, the reader, events) and the batch read every way of
+//! reading goes through (the reviewer's `read_papers`, and the final sweep).
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::coverage::{Coverage, result_key, result_path};
+use crate::agent::{EventSink, PaperPhase, RunEvent};
+use crate::review::reading::{PaperInput, Reader, Reading};
+use crate::review::{EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, paper_text};
+use crate::workspace::records::now_rfc3339;
+use crate::workspace::{PaperId, PaperRecord, Workspace};
+
+/// Who read a paper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoveredBy {
+    Agent,
+    Sweep,
+}
+
+impl CoveredBy {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Sweep => "sweep",
+        }
+    }
+}
+
+pub struct ReviewDomain {
+    pub ws: Workspace,
+    pub spec: ReviewSpec,
+    pub reader: Arc<Reader>,
+    /// Held only to read or change counters, never across an `.await`.
+    coverage: Mutex<Coverage>,
+    pub events: Arc<dyn EventSink>,
+    /// The run's token: a batch stops starting reads once it is cancelled.
+    pub cancel: CancellationToken,
+    /// Most papers one `read_papers` call takes.
+    pub batch_max: usize,
+    fingerprint: String,
+}
+
+impl ReviewDomain {
+    pub fn load(
+        ws: Workspace,
+        spec: ReviewSpec,
+        reader: Arc<Reader>,
+        events: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
+        let fingerprint = reader.fingerprint();
+        let coverage = Coverage::load(&ws, &spec, &fingerprint)?;
+        let batch_max = (reader.concurrency() * 2).clamp(4, 32);
+        Ok(Arc::new(Self {
+            ws,
+            spec,
+            reader,
+            coverage: Mutex::new(coverage),
+            events,
+            cancel,
+            batch_max,
+            fingerprint,
+        }))
+    }
+
+    pub fn coverage(&self) -> MutexGuard<'_, Coverage> {
+        self.coverage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Read the papers `ids` (up to the reader's concurrency at once), write
+    /// each result to its file, and return one line per paper, in order.
+    pub async fn read_batch(self: &Arc<Self>, ids: &[String], by: CoveredBy) -> Vec<String> {
+        let mut lines: Vec<Option<String>> = vec![None; ids.len()];
+        let mut todo: Vec<(usize, PaperRecord)> = Vec::new();
+        {
+            let mut coverage = self.coverage();
+            for (i, raw) in ids.iter().enumerate() {
+                let id = PaperId(raw.trim().to_owned());
+                let line = match coverage.readable.get(&id) {
+                    None => Some(format!("{raw} · not a readable paper of this review")),
+                    Some(_) if coverage.done.contains(&id) => {
+                        Some(format!("{raw} · already reviewed; not read again"))
+                    }
+                    Some(_) if coverage.reading.contains(&id) => {
+                        Some(format!("{raw} · being read by another call"))
+                    }
+                    Some(paper) => {
+                        todo.push((i, paper.clone()));
+                        None
+                    }
+                };
+                if line.is_none() {
+                    coverage.reading.insert(id);
+                }
+                lines[i] = line;
+            }
+        }
+        let gate = Arc::new(Semaphore::new(self.reader.concurrency()));
+        let mut set = JoinSet::new();
+        for (i, paper) in todo {
+            let domain = self.clone();
+            let gate = gate.clone();
+            self.events.emit(RunEvent::PaperStatus {
+                paper: paper.id.0.clone(),
+                phase: PaperPhase::Queued,
+                detail: None,
+            });
+            set.spawn(async move {
+                let _permit = gate.acquire().await;
+                (i, domain.read_one(&paper, by).await)
+            });
+        }
+        while let Some(joined) = set.join_next().await {
+            if let Ok((i, line)) = joined {
+                lines[i] = Some(line);
+            }
+        }
+        lines
+            .into_iter()
+            .zip(ids)
+            .map(|(l, id)| l.unwrap_or_else(|| format!("{id} · the read did not complete")))
+            .collect()
+    }
+
+    async fn read_one(self: &Arc<Self>, paper: &PaperRecord, by: CoveredBy) -> String {
+        let id = paper.id.clone();
+        match self.read_and_save(paper, by).await {
+            Ok((result, reading)) => {
+                let mut coverage = self.coverage();
+                coverage.reading.remove(&id);
+                coverage.done.insert(id.clone());
+                match by {
+                    CoveredBy::Agent => coverage.by_agent += 1,
+                    CoveredBy::Sweep => coverage.by_sweep += 1,
+                }
+                drop(coverage);
+                self.events.emit(RunEvent::PaperStatus {
+                    paper: id.0.clone(),
+                    phase: PaperPhase::Scored,
+                    detail: Some(format!(
+                        "{:.0}/10 {}",
+                        result.score,
+                        result.verdict.as_str()
+                    )),
+                });
+                format!(
+                    "{} · {:.0}/10 {} · {} · {} of {} quotes verified{}",
+                    id.0,
+                    result.score,
+                    result.verdict.as_str(),
+                    paper.title.as_deref().unwrap_or("untitled"),
+                    reading.quotes_verified,
+                    reading.quotes_verified + reading.quotes_dropped,
+                    if reading.chunks > 1 {
+                        format!(" · read in {} parts", reading.chunks)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Err(reason) => {
+                let mut coverage = self.coverage();
+                coverage.reading.remove(&id);
+                let entry = coverage
+                    .failed
+                    .entry(id.clone())
+                    .or_insert((0, String::new()));
+                entry.0 += 1;
+                entry.1 = reason.clone();
+                let attempts = entry.0;
+                drop(coverage);
+                self.events.emit(RunEvent::PaperStatus {
+                    paper: id.0.clone(),
+                    phase: PaperPhase::Failed,
+                    detail: Some(reason.clone()),
+                });
+                format!("{} · failed (attempt {attempts}): {reason}", id.0)
+            }
+        }
+    }
+
+    async fn read_and_save(
+        &self,
+        paper: &PaperRecord,
+        by: CoveredBy,
+    ) -> Result<(PaperResult, Reading), String> {
+        if self.cancel.is_cancelled() {
+            return Err("the run was cancelled".into());
+        }
+        self.events.emit(RunEvent::PaperStatus {
+            paper: paper.id.0.clone(),
+            phase: PaperPhase::Reading,
+            detail: None,
+        });
+        let ws = self.ws.clone();
+        let id = paper.id.clone();
+        let pages = tokio::task::spawn_blocking(move || paper_text::load(&ws, &id))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        let started_at = now_rfc3339();
+        let input = PaperInput {
+            title: paper.title.as_deref(),
+            pages: &pages,
+            question: &self.spec.question,
+            criteria: &self.spec.criteria,
+        };
+        let reading = self.reader.read(&input).await.map_err(|e| e.to_string())?;
+        let answer = reading.answer.clone();
+        let result = PaperResult {
+            summary: answer.summary.into_iter().take(5).collect(),
+            key_points: answer.key_points,
+            score: answer.score,
+            verdict: answer
+                .verdict
+                .unwrap_or_else(|| Verdict::from_score(answer.score)),
+            rationale: answer.rationale,
+            evidence: answer.evidence,
+            criteria: answer.criteria,
+            provenance: Provenance {
+                engine: EngineKind::Agent,
+                model: Some(self.reader.model().to_owned()),
+                input_hash: result_key(paper, &self.spec, &self.fingerprint),
+                extractor: paper.extractor.clone(),
+                started_at,
+                finished_at: now_rfc3339(),
+                prompt_hash: Some(short_hash(&self.fingerprint)),
+                quotes_verified: Some(reading.quotes_verified),
+                quotes_dropped: Some(reading.quotes_dropped),
+                covered_by: Some(by.as_str().to_owned()),
+            },
+        };
+        let ws = self.ws.clone();
+        let path = result_path(&paper.id).map_err(|e| e.to_string())?;
+        let to_write = result.clone();
+        tokio::task::spawn_blocking(move || ws.write_json(&path, &to_write))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        Ok((result, reading))
+    }
+}
+
+pub fn short_hash(text: &str) -> String {
+    hex::encode(&Sha256::digest(text.as_bytes())[..8])
+}

@@ -1,0 +1,297 @@
+//! The agent-driven review: the planner writes the plan, the reviewer covers
+//! every readable paper through `read_papers`, the writer composes the
+//! synthesis from the result files; tables and counts are rendered by code.
+//!
+//! Coverage is the runtime's guarantee, not the model's good will: the
+//! reviewer's `finish` is refused while a readable paper lacks a valid result,
+//! and a final sweep reads any paper still missing when the agents stopped
+//! (a step limit, a weak model). The summary tells the two apart.
+
+mod coverage;
+mod domain;
+mod tools;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+pub use coverage::{Coverage, result_key, result_path};
+pub use domain::{CoveredBy, ReviewDomain};
+pub use tools::NAMES as TOOL_NAMES;
+
+use crate::agent::{
+    AgentSet, Budget, EventSink, ModelPool, RunStats, Runtime, RuntimeError, TaskGraph, TaskState,
+    Toolbox,
+};
+use crate::review::reading::Reader;
+use crate::review::{PaperResult, ReviewSpec};
+use crate::tools::{Tool, ToolSettings};
+use crate::workspace::{PaperId, Workspace, WsPath, layout};
+
+/// How the agents' run went, as the review summary reports it.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReport {
+    pub planner: String,
+    pub readable: usize,
+    /// Papers whose valid result was already there when this run started.
+    pub already_reviewed: usize,
+    pub covered_by_agent: usize,
+    pub covered_by_sweep: usize,
+    pub failed: usize,
+    pub steps: u64,
+    pub tool_calls: u64,
+    pub text_tool_calls: u64,
+    pub nudges: u64,
+    pub consolidations: u64,
+    pub overflows: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: Option<f64>,
+    pub model_calls: u64,
+    /// Why the run stopped early (cancelled, a budget cap), if it did.
+    pub stopped: Option<String>,
+}
+
+/// The review's side of the runtime.
+struct ReviewToolbox {
+    domain: Arc<ReviewDomain>,
+}
+
+impl Toolbox for ReviewToolbox {
+    fn names(&self) -> Vec<&'static str> {
+        tools::NAMES.to_vec()
+    }
+
+    fn make(&self, name: &str, _runtime: &Arc<Runtime>, _agent: &str) -> Option<Box<dyn Tool>> {
+        let d = self.domain.clone();
+        Some(match name {
+            tools::LIST_PAPERS => Box::new(tools::ListPapers(d)),
+            tools::READ_PAPERS => Box::new(tools::ReadPapers(d)),
+            tools::READ_RESULTS => Box::new(tools::ReadResults(d)),
+            tools::ANSWER_FROM_PDF => Box::new(tools::AnswerFromPdf(d)),
+            _ => return None,
+        })
+    }
+
+    fn progress(&self, ws: &Workspace, agent: &str) -> Vec<String> {
+        let mut lines = self.domain.coverage().progress();
+        let written = |file: &str| {
+            WsPath::parse(file)
+                .ok()
+                .and_then(|p| ws.entry(&p).ok())
+                .is_some_and(|e| e.size > 0)
+        };
+        if agent != "reviewer" {
+            for file in [layout::PLAN_FILE, layout::SYNTHESIS_FILE] {
+                let state = if written(file) {
+                    "written"
+                } else {
+                    "not written yet"
+                };
+                lines.push(format!("{file}: {state}"));
+            }
+        }
+        lines
+    }
+
+    fn check_finish(&self, ws: &Workspace, agent: &str) -> Result<(), String> {
+        match agent {
+            "reviewer" => {
+                let coverage = self.domain.coverage();
+                let open = coverage.open();
+                if open.is_empty() {
+                    return Ok(());
+                }
+                let some: Vec<&str> = open.iter().take(5).map(|p| p.id.0.as_str()).collect();
+                Err(format!(
+                    "{} readable papers have no result yet (for example {}); read them with read_papers before you finish",
+                    open.len(),
+                    some.join(", ")
+                ))
+            }
+            "writer" => {
+                let path = WsPath::parse(layout::SYNTHESIS_FILE).map_err(|e| e.to_string())?;
+                match ws.read_string(&path) {
+                    Ok(text) if !text.trim().is_empty() => Ok(()),
+                    _ => Err(format!(
+                        "{} is not written yet; write the synthesis there before you finish",
+                        layout::SYNTHESIS_FILE
+                    )),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What an agent review needs besides the workspace and the question.
+pub struct AgentEngine {
+    pub models: ModelPool,
+    pub budget: Arc<Budget>,
+    pub events: Arc<dyn EventSink>,
+    pub cancel: CancellationToken,
+}
+
+/// Tool limits for agents: a result the prompt cannot show whole goes to a
+/// file, so what the agent sees is either all of it or a pointer to it.
+pub fn agent_tool_settings() -> ToolSettings {
+    ToolSettings {
+        offload_bytes: crate::workspace::MAX_PREVIEW_BYTES,
+        ..ToolSettings::default()
+    }
+}
+
+/// The planner's task: the review's question and criteria, and the steps.
+pub fn planner_task(spec: &ReviewSpec, readable: usize) -> String {
+    let mut text = format!("Review question: {}\n", spec.question.trim());
+    if !spec.criteria.is_empty() {
+        text.push_str("Criteria:\n");
+        for c in &spec.criteria {
+            text.push_str(&format!("- {c}\n"));
+        }
+    }
+    text.push_str(&format!(
+        "\nThe workspace holds {readable} readable papers under papers/ (their text and results are read-only to you).\n\
+         Steps:\n\
+         1. write_todos with these steps.\n\
+         2. write_file {plan}: how the question and each criterion will be judged, and what the scores 0-10 mean.\n\
+         3. reviewer: have every readable paper read and scored against the plan.\n\
+         4. writer: have the synthesis written to {synthesis} from the results.\n\
+         5. finish with a short account of the review.\n",
+        plan = layout::PLAN_FILE,
+        synthesis = layout::SYNTHESIS_FILE,
+    ));
+    text
+}
+
+/// Run the agents over a prepared workspace (papers registered and extracted),
+/// then sweep what they left. Results are in the files when this returns.
+pub async fn run(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    engine: AgentEngine,
+) -> Result<(AgentReport, BTreeMap<PaperId, PaperResult>), RuntimeError> {
+    let agents = AgentSet::load(Some(ws), &tools::NAMES)?;
+    let reader_spec = agents.get("reader")?.clone();
+    let reader = Arc::new(Reader::new(
+        engine.models.for_spec(&reader_spec)?,
+        reader_spec,
+        engine.cancel.clone(),
+    ));
+    let domain = ReviewDomain::load(
+        ws.clone(),
+        spec.clone(),
+        reader,
+        engine.events.clone(),
+        engine.cancel.clone(),
+    )?;
+    let (readable, already_reviewed) = {
+        let coverage = domain.coverage();
+        (coverage.readable.len(), coverage.done.len())
+    };
+    let stats = Arc::new(RunStats::default());
+    let runtime = Arc::new(Runtime {
+        workspace: ws.clone(),
+        agents,
+        models: engine.models.clone(),
+        toolbox: Arc::new(ReviewToolbox {
+            domain: domain.clone(),
+        }),
+        events: engine.events.clone(),
+        cancel: engine.cancel.clone(),
+        graph: TaskGraph::open(ws)?,
+        budget: engine.budget.clone(),
+        stats: stats.clone(),
+        tool_settings: agent_tool_settings(),
+    });
+    let planner = runtime
+        .run_task("planner", &planner_task(spec, readable), None)
+        .await?;
+    let mut stopped = match planner.status {
+        TaskState::Cancelled => Some("cancelled".to_owned()),
+        TaskState::BudgetExhausted => Some(planner.output.clone()),
+        _ => None,
+    };
+    // The sweep: whatever is still open once the agents are done.
+    if stopped.is_none() {
+        loop {
+            let open: Vec<String> = domain
+                .coverage()
+                .open()
+                .iter()
+                .map(|p| p.id.0.clone())
+                .collect();
+            if open.is_empty() || engine.cancel.is_cancelled() {
+                break;
+            }
+            for batch in open.chunks(domain.batch_max) {
+                if let Err(over) = engine.budget.check(0, 0) {
+                    stopped = Some(over.0);
+                    break;
+                }
+                domain.read_batch(batch, CoveredBy::Sweep).await;
+            }
+            if stopped.is_some() {
+                break;
+            }
+        }
+        if engine.cancel.is_cancelled() {
+            stopped = Some("cancelled".to_owned());
+        }
+    }
+    // One agent writes the synthesis; if the planner never had it written,
+    // the writer runs on its own once every paper is covered.
+    let synthesis = WsPath::parse(layout::SYNTHESIS_FILE)?;
+    let written = ws
+        .read_string(&synthesis)
+        .is_ok_and(|t| !t.trim().is_empty());
+    if stopped.is_none() && !written {
+        let outcome = runtime
+            .run_task(
+                "writer",
+                &format!(
+                    "Review question: {}\nWrite the synthesis of the reviewed papers to {}.\nSteps:\n1. read_results to see every reviewed paper.\n2. write_file {} with the themes, agreements and gaps, citing papers by title.\n3. finish.\n",
+                    spec.question.trim(),
+                    layout::SYNTHESIS_FILE,
+                    layout::SYNTHESIS_FILE
+                ),
+                None,
+            )
+            .await?;
+        if outcome.status == TaskState::Cancelled {
+            stopped = Some("cancelled".to_owned());
+        }
+    }
+    let coverage = domain.coverage().clone();
+    let mut results = BTreeMap::new();
+    for id in &coverage.done {
+        if let Ok(result) = ws.read_json::<PaperResult>(&result_path(id)?) {
+            results.insert(id.clone(), result);
+        }
+    }
+    let (input_tokens, output_tokens) = engine.budget.tokens();
+    use std::sync::atomic::Ordering::Relaxed;
+    let report = AgentReport {
+        planner: planner.status.as_str().to_owned(),
+        readable,
+        already_reviewed,
+        covered_by_agent: coverage.by_agent,
+        covered_by_sweep: coverage.by_sweep,
+        failed: coverage.missing().len(),
+        steps: stats.steps.load(Relaxed),
+        tool_calls: stats.tool_calls.load(Relaxed),
+        text_tool_calls: stats.text_tool_calls.load(Relaxed),
+        nudges: stats.nudges.load(Relaxed),
+        consolidations: stats.consolidations.load(Relaxed),
+        overflows: stats.overflows.load(Relaxed),
+        input_tokens,
+        output_tokens,
+        cost_usd: engine.budget.cost(),
+        model_calls: engine.budget.calls(),
+        stopped,
+    };
+    Ok((report, results))
+}

@@ -1,0 +1,331 @@
+//! The review's tools: `list_papers` and `read_papers` for the reviewer,
+//! `read_results` for the writer, `answer_from_pdf` for any agent that needs
+//! one answer from one paper. None of them hands a paper's text to the caller:
+//! reading happens in isolated calls, and only digests come back.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::domain::{CoveredBy, ReviewDomain};
+use crate::review::{PaperResult, labels, paper_text};
+use crate::tools::{Tool, ToolContext, ToolError};
+use crate::workspace::PaperId;
+
+pub const LIST_PAPERS: &str = "list_papers";
+pub const READ_PAPERS: &str = "read_papers";
+pub const READ_RESULTS: &str = "read_results";
+pub const ANSWER_FROM_PDF: &str = "answer_from_pdf";
+pub const NAMES: [&str; 4] = [LIST_PAPERS, READ_PAPERS, READ_RESULTS, ANSWER_FROM_PDF];
+
+fn parse<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, ToolError> {
+    let args = match args {
+        Value::Null => json!({}),
+        other => other,
+    };
+    serde_json::from_value(args).map_err(|e| ToolError::invalid_arguments(e.to_string()))
+}
+
+pub struct ListPapers(pub Arc<ReviewDomain>);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    #[serde(default = "open")]
+    status: String,
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "twenty")]
+    limit: usize,
+}
+
+fn open() -> String {
+    "open".into()
+}
+fn twenty() -> usize {
+    20
+}
+
+#[async_trait]
+impl Tool for ListPapers {
+    fn name(&self) -> &str {
+        LIST_PAPERS
+    }
+
+    fn description(&self) -> &str {
+        "List the review's readable papers by id with title and pages. status: open (no \
+         result yet, the default), reviewed, failed, or all. Paged with offset and limit (at \
+         most 100)."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "status": {"type": "string", "enum": ["open", "reviewed", "failed", "all"]},
+                "offset": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+            },
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: ListArgs = parse(args)?;
+        let coverage = self.0.coverage();
+        let papers: Vec<_> = match args.status.as_str() {
+            "open" => coverage.open(),
+            "reviewed" => coverage
+                .readable
+                .values()
+                .filter(|p| coverage.done.contains(&p.id))
+                .collect(),
+            "failed" => coverage
+                .readable
+                .values()
+                .filter(|p| coverage.failed.contains_key(&p.id) && !coverage.done.contains(&p.id))
+                .collect(),
+            "all" => coverage.readable.values().collect(),
+            other => {
+                return Err(ToolError::invalid_arguments(format!(
+                    "status {other:?} is not one of open, reviewed, failed, all"
+                )));
+            }
+        };
+        let limit = args.limit.clamp(1, 100);
+        let total = papers.len();
+        let mut lines = vec![format!("{total} {} papers", args.status)];
+        for p in papers.iter().skip(args.offset).take(limit) {
+            let mut line = format!(
+                "{} · {} · {} pages",
+                p.id.0,
+                p.title.as_deref().unwrap_or("untitled"),
+                p.pages
+            );
+            if let Some((n, why)) = coverage.failed.get(&p.id) {
+                line.push_str(&format!(" · failed {n}x: {why}"));
+            }
+            lines.push(line);
+        }
+        let shown_to = (args.offset + limit).min(total);
+        if shown_to < total {
+            lines.push(format!("… {} more (offset {shown_to})", total - shown_to));
+        }
+        Ok(lines.join("\n"))
+    }
+}
+
+pub struct ReadPapers(pub Arc<ReviewDomain>);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    ids: Vec<String>,
+}
+
+#[async_trait]
+impl Tool for ReadPapers {
+    fn name(&self) -> &str {
+        READ_PAPERS
+    }
+
+    fn description(&self) -> &str {
+        "Read a batch of papers by id, in parallel. Each paper is read in isolation against the \
+         review question and criteria; its result (summary, score, verdict, rationale, evidence \
+         with pages) is written to papers/<id>/result.json. Returns one line per paper: id, \
+         score, verdict, title, quotes verified. A reviewed paper is not read again."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "ids": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "maxItems": self.0.batch_max,
+                    "description": "Paper ids from list_papers."
+                }
+            },
+            "required": ["ids"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: ReadArgs = parse(args)?;
+        if args.ids.is_empty() {
+            return Err(ToolError::invalid_arguments("ids is empty"));
+        }
+        if args.ids.len() > self.0.batch_max {
+            return Err(ToolError::invalid_arguments(format!(
+                "{} ids is more than the {} one call reads; split the batch",
+                args.ids.len(),
+                self.0.batch_max
+            )));
+        }
+        let lines = self.0.read_batch(&args.ids, CoveredBy::Agent).await;
+        let open = self.0.coverage().open().len();
+        Ok(format!("{}\n{open} papers still open", lines.join("\n")))
+    }
+}
+
+pub struct ReadResults(pub Arc<ReviewDomain>);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultsArgs {
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "thirty")]
+    limit: usize,
+}
+
+fn thirty() -> usize {
+    30
+}
+
+#[async_trait]
+impl Tool for ReadResults {
+    fn name(&self) -> &str {
+        READ_RESULTS
+    }
+
+    fn description(&self) -> &str {
+        "A one-line digest of every reviewed paper, best score first: id, score, verdict (and \
+         the researcher's label when there is one), title, key points. Paged with offset and \
+         limit (at most 100). read_file papers/<id>/result.json gives one result in full."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "offset": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+            },
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: ResultsArgs = parse(args)?;
+        let domain = self.0.clone();
+        tokio::task::spawn_blocking(move || {
+            let done: Vec<_> = {
+                let coverage = domain.coverage();
+                coverage
+                    .readable
+                    .values()
+                    .filter(|p| coverage.done.contains(&p.id))
+                    .cloned()
+                    .collect()
+            };
+            let mut rows = Vec::new();
+            for paper in done {
+                let path = super::coverage::result_path(&paper.id)?;
+                let Ok(result) = domain.ws.read_json::<PaperResult>(&path) else {
+                    continue;
+                };
+                let label = labels::load(&domain.ws, &paper.id)?;
+                rows.push((paper, result, label));
+            }
+            rows.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.id.cmp(&b.0.id)));
+            let total = rows.len();
+            let limit = args.limit.clamp(1, 100);
+            let mut lines = vec![format!("{total} reviewed papers, best first")];
+            for (paper, result, label) in rows.iter().skip(args.offset).take(limit) {
+                let labelled = label
+                    .as_ref()
+                    .and_then(|l| l.verdict)
+                    .map(|v| format!(" (researcher: {})", v.as_str()))
+                    .unwrap_or_default();
+                let year = paper
+                    .meta
+                    .year
+                    .map(|y| format!(" ({y})"))
+                    .unwrap_or_default();
+                lines.push(format!(
+                    "{} · {:.0}/10 {}{labelled} · {}{year} · {}",
+                    paper.id.0,
+                    result.score,
+                    result.verdict.as_str(),
+                    paper.title.as_deref().unwrap_or("untitled"),
+                    result.key_points.join("; ")
+                ));
+            }
+            let shown_to = (args.offset + limit).min(total);
+            if shown_to < total {
+                lines.push(format!("… {} more (offset {shown_to})", total - shown_to));
+            }
+            Ok(lines.join("\n"))
+        })
+        .await
+        .map_err(|e| ToolError::fatal("internal_error", e.to_string()))?
+    }
+}
+
+pub struct AnswerFromPdf(pub Arc<ReviewDomain>);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerArgs {
+    paper: String,
+    question: String,
+}
+
+#[async_trait]
+impl Tool for AnswerFromPdf {
+    fn name(&self) -> &str {
+        ANSWER_FROM_PDF
+    }
+
+    fn description(&self) -> &str {
+        "Ask one question about one paper. The paper is read in a separate, isolated call \
+         (in parts when it is long) and only the answer comes back, with page references; the \
+         paper's text never enters your context."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "paper": {"type": "string", "description": "A paper id from list_papers."},
+                "question": {"type": "string"}
+            },
+            "required": ["paper", "question"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
+        let args: AnswerArgs = parse(args)?;
+        let id = PaperId(args.paper.trim().to_owned());
+        let title = {
+            let coverage = self.0.coverage();
+            match coverage.readable.get(&id) {
+                Some(p) => p.title.clone(),
+                None => {
+                    return Err(ToolError::new(
+                        "paper_not_found",
+                        format!("{} is not a readable paper of this review", id.0),
+                    ));
+                }
+            }
+        };
+        let ws = self.0.ws.clone();
+        let lookup = id.clone();
+        let pages = tokio::task::spawn_blocking(move || paper_text::load(&ws, &lookup))
+            .await
+            .map_err(|e| ToolError::fatal("internal_error", e.to_string()))??
+            .unwrap_or_default();
+        self.0
+            .reader
+            .answer_question(title.as_deref(), &pages, &args.question)
+            .await
+            .map_err(|e| ToolError::new(e.code(), e.to_string()))
+    }
+}
