@@ -129,6 +129,12 @@ pub enum RuntimeError {
     Internal(String),
 }
 
+impl From<crate::blocking::BlockingFailed> for RuntimeError {
+    fn from(e: crate::blocking::BlockingFailed) -> Self {
+        Self::Internal(e.to_string())
+    }
+}
+
 impl RuntimeError {
     pub fn code(&self) -> &'static str {
         match self {

@@ -2,6 +2,7 @@
 //! module's job, so stdout is allowed here and nowhere in the library.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod agents;
 mod bench;
 mod eval;
 mod extract;
@@ -54,6 +55,13 @@ enum Command {
     Key(models::KeyCommand),
     /// Send one prompt to the configured model and stream the answer.
     Ask(models::AskArgs),
+    /// List the agents (built-in, and a workspace's agents/*.toml).
+    Agents(agents::AgentsArgs),
+    /// Run one agent on a task in a workspace.
+    #[command(subcommand)]
+    Agent(agents::AgentCommand),
+    /// Record your own verdict, score or note for a paper of a review.
+    Label(agents::LabelArgs),
     /// Maintain the SQLite index of workspaces.
     #[command(subcommand)]
     Index(IndexCommand),
@@ -114,6 +122,9 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Models(args) => report(models::models(args).await),
         Command::Key(cmd) => report(models::key(cmd).await),
         Command::Ask(args) => report(models::ask(args).await),
+        Command::Agents(args) => report(agents::list(args).await),
+        Command::Agent(cmd) => report(agents::run(cmd).await),
+        Command::Label(args) => report(agents::label(args).await),
     }
 }
 

@@ -5,6 +5,7 @@
 //! (SQLite, hashing, file scans) runs on the blocking pool, and the index lock is
 //! never held across an `.await`. Errors cross the UI boundary as `{kind, message}`.
 
+pub mod agents;
 mod context;
 mod error;
 pub mod models;

@@ -168,3 +168,68 @@ async fn index_workspace(ctx: &AppContext, root: PathBuf) {
         ctx.mark_index_stale();
     }
 }
+
+pub struct LabelParams {
+    pub workspace: PathBuf,
+    /// A paper id, or a unique prefix of one.
+    pub paper: String,
+    pub verdict: Option<crate::review::Verdict>,
+    pub score: Option<f64>,
+    pub note: Option<String>,
+}
+
+/// Record the researcher's label of a paper (`papers/<id>/label.json`); no
+/// engine ever overwrites it. The report shows it at the next run.
+pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Label, CommandError> {
+    use crate::review::labels::{Label, save};
+    if params.verdict.is_none() && params.score.is_none() && params.note.is_none() {
+        return Err(CommandError::new(
+            "empty_label",
+            "give a verdict, a score or a note",
+        ));
+    }
+    if let Some(score) = params.score
+        && !(0.0..=10.0).contains(&score)
+    {
+        return Err(CommandError::new(
+            "invalid_score",
+            format!("{score} is not a score from 0 to 10"),
+        ));
+    }
+    blocking(move || {
+        let ws = Workspace::open(&params.workspace)?;
+        let papers = ws.papers()?;
+        let matches: Vec<_> = papers
+            .iter()
+            .filter(|p| p.id.0.starts_with(params.paper.trim()))
+            .collect();
+        let paper = match matches.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(CommandError::new(
+                    "paper_not_found",
+                    format!("no paper id starts with {:?}", params.paper),
+                ));
+            }
+            many => {
+                return Err(CommandError::new(
+                    "paper_ambiguous",
+                    format!(
+                        "{} paper ids start with {:?}; give more digits",
+                        many.len(),
+                        params.paper
+                    ),
+                ));
+            }
+        };
+        let label = Label {
+            verdict: params.verdict,
+            score: params.score,
+            note: params.note,
+            at: crate::workspace::records::now_rfc3339(),
+        };
+        save(&ws, &paper.id, &label)?;
+        Ok(label)
+    })
+    .await
+}

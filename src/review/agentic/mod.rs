@@ -127,6 +127,26 @@ impl Toolbox for ReviewToolbox {
     }
 }
 
+/// The review's tools for any agent run in a review workspace (`quire agent
+/// run`): the same domain a review uses, loaded from the workspace's files.
+pub fn review_toolbox(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    agents: &AgentSet,
+    models: &ModelPool,
+    events: Arc<dyn EventSink>,
+    cancel: CancellationToken,
+) -> Result<Arc<dyn Toolbox>, RuntimeError> {
+    let reader_spec = agents.get("reader")?.clone();
+    let reader = Arc::new(Reader::new(
+        models.for_spec(&reader_spec)?,
+        reader_spec,
+        cancel.clone(),
+    ));
+    let domain = ReviewDomain::load(ws.clone(), spec.clone(), reader, events, cancel)?;
+    Ok(Arc::new(ReviewToolbox { domain }))
+}
+
 /// What an agent review needs besides the workspace and the question.
 pub struct AgentEngine {
     pub models: ModelPool,
