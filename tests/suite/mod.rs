@@ -1,4 +1,5 @@
 mod agent_review;
+mod agent_runtime;
 mod cli;
 mod commands;
 mod confinement;

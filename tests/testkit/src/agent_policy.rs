@@ -441,13 +441,15 @@ fn compose(prompt: &Prompt<'_>, item: &str) -> String {
 }
 
 /// A call for the chaos policy: a random offered tool with random but
-/// schema-valid arguments.
-pub fn chaos(tools: &[OfferedTool], seed: u64) -> (String, Vec<ScriptedCall>) {
+/// schema-valid arguments. It never calls `finish`, so a run under chaos ends
+/// at its step limit (or when its loop gives up on it).
+pub fn chaos(tools: &[OfferedTool], seed: u64, must_call: bool) -> (String, Vec<ScriptedCall>) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    if tools.is_empty() || rng.below(20) == 0 {
+    let tools: Vec<&OfferedTool> = tools.iter().filter(|t| t.name != "finish").collect();
+    if tools.is_empty() || (!must_call && rng.below(40) == 0) {
         return ("I will think about it.".into(), Vec::new());
     }
-    let tool = &tools[rng.below(tools.len() as u64) as usize];
+    let tool = tools[rng.below(tools.len() as u64) as usize];
     let arguments = random_value(&tool.parameters, &mut rng, 0);
     (
         String::new(),

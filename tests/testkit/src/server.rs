@@ -302,7 +302,12 @@ async fn answer(
                         Vec::new(),
                     )
                 } else {
-                    crate::agent_policy::chaos(&tools, seed ^ n.wrapping_mul(31))
+                    // Even chaos answers a nudge with a call.
+                    let nudged = request
+                        .turns()
+                        .iter()
+                        .any(|t| t.text.contains("called no tool"));
+                    crate::agent_policy::chaos(&tools, seed ^ n.wrapping_mul(31), nudged)
                 }
             }
         },
