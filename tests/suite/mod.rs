@@ -1,3 +1,4 @@
+mod agent_kill;
 mod agent_review;
 mod agent_runtime;
 mod cli;
