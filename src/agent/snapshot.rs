@@ -168,3 +168,94 @@ mod tests {
         assert!(!tree.iter().any(|l| l.contains("papers/0001")));
     }
 }
+
+#[cfg(test)]
+mod prompt_snapshots {
+    use super::*;
+    use crate::agent::context::{self, ContextInput, Turn};
+    use crate::agent::spec::AgentSet;
+    use crate::tools::{Registry, ToolContext, ToolSettings};
+
+    /// A small review workspace, the same every time.
+    fn fixed_workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open_or_init(dir.path()).unwrap();
+        for (path, text) in [
+            ("plan.md", "# Plan\nJudge each paper against the question.\n"),
+            ("papers/00aa/paper.json", "{}"),
+            ("papers/00aa/text.txt", "=== page 1 ===\nA paper.\n"),
+            ("papers/00bb/paper.json", "{}"),
+            ("tasks/t0001-x/notes.md", "Read 1 of 2 papers.\nNext: the other one.\n"),
+        ] {
+            ws.write(&WsPath::parse(path).unwrap(), text.as_bytes())
+                .unwrap();
+        }
+        (dir, ws)
+    }
+
+    const REVIEW_TOOLS: [&str; 4] = ["list_papers", "read_papers", "read_results", "answer_from_pdf"];
+
+    fn actor(agent: &str, step: u64) -> Actor {
+        Actor {
+            agent: agent.into(),
+            task: "t0001-x".into(),
+            step,
+            folder: WsPath::parse("tasks/t0001-x").unwrap(),
+        }
+    }
+
+    /// Two real actions through the registry, logged as steps 1 and 2.
+    async fn act(agent: &str, ws: &Workspace) {
+        let registry = Registry::with_builtins();
+        let ctx = ToolContext::new(ws.clone(), ToolSettings::default());
+        for (step, (tool, args)) in [
+            ("ls", serde_json::json!({"path": "papers"})),
+            ("read_file", serde_json::json!({"path": "plan.md"})),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let ctx = ctx.for_step(actor(agent, step as u64 + 1));
+            registry.call(&ctx, tool, args).await.unwrap();
+        }
+    }
+
+    /// The prompt of `agent` at step 3, built from the files.
+    fn prompt_of(agent: &str, ws: &Workspace) -> context::Prompt {
+        let set = AgentSet::builtin(&REVIEW_TOOLS).unwrap();
+        let spec = set.get(agent).unwrap();
+        let snap = gather(ws, &actor(agent, 3), spec.action_window).unwrap();
+        let progress = vec!["Papers: 2 readable, 1 reviewed, 1 open, 0 failed twice".to_owned()];
+        context::build(&ContextInput {
+            system_prompt: &spec.system_prompt,
+            task: "Review question: Do learned indexes beat B-trees?",
+            progress: &progress,
+            todos: &snap.todos,
+            files: &snap.files,
+            notes: &snap.notes,
+            notes_path: &snap.notes_path,
+            todo_path: &snap.todo_path,
+            actions: &snap.actions,
+            step: 3,
+            step_limit: spec.step_limit,
+            consolidate_every: spec.consolidate_every,
+            turn: Turn::Work,
+            budget: spec.prompt_budget,
+        })
+    }
+
+    #[tokio::test]
+    async fn each_builtin_agents_prompt_for_a_fixed_workspace_is_byte_stable() {
+        for agent in ["planner", "reviewer", "writer"] {
+            let (_dir, ws) = fixed_workspace();
+            act(agent, &ws).await;
+            let first = prompt_of(agent, &ws);
+            // g is deterministic: the same files and actions, the same bytes.
+            assert_eq!(first, prompt_of(agent, &ws));
+            insta::assert_snapshot!(
+                format!("prompt_{agent}"),
+                format!("=== system ===\n{}\n=== user ===\n{}", first.system, first.user)
+            );
+        }
+    }
+}
