@@ -59,6 +59,9 @@ pub enum RunEvent {
         agent: String,
         step: u64,
         prompt_tokens: u64,
+        /// Of those, the prefix that repeats byte for byte from step to step
+        /// (system prompt, tool specs, task): what provider caches reuse.
+        stable_tokens: u64,
         consolidation: bool,
     },
     /// An agent called a tool.
@@ -153,6 +156,7 @@ mod tests {
             agent: "reviewer".into(),
             step: 3,
             prompt_tokens: 1200,
+            stable_tokens: 800,
             consolidation: false,
         };
         let json = serde_json::to_value(&event).unwrap();

@@ -316,6 +316,7 @@ impl Runtime {
                 agent: spec.name.clone(),
                 step: actor.step,
                 prompt_tokens,
+                stable_tokens: prompt.stable_tokens() + tools_tokens,
                 consolidation: turn == Turn::Consolidation,
             });
             if let Err(over) = self

@@ -20,7 +20,10 @@ use quire::review::{EngineKind, ReviewSpec};
 use tokio::sync::Semaphore;
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct BenchArgs {
+    #[command(subcommand)]
+    command: Option<BenchCommand>,
     /// The folder of PDFs to measure on.
     #[arg(default_value = "../shared/corpus/dev")]
     dir: PathBuf,
@@ -32,8 +35,20 @@ pub(crate) struct BenchArgs {
     review_papers: usize,
 }
 
+#[derive(clap::Subcommand)]
+enum BenchCommand {
+    /// The agent runtime against the scripted model server: prompt size at 10,
+    /// 80 and 800 papers and a full-history baseline, tokens, wall time against
+    /// the ideal, coverage, resume.
+    Agent(super::bench_agent::AgentBenchArgs),
+}
+
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
-    match bench(args).await {
+    let outcome = match args.command {
+        Some(BenchCommand::Agent(agent)) => super::bench_agent::run(agent).await,
+        None => bench(args).await,
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

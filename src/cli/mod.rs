@@ -4,6 +4,7 @@
 
 mod agents;
 mod bench;
+mod bench_agent;
 mod eval;
 mod extract;
 mod models;

@@ -1,0 +1,556 @@
+//! `quire bench agent`: the agent runtime's figures, measured side by side in
+//! one run against the scripted model server (started here, as a process):
+//! prompt size at 10, 80 and 800 papers (and a baseline that keeps its whole
+//! history), input tokens per token of paper text, wall time against the
+//! ideal at a fixed latency and concurrency, coverage, and the tokens a resume
+//! spends again. Every model call is one line of a JSONL file.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use quire::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
+use quire::commands::reviews;
+use quire::commands::{AppContext, AppPaths};
+use quire::llm::accounting::{CallLog, PriceTable};
+use quire::llm::call_file::CallLogs;
+use quire::llm::{HttpProvider, ModelClient, ModelSettings};
+use quire::pdf::ingest::IngestOptions;
+use quire::review::agentic::{self, AgentEngine, AgentReport};
+use quire::review::run::{EngineSetup, ReviewRequest};
+use quire::review::{EngineKind, ReviewSpec, paper_text};
+use quire::workspace::{
+    ModelCallRecord, PaperId, PaperRecord, PaperStatus, TaskMeta, Workspace, WorkspaceId, WsPath,
+};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Args)]
+pub(crate) struct AgentBenchArgs {
+    /// The folder of PDFs whose texts the synthetic reviews repeat.
+    #[arg(long, default_value = "../shared/corpus/dev")]
+    corpus: PathBuf,
+    /// Review sizes, in papers.
+    #[arg(long, value_delimiter = ',', default_value = "10,80,800")]
+    sizes: Vec<usize>,
+    /// The scripted server's latency per answer, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    latency_ms: u64,
+    /// Model calls at once (client and server).
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// The JSONL file of model calls (default: a temp file, printed).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+const QUESTION: &str = "How do distributed systems reach consensus, replicate state and tolerate failures of machines and networks?";
+/// The window the baseline runs under.
+const BASELINE_WINDOW: u64 = 32_768;
+
+pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out_path = match &args.out {
+        Some(p) => p.clone(),
+        None => scratch.keep().join("agent-bench.jsonl"),
+    };
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = Arc::new(Jsonl::create(&out_path)?);
+    println!("model calls: {}", out_path.display());
+
+    let texts = corpus_texts(&args.corpus, scratch.path()).await?;
+    println!(
+        "{} readable papers in {} repeated under distinct ids",
+        texts.len(),
+        args.corpus.display()
+    );
+    let server = Server::start(args.latency_ms, args.concurrency)?;
+    let latency = Duration::from_millis(args.latency_ms);
+
+    let mut maxima: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut ratio_line = None;
+    let mut stable = Vec::new();
+    for &n in &args.sizes {
+        let root = scratch.path().join(format!("agent-{n}"));
+        let paper_tokens = synthetic_workspace(&root, &texts, n)?;
+        let t = Instant::now();
+        let (report, calls) = review(&root, &server, &args, out.clone(), n, false).await?;
+        let wall = t.elapsed();
+        let agent_calls: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
+        let reader_calls = calls.len() - agent_calls.len();
+        let max = agent_calls.iter().map(|c| c.prompt_tokens).max().unwrap_or(0);
+        maxima.insert(n, max);
+        let input: u64 = calls.iter().map(|c| c.prompt_tokens).sum();
+        stable.push(report.stable_share);
+        let ideal = latency
+            * (agent_calls.len() as u32 + reader_calls.div_ceil(args.concurrency) as u32);
+        println!(
+            "\n{n} papers: covered {}/{} (agent {}, sweep {}), {} agent steps, {} reader calls, max prompt {max} tokens",
+            report.report.covered_by_agent + report.report.covered_by_sweep,
+            report.report.readable,
+            report.report.covered_by_agent,
+            report.report.covered_by_sweep,
+            agent_calls.len(),
+            reader_calls,
+        );
+        println!(
+            "  wall {:.1} s vs ideal {:.1} s = {:.2}x [goal <= 1.20]",
+            wall.as_secs_f64(),
+            ideal.as_secs_f64(),
+            wall.as_secs_f64() / ideal.as_secs_f64().max(0.001)
+        );
+        println!(
+            "  input tokens {input} / paper text {paper_tokens} = {:.2} [goal <= 1.30 at 80]",
+            input as f64 / paper_tokens.max(1) as f64
+        );
+        if n == 80 {
+            ratio_line = Some(input as f64 / paper_tokens.max(1) as f64);
+        }
+    }
+    if let (Some(small), Some(big)) = (maxima.get(&10), maxima.get(&800)) {
+        println!(
+            "\nmax prompt tokens per call: 10 papers {small}, 80 {}, 800 {big}; max(800)/max(10) = {:.3} [goal <= 1.05]",
+            maxima.get(&80).copied().unwrap_or(0),
+            *big as f64 / (*small).max(1) as f64
+        );
+    }
+    if let Some(r) = ratio_line {
+        println!("input tokens / paper-text tokens at 80 papers: {r:.2} [goal <= 1.30]");
+    }
+    let shares: Vec<String> = args
+        .sizes
+        .iter()
+        .zip(&stable)
+        .map(|(n, s)| format!("{n} papers {:.0}%", 100.0 * s))
+        .collect();
+    println!(
+        "stable prefix (system prompt, tool specs, task) share of agent prompt tokens: {}",
+        shares.join(", ")
+    );
+
+    // The baseline: the same tools and loop, but the whole history in every prompt.
+    let mut growth = Vec::new();
+    for n in [10usize, 80] {
+        let root = scratch.path().join(format!("baseline-{n}"));
+        synthetic_workspace(&root, &texts, n)?;
+        baseline_specs(&root)?;
+        let (_, calls) = review(&root, &server, &args, out.clone(), n, true).await?;
+        let agent: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
+        let max = agent.iter().map(|c| c.prompt_tokens).max().unwrap_or(0);
+        let first = agent.first().map(|c| c.prompt_tokens).unwrap_or(0);
+        growth.push((n, first, max, agent.len()));
+        println!(
+            "baseline {n} papers: prompt {first} → {max} tokens over {} steps",
+            agent.len()
+        );
+    }
+    if let [(n1, _, m1, _), (n2, _, m2, _)] = growth[..] {
+        let per_paper = (m2 as f64 - m1 as f64) / (n2 - n1) as f64;
+        let overflow = if per_paper > 0.0 {
+            n1 as f64 + (BASELINE_WINDOW as f64 - m1 as f64) / per_paper
+        } else {
+            f64::INFINITY
+        };
+        println!(
+            "baseline grows {per_paper:.0} prompt tokens per paper: it overflows a {BASELINE_WINDOW}-token window at about paper {overflow:.0}; Quire's prompt stays at {} tokens",
+            maxima.values().max().copied().unwrap_or(0)
+        );
+    }
+
+    // Resume: stop a run of 80 halfway, resume it, compare with a clean run.
+    let root = scratch.path().join("resume-80");
+    synthetic_workspace(&root, &texts, 80)?;
+    let spent = resume_cost(&root, &server, &args, out.clone()).await?;
+    // The clean run is the 80-paper run above.
+    let clean: u64 = out.total_for(80, false);
+    println!(
+        "resume: a run stopped after 40 papers and resumed spent {} tokens; a clean run {}: {} again = {:.1}% of the run; one batch of {} papers is {} tokens [goal <= one batch]",
+        spent.total,
+        clean,
+        spent.total.saturating_sub(clean),
+        100.0 * spent.total.saturating_sub(clean) as f64 / clean.max(1) as f64,
+        spent.batch_papers,
+        spent.batch_tokens
+    );
+    drop(server);
+    println!("\nmodel calls written to {}", out_path.display());
+    Ok(())
+}
+
+/// One model call as the JSONL has it.
+#[derive(Clone, Debug, serde::Serialize)]
+struct Call {
+    papers: usize,
+    agent: String,
+    step: u64,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    baseline: bool,
+    latency_ms: u64,
+}
+
+struct Jsonl {
+    file: Mutex<std::fs::File>,
+    calls: Mutex<Vec<Call>>,
+}
+
+impl Jsonl {
+    fn create(path: &Path) -> Result<Self, String> {
+        Ok(Self {
+            file: Mutex::new(std::fs::File::create(path).map_err(|e| e.to_string())?),
+            calls: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn total_for(&self, papers: usize, baseline: bool) -> u64 {
+        self.calls
+            .lock()
+            .map(|c| {
+                c.iter()
+                    .filter(|c| c.papers == papers && c.baseline == baseline)
+                    .map(|c| c.prompt_tokens + c.completion_tokens)
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Tags a run's calls with its size and kind, into the shared JSONL.
+struct RunLog {
+    out: Arc<Jsonl>,
+    papers: usize,
+    baseline: bool,
+    mine: Mutex<Vec<Call>>,
+}
+
+impl CallLog for RunLog {
+    fn record(&self, call: &ModelCallRecord) {
+        // "agent reviewer step 12" or "reader".
+        let words: Vec<&str> = call.purpose.split_whitespace().collect();
+        let (agent, step) = match words.as_slice() {
+            ["agent", agent, "step", step] => (agent.to_string(), step.parse().unwrap_or(0)),
+            _ => (call.purpose.clone(), 0),
+        };
+        let line = Call {
+            papers: self.papers,
+            agent,
+            step,
+            prompt_tokens: call.input_tokens,
+            completion_tokens: call.output_tokens,
+            baseline: self.baseline,
+            latency_ms: call.latency_ms,
+        };
+        if let (Ok(mut file), Ok(text)) = (self.out.file.lock(), serde_json::to_string(&line)) {
+            let _ = writeln!(file, "{text}");
+        }
+        if let Ok(mut all) = self.out.calls.lock() {
+            all.push(line.clone());
+        }
+        if let Ok(mut mine) = self.mine.lock() {
+            mine.push(line);
+        }
+    }
+}
+
+struct Outcome {
+    report: AgentReport,
+    /// Share of agent prompt tokens that were the byte-stable prefix.
+    stable_share: f64,
+}
+
+/// Watches a run's events: sums the stable prefix of every agent step, and
+/// stops the run after some papers when asked to.
+#[derive(Default)]
+struct Watch {
+    scored: std::sync::atomic::AtomicUsize,
+    stable: std::sync::atomic::AtomicU64,
+    prompt: std::sync::atomic::AtomicU64,
+    stop_after: Option<(usize, CancellationToken)>,
+}
+
+impl EventSink for Watch {
+    fn emit(&self, event: RunEvent) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if let RunEvent::AgentStep {
+            prompt_tokens,
+            stable_tokens,
+            ..
+        } = event
+        {
+            self.stable.fetch_add(stable_tokens, SeqCst);
+            self.prompt.fetch_add(prompt_tokens, SeqCst);
+        }
+        if let RunEvent::PaperStatus {
+            phase: PaperPhase::Scored,
+            ..
+        } = event
+        {
+            let n = self
+                .scored
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                + 1;
+            if let Some((after, token)) = &self.stop_after
+                && n >= *after
+            {
+                token.cancel();
+            }
+        }
+    }
+}
+
+async fn review(
+    root: &Path,
+    server: &Server,
+    args: &AgentBenchArgs,
+    out: Arc<Jsonl>,
+    papers: usize,
+    baseline: bool,
+) -> Result<(Outcome, Vec<Call>), String> {
+    review_with(root, server, args, out, papers, baseline, None).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn review_with(
+    root: &Path,
+    server: &Server,
+    args: &AgentBenchArgs,
+    out: Arc<Jsonl>,
+    papers: usize,
+    baseline: bool,
+    stop_after: Option<usize>,
+) -> Result<(Outcome, Vec<Call>), String> {
+    let ws = Workspace::open(root).map_err(|e| e.to_string())?;
+    let log = Arc::new(RunLog {
+        out,
+        papers,
+        baseline,
+        mine: Mutex::new(Vec::new()),
+    });
+    let budget = Arc::new(Budget::new(Caps::default()));
+    let settings = ModelSettings {
+        base_url: server.base_url.clone(),
+        model: "scripted-reader".into(),
+        context_window: if baseline { 1_000_000 } else { 32_768 },
+        max_output_tokens: 2048,
+        concurrency: args.concurrency,
+        read_timeout_secs: 60.0,
+        max_retries: 1,
+        ..ModelSettings::default()
+    };
+    let provider = HttpProvider::new(settings, None).map_err(|e| e.to_string())?;
+    let logs: Vec<Arc<dyn CallLog>> = vec![log.clone(), budget.clone()];
+    let client = ModelClient::new("bench", provider, PriceTable::builtin())
+        .with_log(Arc::new(CallLogs(logs)))
+        .with_base_backoff(Duration::from_millis(20));
+    let cancel = CancellationToken::new();
+    let watch = Arc::new(Watch {
+        stop_after: stop_after.map(|n| (n, cancel.clone())),
+        ..Watch::default()
+    });
+    let spec = ReviewSpec {
+        question: QUESTION.into(),
+        criteria: Vec::new(),
+        engine: EngineKind::Agent,
+    };
+    let (report, _) = agentic::run(
+        &ws,
+        &spec,
+        AgentEngine {
+            models: ModelPool::single(Arc::new(client)),
+            budget,
+            events: watch.clone(),
+            cancel,
+        },
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let calls = log.mine.lock().map(|c| c.clone()).unwrap_or_default();
+    let stable = watch.stable.load(std::sync::atomic::Ordering::SeqCst);
+    let counted = watch.prompt.load(std::sync::atomic::Ordering::SeqCst);
+    Ok((
+        Outcome {
+            report,
+            stable_share: stable as f64 / counted.max(1) as f64,
+        },
+        calls,
+    ))
+}
+
+struct Spent {
+    total: u64,
+    batch_papers: usize,
+    batch_tokens: u64,
+}
+
+async fn resume_cost(
+    root: &Path,
+    server: &Server,
+    args: &AgentBenchArgs,
+    out: Arc<Jsonl>,
+) -> Result<Spent, String> {
+    let (_, first) = review_with(root, server, args, out.clone(), 0, false, Some(40)).await?;
+    let (_, second) = review_with(root, server, args, out, 0, false, None).await?;
+    let total: u64 = first
+        .iter()
+        .chain(&second)
+        .map(|c| c.prompt_tokens + c.completion_tokens)
+        .sum();
+    let reader: Vec<&Call> = second.iter().filter(|c| c.agent == "reader").collect();
+    let per_paper = reader
+        .iter()
+        .map(|c| c.prompt_tokens + c.completion_tokens)
+        .sum::<u64>()
+        / reader.len().max(1) as u64;
+    let batch_papers = (args.concurrency * 2).clamp(4, 32);
+    Ok(Spent {
+        total,
+        batch_papers,
+        batch_tokens: per_paper * batch_papers as u64,
+    })
+}
+
+/// The scripted model server as a child process.
+struct Server {
+    child: Child,
+    base_url: String,
+}
+
+impl Server {
+    fn start(latency_ms: u64, concurrency: usize) -> Result<Self, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let binary = exe.with_file_name("scripted-model");
+        if !binary.is_file() {
+            return Err(format!(
+                "{} is not built; run `cargo build --release -p testkit` (or without --release for a debug quire)",
+                binary.display()
+            ));
+        }
+        let mut child = Command::new(&binary)
+            .args([
+                "--port",
+                "0",
+                "--latency-ms",
+                &latency_ms.to_string(),
+                "--concurrency",
+                &concurrency.to_string(),
+                "--context-window",
+                &BASELINE_WINDOW.to_string(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout from the server")?;
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            child,
+            base_url: line.trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Extract the corpus once (an offline review into a scratch workspace) and
+/// return each readable paper's record and pages.
+async fn corpus_texts(
+    corpus: &Path,
+    scratch: &Path,
+) -> Result<Vec<(PaperRecord, Vec<String>)>, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let data = scratch.join("data");
+    let ctx = AppContext::new(AppPaths::new(&data));
+    let mut ingest = IngestOptions::new(exe);
+    ingest.cache_dir = Some(data.join("cache"));
+    let workspace = scratch.join("corpus");
+    let request = ReviewRequest {
+        source: corpus.to_path_buf(),
+        spec: ReviewSpec {
+            question: QUESTION.into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+        },
+        workspace: workspace.clone(),
+        ingest,
+        engine: EngineSetup::Offline,
+    };
+    reviews::start(&ctx, request, Arc::new(quire::agent::NoEvents))
+        .finish()
+        .await
+        .map_err(|e| e.message)?;
+    let ws = Workspace::open_read_only(&workspace).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for paper in ws.papers().map_err(|e| e.to_string())? {
+        if !paper.status.is_readable() {
+            continue;
+        }
+        if let Some(pages) = paper_text::load(&ws, &paper.id).map_err(|e| e.to_string())? {
+            out.push((paper, pages));
+        }
+    }
+    Ok(out)
+}
+
+/// A review workspace of `n` papers, the corpus texts repeated under distinct
+/// ids. Returns the tokens of paper text (four bytes a token, as the server
+/// counts).
+fn synthetic_workspace(
+    root: &Path,
+    texts: &[(PaperRecord, Vec<String>)],
+    n: usize,
+) -> Result<u64, String> {
+    let err = |e: quire::workspace::WorkspaceError| e.to_string();
+    let mut task = TaskMeta::new(
+        WorkspaceId(format!("bench-{n}")),
+        format!("{n} papers"),
+        Path::new("/bench"),
+    );
+    task.question = Some(QUESTION.into());
+    let ws = Workspace::create(root, &task).map_err(err)?;
+    let mut tokens = 0u64;
+    for i in 0..n {
+        let (original, pages) = &texts[i % texts.len()];
+        let id = PaperId(format!("{:016x}", 0x5eed_0000_0000_0000u64 + i as u64));
+        let mut paper = original.clone();
+        paper.id = id.clone();
+        paper.sha256 = format!("{}{}", id.0, &original.sha256[16..]);
+        paper.file = PathBuf::from(format!("/bench/copy-{i}.pdf"));
+        paper.status = PaperStatus::Ok;
+        paper.duplicates.clear();
+        ws.save_paper(&paper).map_err(err)?;
+        paper_text::save(&ws, &id, pages).map_err(err)?;
+        tokens += (paper_text::render(pages).len() as u64).div_ceil(4);
+    }
+    Ok(tokens)
+}
+
+/// The baseline: the built-in agents with every action kept in the prompt
+/// (the largest window the runtime allows), nothing elided, no consolidation.
+fn baseline_specs(root: &Path) -> Result<(), String> {
+    let ws = Workspace::open(root).map_err(|e| e.to_string())?;
+    let set = quire::agent::AgentSet::builtin(&agentic::TOOL_NAMES).map_err(|e| e.to_string())?;
+    for name in ["planner", "reviewer", "writer"] {
+        let mut spec = set.get(name).map_err(|e| e.to_string())?.clone();
+        spec.action_window = 100;
+        spec.prompt_budget = 1_000_000;
+        spec.consolidate_every = 0;
+        let text = toml::to_string(&spec).map_err(|e| e.to_string())?;
+        ws.write(
+            &WsPath::parse(&format!("agents/{name}.toml")).map_err(|e| e.to_string())?,
+            text.as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
