@@ -181,11 +181,17 @@ mod prompt_snapshots {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::open_or_init(dir.path()).unwrap();
         for (path, text) in [
-            ("plan.md", "# Plan\nJudge each paper against the question.\n"),
+            (
+                "plan.md",
+                "# Plan\nJudge each paper against the question.\n",
+            ),
             ("papers/00aa/paper.json", "{}"),
             ("papers/00aa/text.txt", "=== page 1 ===\nA paper.\n"),
             ("papers/00bb/paper.json", "{}"),
-            ("tasks/t0001-x/notes.md", "Read 1 of 2 papers.\nNext: the other one.\n"),
+            (
+                "tasks/t0001-x/notes.md",
+                "Read 1 of 2 papers.\nNext: the other one.\n",
+            ),
         ] {
             ws.write(&WsPath::parse(path).unwrap(), text.as_bytes())
                 .unwrap();
@@ -193,7 +199,12 @@ mod prompt_snapshots {
         (dir, ws)
     }
 
-    const REVIEW_TOOLS: [&str; 4] = ["list_papers", "read_papers", "read_results", "answer_from_pdf"];
+    const REVIEW_TOOLS: [&str; 4] = [
+        "list_papers",
+        "read_papers",
+        "read_results",
+        "answer_from_pdf",
+    ];
 
     fn actor(agent: &str, step: u64) -> Actor {
         Actor {
@@ -254,7 +265,10 @@ mod prompt_snapshots {
             assert_eq!(first, prompt_of(agent, &ws));
             insta::assert_snapshot!(
                 format!("prompt_{agent}"),
-                format!("=== system ===\n{}\n=== user ===\n{}", first.system, first.user)
+                format!(
+                    "=== system ===\n{}\n=== user ===\n{}",
+                    first.system, first.user
+                )
             );
         }
     }

@@ -81,12 +81,16 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
         let wall = t.elapsed();
         let agent_calls: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
         let reader_calls = calls.len() - agent_calls.len();
-        let max = agent_calls.iter().map(|c| c.prompt_tokens).max().unwrap_or(0);
+        let max = agent_calls
+            .iter()
+            .map(|c| c.prompt_tokens)
+            .max()
+            .unwrap_or(0);
         maxima.insert(n, max);
         let input: u64 = calls.iter().map(|c| c.prompt_tokens).sum();
         stable.push(report.stable_share);
-        let ideal = latency
-            * (agent_calls.len() as u32 + reader_calls.div_ceil(args.concurrency) as u32);
+        let ideal =
+            latency * (agent_calls.len() as u32 + reader_calls.div_ceil(args.concurrency) as u32);
         println!(
             "\n{n} papers: covered {}/{} (agent {}, sweep {}), {} agent steps, {} reader calls, max prompt {max} tokens",
             report.report.covered_by_agent + report.report.covered_by_sweep,

@@ -112,10 +112,13 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
 pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
     let resolved = resolve_model(config_dir()?, args.profile.as_deref()).await?;
     let mut client = resolved.client()?;
+    let mut call_log = None;
     if let Some(root) = &args.workspace {
         let ctx = AppContext::new(AppPaths::from_env()?);
         let workspace = Arc::new(Workspace::open(root)?);
-        client = client.with_log(Arc::new(WorkspaceCallLog::new(workspace, ctx)?));
+        let log = Arc::new(WorkspaceCallLog::new(workspace, ctx)?);
+        client = client.with_log(log.clone());
+        call_log = Some(log);
     }
     let mut messages = Vec::new();
     if let Some(system) = args.system {
@@ -149,7 +152,12 @@ pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
                 eprintln!("\n[{error}; retrying in {:.1} s]", after.as_secs_f64());
             }
         })
-        .await?;
+        .await;
+    if let Some(log) = call_log {
+        // The record is on disk and in the index before the command returns.
+        let _ = tokio::task::spawn_blocking(move || log.flush()).await;
+    }
+    let answer = answer?;
     println!();
     if let Some(usage) = answer.usage {
         eprintln!(

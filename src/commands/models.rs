@@ -3,12 +3,13 @@
 //! record its calls in a workspace and the index.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::{AppContext, CommandError};
 use crate::llm::accounting::{CallLog, PriceTable};
+use crate::llm::call_file::FileCallLog;
 use crate::llm::discovery::{detect_ollama, list_models};
 use crate::llm::secrets::{ApiKey, KeySource, resolve_key};
 use crate::llm::settings::{SettingsError, SettingsFile};
@@ -102,46 +103,40 @@ pub async fn models_list(
 }
 
 /// Records a workspace's model calls in its `model-calls.jsonl` and in the
-/// index. A failed index write marks the index stale (rebuilt from the files
+/// index, on a writer thread of its own so no call waits for an fsync or for
+/// SQLite. A failed index write marks the index stale (rebuilt from the files
 /// on next use); a failed file write is logged, never fatal to the call.
 pub struct WorkspaceCallLog {
-    workspace: Arc<Workspace>,
-    workspace_id: String,
-    ctx: AppContext,
-    /// Lines in the workspace's log so far; held while a call is written so
-    /// the file and the index agree on each line's number.
-    lines: Mutex<u64>,
+    file: Arc<FileCallLog>,
 }
 
 impl WorkspaceCallLog {
     pub fn new(workspace: Arc<Workspace>, ctx: AppContext) -> Result<Self, CommandError> {
         let workspace_id = workspace.task()?.id.0;
         let lines = workspace.model_calls()?.len() as u64;
+        let mirror = move |seq: u64, call: &ModelCallRecord| {
+            let indexed =
+                ctx.with_index(|index| Ok(index.record_model_call(&workspace_id, seq, call)?));
+            if let Err(e) = indexed {
+                tracing::warn!(error = %e, "could not record a model call in the index");
+                ctx.mark_index_stale();
+            }
+        };
         Ok(Self {
-            workspace,
-            workspace_id,
-            ctx,
-            lines: Mutex::new(lines),
+            file: FileCallLog::start_with((*workspace).clone(), lines, Some(Box::new(mirror))),
         })
+    }
+
+    /// Wait until every call recorded so far is in the file and the index.
+    /// Blocking.
+    pub fn flush(&self) {
+        self.file.flush();
     }
 }
 
 impl CallLog for WorkspaceCallLog {
     fn record(&self, call: &ModelCallRecord) {
-        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Err(e) = self.workspace.log_model_call(call) {
-            tracing::warn!(error = %e, "could not log a model call in the workspace");
-            return;
-        }
-        *lines += 1;
-        let seq = *lines;
-        let indexed = self
-            .ctx
-            .with_index(|index| Ok(index.record_model_call(&self.workspace_id, seq, call)?));
-        if let Err(e) = indexed {
-            tracing::warn!(error = %e, "could not record a model call in the index");
-            self.ctx.mark_index_stale();
-        }
+        self.file.record(call);
     }
 }
 

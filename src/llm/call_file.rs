@@ -1,7 +1,9 @@
 //! Recording model calls in a workspace's `model-calls.jsonl` without slowing
 //! the calls: records go over a channel to one writer thread, which appends
-//! and syncs them in arrival order. [`FileCallLog::flush`] waits until every
-//! record sent so far is on disk (a run calls it before it reports done).
+//! and syncs them in arrival order (and then runs an optional hook with the
+//! line's number, which the commands layer uses to mirror it in the index).
+//! [`FileCallLog::flush`] waits until every record sent so far is written (a
+//! run calls it before it reports done).
 
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,17 +21,37 @@ pub struct FileCallLog {
     tx: Mutex<Sender<Message>>,
 }
 
+/// Runs on the writer thread after a record is appended as line `seq` (from 1).
+pub type AfterWrite = Box<dyn FnMut(u64, &ModelCallRecord) + Send>;
+
 impl FileCallLog {
     pub fn start(workspace: Workspace) -> Arc<Self> {
+        Self::start_with(workspace, 0, None)
+    }
+
+    /// A log whose file already holds `lines` records, running `after` for
+    /// each record it writes.
+    pub fn start_with(
+        workspace: Workspace,
+        lines: u64,
+        mut after: Option<AfterWrite>,
+    ) -> Arc<Self> {
         let (tx, rx) = mpsc::channel::<Message>();
         std::thread::spawn(move || {
+            let mut seq = lines;
             for message in rx {
                 match message {
-                    Message::Record(record) => {
-                        if let Err(e) = workspace.log_model_call(&record) {
+                    Message::Record(record) => match workspace.log_model_call(&record) {
+                        Ok(()) => {
+                            seq += 1;
+                            if let Some(after) = after.as_mut() {
+                                after(seq, &record);
+                            }
+                        }
+                        Err(e) => {
                             tracing::warn!(error = %e, "could not log a model call in the workspace");
                         }
-                    }
+                    },
                     Message::Flush(done) => {
                         let _ = done.send(());
                     }

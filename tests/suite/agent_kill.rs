@@ -50,7 +50,15 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
     let review = || {
         let mut command = tokio::process::Command::new(quire_bin());
         command
-            .args(["review", "--engine", "agent", "--json", "-q", QUESTION, "--workspace"])
+            .args([
+                "review",
+                "--engine",
+                "agent",
+                "--json",
+                "-q",
+                QUESTION,
+                "--workspace",
+            ])
             .arg(&ws)
             .arg(folder.path())
             .env("QUIRE_CONFIG_DIR", config.path())

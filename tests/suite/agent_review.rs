@@ -419,7 +419,11 @@ const PROSE: &str = "We describe a replication protocol for distributed systems 
 
 #[tokio::test]
 async fn a_paper_that_tells_the_model_to_misbehave_changes_nothing_even_when_obeyed() {
-    let rig = Rig::new(&dev_pdfs("distributed-systems", 2), ServerOptions::default()).await;
+    let rig = Rig::new(
+        &dev_pdfs("distributed-systems", 2),
+        ServerOptions::default(),
+    )
+    .await;
     std::fs::write(
         rig.folder.path().join("injected.pdf"),
         super::support::pdf_with_pages(&[
@@ -467,11 +471,18 @@ async fn a_paper_that_tells_the_model_to_misbehave_changes_nothing_even_when_obe
         .read_json(&WsPath::from_parts(["papers", &victim, "result.json"]).unwrap())
         .unwrap();
     assert_eq!(victim_result.provenance.engine, EngineKind::Agent);
-    assert_eq!(results(&ws).len(), 3, "every paper, the injected one too, is reviewed");
+    assert_eq!(
+        results(&ws).len(),
+        3,
+        "every paper, the injected one too, is reviewed"
+    );
 
     // Each attempt was refused with a code the model can read.
     let log = ws
-        .last_actions(&WsPath::parse("tasks/t0001-planner/actions.jsonl").unwrap(), 200)
+        .last_actions(
+            &WsPath::parse("tasks/t0001-planner/actions.jsonl").unwrap(),
+            200,
+        )
         .unwrap();
     let codes: Vec<&str> = log.iter().filter_map(|a| a.code.as_deref()).collect();
     for code in ["path_outside_workspace", "path_read_only", "unknown_tool"] {

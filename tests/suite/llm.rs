@@ -805,9 +805,10 @@ async fn calls_are_recorded_in_the_workspace_and_the_index_without_the_key() {
         }),
     ]);
     let log = Arc::new(WorkspaceCallLog::new(workspace.clone(), ctx.clone()).unwrap());
-    let client = rig.client().with_log(log);
+    let client = rig.client().with_log(log.clone());
     call(&client, &ask("first question")).await.0.unwrap();
     call(&client, &ask("second question")).await.0.unwrap();
+    log.flush();
 
     let records = workspace.model_calls().unwrap();
     let outcomes: Vec<&str> = records.iter().map(|r| r.outcome.as_str()).collect();
