@@ -9,9 +9,10 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use quire::agent::{Caps, RunEvent};
-use quire::commands::reviews::{ReviewParams, review_start};
+use quire::commands::reviews::{ReviewParams, review_estimate, review_start};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::pdf::ingest::IngestOptions;
+use quire::review::estimate::Estimate;
 use quire::review::run::ReviewSummary;
 use quire::review::{EngineKind, ReviewSpec};
 use quire::workspace::PaperStatus;
@@ -43,6 +44,10 @@ pub(crate) struct ReviewArgs {
     /// tokens, in and out.
     #[arg(long)]
     max_tokens: Option<u64>,
+    /// Print what the agent review would take (papers, tokens, model calls,
+    /// cost, time) and stop before any model call.
+    #[arg(long)]
+    estimate: bool,
     /// The workspace folder (created if missing; resumed if it exists). Default:
     /// one per source folder under the data folder.
     #[arg(long)]
@@ -139,6 +144,11 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
         },
     };
 
+    if args.estimate {
+        let ctx = AppContext::new(paths);
+        let estimate = review_estimate(&ctx, params).await?;
+        return print_estimate(&estimate, args.json);
+    }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let progress = Progress::new(show_progress);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -177,6 +187,43 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     } else {
         print_table(&summary, args.out.as_deref());
     }
+    Ok(())
+}
+
+/// Seconds a model call takes, for the time estimate: a hosted model's
+/// typical answer of a few hundred tokens.
+const ASSUMED_CALL_SECONDS: f64 = 8.0;
+
+fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
+    if json {
+        return super::print_json(e);
+    }
+    println!(
+        "{} readable papers, {} reviewed already, {} to read ({} tokens of text)",
+        e.readable, e.already_reviewed, e.to_read, e.paper_tokens
+    );
+    println!(
+        "model calls: about {} reader calls and {} agent steps with {}",
+        e.reader_calls, e.agent_steps, e.model
+    );
+    println!(
+        "tokens: at most about {} in, {} out",
+        e.input_tokens, e.output_tokens
+    );
+    println!(
+        "cost: {}",
+        e.cost_usd
+            .map(|c| format!("about ${c:.2}"))
+            .unwrap_or_else(|| {
+                "unknown (the model has no price in the table; add one to prices.toml)".into()
+            })
+    );
+    println!(
+        "time: {} rounds of calls at {} at once; about {:.0} min at {ASSUMED_CALL_SECONDS:.0} s a call",
+        e.serial_rounds,
+        e.concurrency,
+        e.serial_rounds as f64 * ASSUMED_CALL_SECONDS / 60.0
+    );
     Ok(())
 }
 

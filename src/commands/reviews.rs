@@ -22,9 +22,12 @@ use crate::agent::{Caps, EventSink};
 use crate::blocking::blocking;
 use crate::index::WorkspaceSnapshot;
 use crate::llm::accounting::PriceTable;
-use crate::llm::{HttpProvider, Provider};
+use crate::llm::{HttpProvider, ModelSettings, Provider};
 use crate::pdf::ingest::IngestOptions;
-use crate::review::run::{AgentSetup, EngineSetup, ReviewRequest, ReviewSummary, run_review};
+use crate::review::estimate::{Estimate, estimate};
+use crate::review::run::{
+    AgentSetup, EngineSetup, ReviewRequest, ReviewSummary, ingest, run_review,
+};
 use crate::review::source::canonical_source;
 use crate::review::{EngineKind, ReviewSpec};
 use crate::workspace::Workspace;
@@ -84,6 +87,34 @@ pub async fn review_start(
     params: ReviewParams,
     events: Arc<dyn EventSink>,
 ) -> Result<RunHandle, CommandError> {
+    let (request, _) = resolve(ctx, params).await?;
+    Ok(start(ctx, request, events))
+}
+
+/// What an agent review of `params` would cost, before anything is spent:
+/// the folder is registered and extracted (no model is called).
+pub async fn review_estimate(
+    ctx: &AppContext,
+    params: ReviewParams,
+) -> Result<Estimate, CommandError> {
+    let (request, model) = resolve(ctx, params).await?;
+    let Some((settings, prices)) = model else {
+        return Err(CommandError::new(
+            "estimate_needs_a_model",
+            "the offline engine costs nothing; --estimate is for --engine agent",
+        ));
+    };
+    let (ws, _) = ingest(&request, Arc::new(crate::agent::NoEvents)).await?;
+    let spec = request.spec.clone();
+    blocking(move || Ok::<_, CommandError>(estimate(&ws, &spec, &settings, &prices)?)).await
+}
+
+/// The workspace (the index's for the folder, or a new one) and the engine
+/// (for the agent: the profile, its key and prices) of a review.
+async fn resolve(
+    ctx: &AppContext,
+    params: ReviewParams,
+) -> Result<(ReviewRequest, Option<(ModelSettings, PriceTable)>), CommandError> {
     let workspace = match params.workspace.clone() {
         Some(dir) => dir,
         None => {
@@ -98,6 +129,7 @@ pub async fn review_start(
             .await?
         }
     };
+    let mut model = None;
     let engine = match params.spec.engine {
         EngineKind::Offline => EngineSetup::Offline,
         EngineKind::Agent => {
@@ -107,10 +139,12 @@ pub async fn review_start(
                 resolved.settings.clone(),
                 resolved.key.as_ref().map(|k| k.0.clone()),
             )?;
+            let prices = PriceTable::load(&resolved.config_dir)?;
+            model = Some((resolved.settings.clone(), prices.clone()));
             EngineSetup::Agent(AgentSetup {
                 profile: resolved.profile.clone(),
                 provider,
-                prices: PriceTable::load(&resolved.config_dir)?,
+                prices,
                 caps: params.caps,
                 base_backoff: None,
                 extra_log: None,
@@ -124,7 +158,7 @@ pub async fn review_start(
         ingest: params.ingest,
         engine,
     };
-    Ok(start(ctx, request, events))
+    Ok((request, model))
 }
 
 /// Run a prepared request as its own task (what tests and benchmarks with a

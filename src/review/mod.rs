@@ -3,6 +3,7 @@
 
 pub mod agentic;
 mod error;
+pub mod estimate;
 pub mod exports;
 pub mod labels;
 mod model;

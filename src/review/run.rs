@@ -104,69 +104,13 @@ pub async fn run_review(
     events: Arc<dyn EventSink>,
     cancel: CancellationToken,
 ) -> Result<ReviewSummary, ReviewError> {
-    let (workspace, papers) = {
-        let request = request.clone();
-        blocking(move || prepare(&request)).await?
-    };
-    let to_extract: Vec<PaperRecord> = papers
-        .iter()
-        .filter(|p| needs_extraction(&workspace, p))
-        .cloned()
-        .collect();
+    let (workspace, papers) = ingest(&request, events.clone()).await?;
     let run_id = new_run_id();
     events.emit(RunEvent::RunStarted {
         run_id: run_id.0.clone(),
         engine: request.spec.engine.name().to_owned(),
         papers: papers.len(),
     });
-    events.emit(RunEvent::ExtractionStarted {
-        papers: papers.len(),
-        to_extract: to_extract.len(),
-    });
-    for p in &to_extract {
-        events.emit(RunEvent::PaperStatus {
-            paper: p.id.0.clone(),
-            phase: PaperPhase::Extracting,
-            detail: None,
-        });
-    }
-    let files: Vec<(PathBuf, String)> = to_extract
-        .iter()
-        .map(|p| (p.file.clone(), p.sha256.clone()))
-        .collect();
-    let progress = events.clone();
-    let ids: Vec<String> = to_extract.iter().map(|p| p.id.0.clone()).collect();
-    let extracted = extract_all(files, &request.ingest, move |index, ex| {
-        progress.emit(RunEvent::Extracted {
-            paper: ids.get(index).cloned().unwrap_or_default(),
-            status: ex.status.as_str().to_owned(),
-            from_cache: ex.from_cache,
-        })
-    })
-    .await;
-
-    let ws = workspace.clone();
-    blocking(move || {
-        for (mut paper, ex) in to_extract.into_iter().zip(extracted) {
-            let metadata = read_metadata(&ex.info, &ex.pages);
-            paper.status = ex.status;
-            paper.reason = ex.reason.clone();
-            paper.pages = ex.pages.len();
-            paper.extractor = Some(format!(
-                "{} ({CHAIN_VERSION})",
-                ex.extractor().unwrap_or_else(|| "none".into())
-            ));
-            paper.title = metadata.title.or_else(|| Some(file_title(&paper.file)));
-            paper.meta = metadata.meta;
-            if !ex.pages.is_empty() {
-                paper_text::save(&ws, &paper.id, &ex.pages)?;
-            }
-            ws.save_paper(&paper)?;
-        }
-        Ok::<_, ReviewError>(())
-    })
-    .await?;
-
     let started_at = now_rfc3339();
     save_run(
         &workspace,
@@ -226,6 +170,84 @@ pub async fn run_review(
         }),
     }
     Ok(summary)
+}
+
+/// Open or create the workspace, register the source's PDFs and extract those
+/// not extracted yet (no model is called). Returns the workspace and the
+/// source's papers.
+pub async fn ingest(
+    request: &ReviewRequest,
+    events: Arc<dyn EventSink>,
+) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
+    let (workspace, papers) = {
+        let request = request.clone();
+        blocking(move || prepare(&request)).await?
+    };
+    let to_extract: Vec<PaperRecord> = papers
+        .iter()
+        .filter(|p| needs_extraction(&workspace, p))
+        .cloned()
+        .collect();
+    events.emit(RunEvent::ExtractionStarted {
+        papers: papers.len(),
+        to_extract: to_extract.len(),
+    });
+    for p in &to_extract {
+        events.emit(RunEvent::PaperStatus {
+            paper: p.id.0.clone(),
+            phase: PaperPhase::Extracting,
+            detail: None,
+        });
+    }
+    let files: Vec<(PathBuf, String)> = to_extract
+        .iter()
+        .map(|p| (p.file.clone(), p.sha256.clone()))
+        .collect();
+    let progress = events.clone();
+    let ids: Vec<String> = to_extract.iter().map(|p| p.id.0.clone()).collect();
+    let extracted = extract_all(files, &request.ingest, move |index, ex| {
+        progress.emit(RunEvent::Extracted {
+            paper: ids.get(index).cloned().unwrap_or_default(),
+            status: ex.status.as_str().to_owned(),
+            from_cache: ex.from_cache,
+        })
+    })
+    .await;
+
+    let ws = workspace.clone();
+    blocking(move || {
+        for (mut paper, ex) in to_extract.into_iter().zip(extracted) {
+            let metadata = read_metadata(&ex.info, &ex.pages);
+            paper.status = ex.status;
+            paper.reason = ex.reason.clone();
+            paper.pages = ex.pages.len();
+            paper.extractor = Some(format!(
+                "{} ({CHAIN_VERSION})",
+                ex.extractor().unwrap_or_else(|| "none".into())
+            ));
+            paper.title = metadata.title.or_else(|| Some(file_title(&paper.file)));
+            paper.meta = metadata.meta;
+            if !ex.pages.is_empty() {
+                paper_text::save(&ws, &paper.id, &ex.pages)?;
+            }
+            ws.save_paper(&paper)?;
+        }
+        Ok::<_, ReviewError>(())
+    })
+    .await?;
+
+    let ws = workspace.clone();
+    let papers = blocking(move || {
+        let ids: std::collections::HashSet<PaperId> = papers.into_iter().map(|p| p.id).collect();
+        Ok::<_, ReviewError>(
+            ws.papers()?
+                .into_iter()
+                .filter(|p| ids.contains(&p.id))
+                .collect::<Vec<_>>(),
+        )
+    })
+    .await?;
+    Ok((workspace, papers))
 }
 
 /// The agent engine: build the client with the run's logs, run the agents,

@@ -499,3 +499,40 @@ async fn a_paper_that_tells_the_model_to_misbehave_changes_nothing_even_when_obe
     }
     assert_no_torn_json(&root);
 }
+
+#[tokio::test]
+async fn the_estimate_before_a_run_matches_what_the_run_then_spends() {
+    let rig = Rig::new(&dev_pdfs("databases", 4), ServerOptions::default()).await;
+    let request = rig.request(Caps::default());
+    let (ws, _) = quire::review::run::ingest(&request, Arc::new(quire::agent::NoEvents))
+        .await
+        .unwrap();
+    let estimate = quire::review::estimate::estimate(
+        &ws,
+        &request.spec,
+        &rig.settings,
+        &PriceTable::builtin(),
+    )
+    .unwrap();
+    drop(ws);
+    assert!(
+        rig.server.requests().is_empty(),
+        "an estimate calls no model"
+    );
+    assert_eq!((estimate.readable, estimate.to_read), (4, 4));
+    assert_eq!(
+        estimate.cost_usd, None,
+        "an unpriced model's cost is unknown"
+    );
+
+    let summary = rig.run(EventLog::new()).await;
+    let agent = summary.agent.unwrap();
+    let reader = reader_calls(&rig.server.requests()).values().sum::<usize>() as u64;
+    assert_eq!(estimate.reader_calls, reader);
+    let spent = agent.input_tokens as f64;
+    assert!(
+        (0.8 * spent..=2.0 * spent).contains(&(estimate.input_tokens as f64)),
+        "estimated {} input tokens, spent {spent}",
+        estimate.input_tokens
+    );
+}

@@ -98,29 +98,12 @@ impl Reader {
 
     /// What decides a result besides the paper: the reader's prompt and model.
     pub fn fingerprint(&self) -> String {
-        format!(
-            "{PROMPT_VERSION}\0{}\0{}\0{}",
-            self.client.settings().model,
-            self.spec.system_prompt,
-            self.spec
-                .output_schema
-                .as_ref()
-                .map(|s| s.to_string())
-                .unwrap_or_default()
-        )
+        fingerprint(&self.client.settings().model, &self.spec)
     }
 
-    /// Tokens of paper text one call may carry: the window less the answer,
-    /// the instructions and a margin for the question and framing.
+    /// Tokens of paper text one call may carry.
     pub fn chunk_tokens(&self, input: &PaperInput<'_>) -> u64 {
-        let settings = self.client.settings();
-        let fixed = count_tokens(&self.spec.system_prompt)
-            + count_tokens(&header(input, 1, 1, (1, 1)))
-            + 256;
-        (settings.context_window as u64)
-            .saturating_sub(settings.max_output_tokens as u64)
-            .saturating_sub(fixed)
-            .max(512)
+        chunk_budget(self.client.settings(), &self.spec, input)
     }
 
     /// Read one paper.
@@ -266,6 +249,36 @@ impl Reader {
             other => other,
         }
     }
+}
+
+/// What decides a reading besides the paper: the prompt version, the model,
+/// the reader's prompt and its schema. Part of every result's cache key.
+pub fn fingerprint(model: &str, reader: &AgentSpec) -> String {
+    format!(
+        "{PROMPT_VERSION}\0{model}\0{}\0{}",
+        reader.system_prompt,
+        reader
+            .output_schema
+            .as_ref()
+            .map(|s| s.to_string())
+            .unwrap_or_default()
+    )
+}
+
+/// Tokens of paper text one reading call may carry: the model's window less
+/// the answer, the reader's instructions, the question, and a margin for the
+/// message framing.
+pub fn chunk_budget(
+    settings: &crate::llm::ModelSettings,
+    reader: &AgentSpec,
+    input: &PaperInput<'_>,
+) -> u64 {
+    let fixed =
+        count_tokens(&reader.system_prompt) + count_tokens(&header(input, 1, 1, (1, 1))) + 256;
+    (settings.context_window as u64)
+        .saturating_sub(settings.max_output_tokens as u64)
+        .saturating_sub(fixed)
+        .max(512)
 }
 
 /// What the reader is told before the pages.

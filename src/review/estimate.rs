@@ -1,0 +1,110 @@
+//! What an agent review will cost before it spends anything: papers and their
+//! tokens, the model calls it expects, tokens in and out, the cost from the
+//! price table, and the time at the profile's concurrency.
+//!
+//! Computed from the extracted texts (extraction needs no model) with the same
+//! chunking the reader uses, and from what the agents' prompts are bounded by:
+//! every agent step costs at most its prompt budget plus its fixed part, which
+//! is what makes the estimate an honest upper bound rather than a guess.
+
+use serde::Serialize;
+
+use super::agentic::{Coverage, TOOL_NAMES};
+use super::reading::{PaperInput, chunk_budget, chunks, fingerprint};
+use super::{ReviewError, ReviewSpec, paper_text};
+use crate::agent::AgentSet;
+use crate::llm::ModelSettings;
+use crate::llm::Usage;
+use crate::llm::accounting::{PriceTable, count_tokens};
+use crate::workspace::Workspace;
+
+/// Tokens of a reader's answer, about.
+const READER_ANSWER_TOKENS: u64 = 700;
+/// Tokens of an agent step's answer (one or two tool calls), about.
+const AGENT_ANSWER_TOKENS: u64 = 150;
+/// Agent steps besides reading: the planner's (todos, plan, delegating,
+/// checking) and the writer's (digests, synthesis, finish), about.
+const FIXED_AGENT_STEPS: u64 = 16;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    pub model: String,
+    pub readable: usize,
+    pub already_reviewed: usize,
+    pub to_read: usize,
+    pub paper_tokens: u64,
+    pub reader_calls: u64,
+    pub agent_steps: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `None` when the model has no price in the table.
+    pub cost_usd: Option<f64>,
+    pub concurrency: usize,
+    /// Model calls one after another, at the profile's concurrency.
+    pub serial_rounds: u64,
+}
+
+pub fn estimate(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    settings: &ModelSettings,
+    prices: &PriceTable,
+) -> Result<Estimate, ReviewError> {
+    let agents = AgentSet::load(Some(ws), &TOOL_NAMES).map_err(crate::agent::RuntimeError::from)?;
+    let reader = agents
+        .get("reader")
+        .map_err(crate::agent::RuntimeError::from)?;
+    let reviewer = agents
+        .get("reviewer")
+        .map_err(crate::agent::RuntimeError::from)?;
+    let coverage = Coverage::load(ws, spec, &fingerprint(&settings.model, reader))?;
+    let open: Vec<_> = coverage.missing();
+    let mut paper_tokens = 0;
+    let mut reader_calls = 0u64;
+    let mut reader_input = 0u64;
+    for paper in &open {
+        let pages = paper_text::load(ws, &paper.id)?.unwrap_or_default();
+        let input = PaperInput {
+            title: paper.title.as_deref(),
+            pages: &pages,
+            question: &spec.question,
+            criteria: &spec.criteria,
+        };
+        let parts = chunks::split(&pages, chunk_budget(settings, reader, &input));
+        let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
+        paper_tokens += text;
+        reader_calls += parts.len() as u64;
+        reader_input += text + parts.len() as u64 * (count_tokens(&reader.system_prompt) + 200);
+    }
+    let batch = (settings.concurrency.max(1) * 2).clamp(4, 32) as u64;
+    let batches = (open.len() as u64).div_ceil(batch);
+    // A list and a read per batch, a consolidation every tenth step.
+    let reading_steps = batches * 2;
+    let agent_steps = (FIXED_AGENT_STEPS + reading_steps) * 11 / 10;
+    let per_step = reviewer.prompt_budget as u64 + count_tokens(&reviewer.system_prompt) + 2_500; // tool specs, task and headings
+    let input_tokens = reader_input + agent_steps * per_step;
+    let output_tokens = reader_calls * READER_ANSWER_TOKENS + agent_steps * AGENT_ANSWER_TOKENS;
+    let cost_usd = prices.cost(
+        &settings.model,
+        Usage {
+            input_tokens,
+            output_tokens,
+        },
+    );
+    let concurrency = settings.concurrency.max(1);
+    Ok(Estimate {
+        model: settings.model.clone(),
+        readable: coverage.readable.len(),
+        already_reviewed: coverage.done.len(),
+        to_read: open.len(),
+        paper_tokens,
+        reader_calls,
+        agent_steps,
+        input_tokens,
+        output_tokens,
+        cost_usd,
+        concurrency,
+        serial_rounds: agent_steps + reader_calls.div_ceil(concurrency as u64),
+    })
+}
