@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::budget::Budget;
-use super::context::{self, ContextInput, Turn};
+use super::context::{self, Turn};
 use super::events::{EventSink, RunEvent};
 use super::graph::{TaskGraph, TaskNode, TaskState, task_folder};
 use super::runtime_tools::{AgentTool, Finish, FinishSlot, WriteNotes};
@@ -481,22 +481,14 @@ impl Runtime {
         .await
         .map_err(|e| RuntimeError::Internal(e.to_string()))?;
         let snap = snap?;
-        Ok(context::build(&ContextInput {
-            system_prompt: &spec.system_prompt,
-            task: &node.input,
-            progress: &progress,
-            todos: &snap.todos,
-            files: &snap.files,
-            notes: &snap.notes,
-            notes_path: &snap.notes_path,
-            todo_path: &snap.todo_path,
-            actions: &snap.actions,
-            step: actor.step,
-            step_limit: spec.step_limit,
-            consolidate_every: spec.consolidate_every,
+        Ok(context::build(&snap.context_input(
+            spec,
+            &node.input,
+            &progress,
+            actor.step,
             turn,
             budget,
-        }))
+        )))
     }
 
     /// The output of a task stopped at its step limit: what it was doing.

@@ -28,6 +28,38 @@ pub struct Snapshot {
     pub actions: Vec<ActionRecord>,
 }
 
+impl Snapshot {
+    /// The context builder's input for a step of `spec` on `task` built from
+    /// this snapshot.
+    #[allow(clippy::too_many_arguments)]
+    pub fn context_input<'a>(
+        &'a self,
+        spec: &'a crate::agent::AgentSpec,
+        task: &'a str,
+        progress: &'a [String],
+        step: u64,
+        turn: crate::agent::context::Turn,
+        budget: u32,
+    ) -> crate::agent::context::ContextInput<'a> {
+        crate::agent::context::ContextInput {
+            system_prompt: &spec.system_prompt,
+            task,
+            progress,
+            todos: &self.todos,
+            files: &self.files,
+            notes: &self.notes,
+            notes_path: &self.notes_path,
+            todo_path: &self.todo_path,
+            actions: &self.actions,
+            step,
+            step_limit: spec.step_limit,
+            consolidate_every: spec.consolidate_every,
+            turn,
+            budget,
+        }
+    }
+}
+
 pub fn notes_path(actor: &Actor) -> Result<WsPath, WorkspaceError> {
     actor.folder.join("notes.md")
 }
@@ -172,7 +204,7 @@ mod tests {
 #[cfg(test)]
 mod prompt_snapshots {
     use super::*;
-    use crate::agent::context::{self, ContextInput, Turn};
+    use crate::agent::context::{self, Turn};
     use crate::agent::spec::AgentSet;
     use crate::tools::{Registry, ToolContext, ToolSettings};
 
@@ -237,22 +269,14 @@ mod prompt_snapshots {
         let spec = set.get(agent).unwrap();
         let snap = gather(ws, &actor(agent, 3), spec.action_window).unwrap();
         let progress = vec!["Papers: 2 readable, 1 reviewed, 1 open, 0 failed twice".to_owned()];
-        context::build(&ContextInput {
-            system_prompt: &spec.system_prompt,
-            task: "Review question: Do learned indexes beat B-trees?",
-            progress: &progress,
-            todos: &snap.todos,
-            files: &snap.files,
-            notes: &snap.notes,
-            notes_path: &snap.notes_path,
-            todo_path: &snap.todo_path,
-            actions: &snap.actions,
-            step: 3,
-            step_limit: spec.step_limit,
-            consolidate_every: spec.consolidate_every,
-            turn: Turn::Work,
-            budget: spec.prompt_budget,
-        })
+        context::build(&snap.context_input(
+            spec,
+            "Review question: Do learned indexes beat B-trees?",
+            &progress,
+            3,
+            Turn::Work,
+            spec.prompt_budget,
+        ))
     }
 
     #[tokio::test]

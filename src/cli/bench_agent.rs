@@ -77,7 +77,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
         let root = scratch.path().join(format!("agent-{n}"));
         let paper_tokens = synthetic_workspace(&root, &texts, n)?;
         let t = Instant::now();
-        let (report, calls) = review(&root, &server, &args, out.clone(), n, false).await?;
+        let (report, calls) = review(&root, &server, &args, out.clone(), n, false, None).await?;
         let wall = t.elapsed();
         let agent_calls: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
         let reader_calls = calls.len() - agent_calls.len();
@@ -141,7 +141,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
         let root = scratch.path().join(format!("baseline-{n}"));
         synthetic_workspace(&root, &texts, n)?;
         baseline_specs(&root)?;
-        let (_, calls) = review(&root, &server, &args, out.clone(), n, true).await?;
+        let (_, calls) = review(&root, &server, &args, out.clone(), n, true, None).await?;
         let agent: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
         let max = agent.iter().map(|c| c.prompt_tokens).max().unwrap_or(0);
         let first = agent.first().map(|c| c.prompt_tokens).unwrap_or(0);
@@ -305,19 +305,10 @@ impl EventSink for Watch {
     }
 }
 
-async fn review(
-    root: &Path,
-    server: &Server,
-    args: &AgentBenchArgs,
-    out: Arc<Jsonl>,
-    papers: usize,
-    baseline: bool,
-) -> Result<(Outcome, Vec<Call>), String> {
-    review_with(root, server, args, out, papers, baseline, None).await
-}
-
+/// Run the agent engine on a prepared workspace; `stop_after` cancels it once
+/// that many papers are scored.
 #[allow(clippy::too_many_arguments)]
-async fn review_with(
+async fn review(
     root: &Path,
     server: &Server,
     args: &AgentBenchArgs,
@@ -395,8 +386,8 @@ async fn resume_cost(
     args: &AgentBenchArgs,
     out: Arc<Jsonl>,
 ) -> Result<Spent, String> {
-    let (_, first) = review_with(root, server, args, out.clone(), 0, false, Some(40)).await?;
-    let (_, second) = review_with(root, server, args, out, 0, false, None).await?;
+    let (_, first) = review(root, server, args, out.clone(), 0, false, Some(40)).await?;
+    let (_, second) = review(root, server, args, out, 0, false, None).await?;
     let total: u64 = first
         .iter()
         .chain(&second)

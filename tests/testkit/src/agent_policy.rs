@@ -505,13 +505,7 @@ fn random_value(schema: &Value, rng: &mut Rng, depth: usize) -> Value {
     {
         "object" => {
             let mut out = Map::new();
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let required = crate::reader::required_keys(schema);
             for (key, sub) in schema
                 .get("properties")
                 .and_then(Value::as_object)

@@ -469,6 +469,17 @@ fn agent_step(turns: &[Turn], tools: &[OfferedTool]) -> (String, Vec<ScriptedCal
 /// Fill a tool's string parameters from a todo item: path-like parameters get
 /// the first token with a `/` or a `.`, text-like ones the item's quoted text or
 /// its remaining words.
+/// The `required` property names of an object schema.
+pub(crate) fn required_keys(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 pub(crate) fn arguments_from_item(parameters: &Value, item: &str) -> Value {
     let quoted = item.split('"').nth(1).or_else(|| item.split('`').nth(1));
     let path = item
@@ -476,13 +487,7 @@ pub(crate) fn arguments_from_item(parameters: &Value, item: &str) -> Value {
         .map(|w| w.trim_matches(|c: char| "`\"'(),;:".contains(c)))
         .find(|w| w.contains('/') || (w.contains('.') && !w.ends_with('.')));
     let mut object = Map::new();
-    let required: Vec<&str> = parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = required_keys(parameters);
     for (key, schema) in parameters
         .get("properties")
         .and_then(Value::as_object)
