@@ -1,3 +1,4 @@
+mod agent_cli;
 mod agent_kill;
 mod agent_review;
 mod agent_runtime;
