@@ -405,7 +405,20 @@ impl Runtime {
             let ctx = ToolContext::new(self.workspace.clone(), self.tool_settings.clone())
                 .for_step(actor.clone());
             for call in calls {
-                self.run_call(&registry, &ctx, &offered, &call).await;
+                if let Some(fatal) = self.run_call(&registry, &ctx, &offered, &call).await {
+                    // A tool that cannot go on (the disk failed, a budget cap
+                    // reached) ends the task; the model cannot fix it.
+                    let status = if fatal.code == crate::agent::budget::BUDGET_EXHAUSTED {
+                        TaskState::BudgetExhausted
+                    } else {
+                        TaskState::Failed
+                    };
+                    return Ok(end(
+                        status,
+                        format!("{} failed: {}", call.name, fatal.message),
+                        actor.step,
+                    ));
+                }
                 let finished = slot.lock().map(|s| s.clone()).unwrap_or_default();
                 if let Some(output) = finished {
                     return Ok(end(TaskState::Finished, output, actor.step));
@@ -417,13 +430,14 @@ impl Runtime {
         }
     }
 
+    /// Run one call; returns the error when it was fatal.
     async fn run_call(
         &self,
         registry: &Registry,
         ctx: &ToolContext,
         offered: &[ToolDef],
         call: &ToolCall,
-    ) {
+    ) -> Option<crate::tools::ToolError> {
         // A tool this turn did not offer (a consolidation turn offers few) is
         // answered like an unknown one, listing what was offered.
         let result = if offered.iter().any(|t| t.name == call.name) {
@@ -461,6 +475,7 @@ impl Runtime {
                 summary: summary.chars().take(200).collect(),
             });
         }
+        result.err().filter(|e| e.fatal)
     }
 
     async fn prompt(

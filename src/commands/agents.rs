@@ -140,6 +140,7 @@ pub async fn agent_run(
             &models,
             events.clone(),
             cancel.clone(),
+            budget.clone(),
         )?,
         None => Arc::new(NoToolbox),
     };

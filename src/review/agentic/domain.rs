@@ -10,7 +10,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::coverage::{Coverage, result_key, result_path};
-use crate::agent::{EventSink, PaperPhase, RunEvent};
+use crate::agent::budget::OverBudget;
+use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
 use crate::review::reading::{PaperInput, Reader, Reading};
 use crate::review::{EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, paper_text};
 use crate::workspace::records::now_rfc3339;
@@ -43,6 +44,8 @@ pub struct ReviewDomain {
     pub cancel: CancellationToken,
     /// Most papers one `read_papers` call takes.
     pub batch_max: usize,
+    /// The run's caps: a batch that could cross one is not started.
+    pub budget: Arc<Budget>,
     fingerprint: String,
 }
 
@@ -53,6 +56,7 @@ impl ReviewDomain {
         reader: Arc<Reader>,
         events: Arc<dyn EventSink>,
         cancel: CancellationToken,
+        budget: Arc<Budget>,
     ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
         let fingerprint = reader.fingerprint();
         let coverage = Coverage::load(&ws, &spec, &fingerprint)?;
@@ -65,8 +69,38 @@ impl ReviewDomain {
             events,
             cancel,
             batch_max,
+            budget,
             fingerprint,
         }))
+    }
+
+    /// Whether reading `ids` could cross a budget cap: their text and the
+    /// reader's instructions in, an answer per paper out.
+    pub fn batch_fits(&self, ids: &[String]) -> Result<(), OverBudget> {
+        let papers: Vec<PaperRecord> = {
+            let coverage = self.coverage();
+            ids.iter()
+                .filter_map(|id| {
+                    coverage
+                        .readable
+                        .get(&PaperId(id.trim().to_owned()))
+                        .cloned()
+                })
+                .filter(|p| !coverage.done.contains(&p.id))
+                .collect()
+        };
+        let mut input = 0u64;
+        for paper in &papers {
+            // The text file's size in bytes is within a small factor of its
+            // tokens; four bytes a token, plus the reader's instructions.
+            let bytes = crate::review::paper_text::text_path(&paper.id)
+                .ok()
+                .and_then(|p| self.ws.entry(&p).ok())
+                .map_or(0, |e| e.size);
+            input += bytes / 4 + 1_000;
+        }
+        self.budget
+            .check(input, papers.len() as u64 * self.reader.max_output_tokens())
     }
 
     pub fn coverage(&self) -> MutexGuard<'_, Coverage> {
@@ -163,6 +197,11 @@ impl ReviewDomain {
                         String::new()
                     }
                 )
+            }
+            Err(_) if self.cancel.is_cancelled() => {
+                // Not a failure of the paper: the run stopped under it.
+                self.coverage().reading.remove(&id);
+                format!("{} · not read: the run was cancelled", id.0)
             }
             Err(reason) => {
                 let mut coverage = self.coverage();

@@ -136,6 +136,7 @@ pub fn review_toolbox(
     models: &ModelPool,
     events: Arc<dyn EventSink>,
     cancel: CancellationToken,
+    budget: Arc<Budget>,
 ) -> Result<Arc<dyn Toolbox>, RuntimeError> {
     let reader_spec = agents.get("reader")?.clone();
     let reader = Arc::new(Reader::new(
@@ -143,7 +144,7 @@ pub fn review_toolbox(
         reader_spec,
         cancel.clone(),
     ));
-    let domain = ReviewDomain::load(ws.clone(), spec.clone(), reader, events, cancel)?;
+    let domain = ReviewDomain::load(ws.clone(), spec.clone(), reader, events, cancel, budget)?;
     Ok(Arc::new(ReviewToolbox { domain }))
 }
 
@@ -207,6 +208,7 @@ pub async fn run(
         reader,
         engine.events.clone(),
         engine.cancel.clone(),
+        engine.budget.clone(),
     )?;
     let (readable, already_reviewed) = {
         let coverage = domain.coverage();
@@ -248,7 +250,7 @@ pub async fn run(
                 break;
             }
             for batch in open.chunks(domain.batch_max) {
-                if let Err(over) = engine.budget.check(0, 0) {
+                if let Err(over) = domain.batch_fits(batch) {
                     stopped = Some(over.0);
                     break;
                 }

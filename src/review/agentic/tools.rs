@@ -167,6 +167,12 @@ impl Tool for ReadPapers {
                 self.0.batch_max
             )));
         }
+        if let Err(over) = self.0.batch_fits(&args.ids) {
+            return Err(ToolError::fatal(
+                crate::agent::budget::BUDGET_EXHAUSTED,
+                over.0,
+            ));
+        }
         let lines = self.0.read_batch(&args.ids, CoveredBy::Agent).await;
         let open = self.0.coverage().open().len();
         Ok(format!("{}\n{open} papers still open", lines.join("\n")))

@@ -15,6 +15,7 @@ pub mod verify;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use futures_util::future::join_all;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentSpec;
@@ -92,6 +93,10 @@ impl Reader {
         &self.client.settings().model
     }
 
+    pub fn max_output_tokens(&self) -> u64 {
+        self.client.settings().max_output_tokens as u64
+    }
+
     pub fn concurrency(&self) -> usize {
         self.client.settings().concurrency.max(1)
     }
@@ -111,29 +116,31 @@ impl Reader {
         if input.pages.iter().all(|p| p.trim().is_empty()) {
             return Err(ReadError::NoText);
         }
-        let planned = chunks::split(input.pages, self.chunk_tokens(input));
+        let mut pending = chunks::split(input.pages, self.chunk_tokens(input));
+        let total = pending.len();
         let mut parts: Vec<(Chunk, ReaderAnswer)> = Vec::new();
         let mut calls = 0u32;
-        let mut queue: std::collections::VecDeque<Chunk> = planned.into();
-        while let Some(chunk) = queue.pop_front() {
-            match self
-                .ask(input, &chunk, queue.len() + parts.len() + 1, None)
-                .await
-            {
-                Ok((answer, n)) => {
-                    calls += n;
-                    parts.push((chunk, answer));
+        // The parts of a paper are read at once (the client's gate bounds
+        // how many calls are in flight); a part the server finds too long is
+        // halved and its halves read in the next round.
+        while !pending.is_empty() {
+            let answers = join_all(pending.iter().map(|c| self.ask(input, c, total, None))).await;
+            let mut next = Vec::new();
+            for (chunk, answer) in pending.into_iter().zip(answers) {
+                match answer {
+                    Ok((answer, n)) => {
+                        calls += n;
+                        parts.push((chunk, answer));
+                    }
+                    Err(ReadError::Model(LlmError::ContextTooLong { .. })) if chunk.can_split() => {
+                        calls += 1;
+                        let (a, b) = chunk.halves();
+                        next.extend([a, b]);
+                    }
+                    Err(e) => return Err(e),
                 }
-                // The server's window was smaller than the settings say:
-                // halve the chunk and read both halves.
-                Err(ReadError::Model(LlmError::ContextTooLong { .. })) if chunk.can_split() => {
-                    calls += 1;
-                    let (a, b) = chunk.halves();
-                    queue.push_front(b);
-                    queue.push_front(a);
-                }
-                Err(e) => return Err(e),
             }
+            pending = next;
         }
         parts.sort_by_key(|(c, _)| c.first_page);
         let (mut verified, mut dropped) = (0, 0);
