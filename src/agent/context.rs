@@ -41,6 +41,9 @@ const SHARE_NOTES: u32 = 14;
 const SHARE_ACTIONS: u32 = 50;
 /// Of the actions' share, what the latest action may take.
 const LATEST_ACTION_PERCENT: u64 = 60;
+/// An earlier action is a reminder, one compact line: what was called and how
+/// it went. Its full result is in the task's action log.
+const EARLIER_ACTION_TOKENS: u64 = 80;
 
 /// Todo lists up to this long are shown whole.
 const SHORT_TODO_LIST: usize = 20;
@@ -273,7 +276,8 @@ fn render_actions(input: &ContextInput<'_>, budget: u64) -> (String, bool) {
         (room, 0)
     } else {
         let latest = room * LATEST_ACTION_PERCENT / 100;
-        (latest, (room - latest) / (shown as u64 - 1))
+        let equal = (room - latest) / (shown as u64 - 1);
+        (latest, equal.min(EARLIER_ACTION_TOKENS))
     };
     let mut cut = false;
     let mut lines = vec![header];

@@ -183,16 +183,17 @@ impl ReviewDomain {
                         result.verdict.as_str()
                     )),
                 });
+                // The title was in the list the ids came from; the line says
+                // what the read found, compactly.
                 format!(
-                    "{} · {:.0}/10 {} · {} · {} of {} quotes verified{}",
+                    "{} · {:.0}/10 {} · {}/{} quotes verified{}",
                     id.0,
                     result.score,
                     result.verdict.as_str(),
-                    paper.title.as_deref().unwrap_or("untitled"),
                     reading.quotes_verified,
                     reading.quotes_verified + reading.quotes_dropped,
                     if reading.chunks > 1 {
-                        format!(" · read in {} parts", reading.chunks)
+                        format!(" · {} parts", reading.chunks)
                     } else {
                         String::new()
                     }

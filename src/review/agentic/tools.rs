@@ -20,6 +20,16 @@ pub const READ_RESULTS: &str = "read_results";
 pub const ANSWER_FROM_PDF: &str = "answer_from_pdf";
 pub const NAMES: [&str; 4] = [LIST_PAPERS, READ_PAPERS, READ_RESULTS, ANSWER_FROM_PDF];
 
+/// A title for a one-line digest: titles read from PDFs can run on for a
+/// paragraph.
+pub(crate) fn short_title(title: Option<&str>) -> String {
+    let title = title.unwrap_or("untitled");
+    match title.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &title[..cut]),
+        None => title.to_owned(),
+    }
+}
+
 fn parse<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, ToolError> {
     let args = match args {
         Value::Null => json!({}),
@@ -101,7 +111,7 @@ impl Tool for ListPapers {
             let mut line = format!(
                 "{} · {} · {} pages",
                 p.id.0,
-                p.title.as_deref().unwrap_or("untitled"),
+                short_title(p.title.as_deref()),
                 p.pages
             );
             if let Some((n, why)) = coverage.failed.get(&p.id) {
@@ -259,7 +269,7 @@ impl Tool for ReadResults {
                     paper.id.0,
                     result.score,
                     result.verdict.as_str(),
-                    paper.title.as_deref().unwrap_or("untitled"),
+                    short_title(paper.title.as_deref()),
                     result.key_points.join("; ")
                 ));
             }

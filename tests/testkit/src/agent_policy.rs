@@ -184,7 +184,7 @@ fn open_count(progress: &[&str]) -> Option<usize> {
 }
 
 fn looks_like_id(word: &str) -> bool {
-    word.len() >= 8 && word.chars().all(|c| c.is_ascii_hexdigit())
+    word.len() >= 12 && word.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Read what was listed and not read yet; list when nothing is in view;
@@ -204,14 +204,18 @@ fn batch_worker(
     for (tool, args, ok, preview) in &prompt.actions {
         if tool == &batch.name {
             // Asked for is as good as read: a failed read is retried only
-            // after the list shows it open again.
-            if let Ok(v) = serde_json::from_str::<Value>(args) {
-                for id in v["ids"].as_array().into_iter().flatten() {
-                    read.push(id.as_str().unwrap_or("").to_owned());
-                }
+            // after the list shows it open again. The arguments may be cut
+            // short in the prompt, so take every id-like word in them and in
+            // the result.
+            for text in [args.as_str(), preview.as_str()] {
+                read.extend(
+                    text.split(|c: char| !c.is_ascii_hexdigit())
+                        .filter(|w| looks_like_id(w))
+                        .map(str::to_owned),
+                );
             }
-            // A later list supersedes what an earlier one showed.
         } else if *ok && tool.starts_with("list") {
+            // A later list supersedes what an earlier one showed.
             listed = preview
                 .split(" ⏎ ")
                 .filter_map(|line| line.split(" · ").next())
