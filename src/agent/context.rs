@@ -277,7 +277,9 @@ fn render_actions(input: &ContextInput<'_>, budget: u64) -> (String, bool) {
     } else {
         let latest = room * LATEST_ACTION_PERCENT / 100;
         let equal = (room - latest) / (shown as u64 - 1);
-        (latest, equal.min(EARLIER_ACTION_TOKENS))
+        // A larger budget (a baseline that keeps everything) lifts the cap.
+        let cap = EARLIER_ACTION_TOKENS.max(budget / 50);
+        (latest, equal.min(cap))
     };
     let mut cut = false;
     let mut lines = vec![header];

@@ -99,11 +99,13 @@ fn list(
     depth: usize,
     lines: &mut Vec<String>,
 ) -> Result<(), WorkspaceError> {
-    let entries = ws.list_dir(dir)?;
-    if depth > 0 && entries.len() > MAX_LISTED_ENTRIES {
-        lines.push(folded(ws, dir, &entries)?);
+    // Count first without sizes: a big folder is folded and needs none.
+    let names = ws.list_names(dir)?;
+    if depth > 0 && names.len() > MAX_LISTED_ENTRIES {
+        lines.push(folded(ws, dir, &names)?);
         return Ok(());
     }
+    let entries = ws.list_dir(dir)?;
     for entry in entries {
         match entry.kind {
             EntryKind::File => lines.push(format!("{} ({})", entry.path, size(entry.size))),
@@ -132,7 +134,7 @@ fn folded(
     let mut line = format!("{dir}/: {} folders, {files} files", folders.len());
     let mut inside: BTreeMap<String, usize> = BTreeMap::new();
     for folder in folders.iter().take(MAX_COUNTED_FOLDERS) {
-        for entry in ws.list_dir(folder)? {
+        for entry in ws.list_names(folder)? {
             let name = entry.path.file_name().unwrap_or_default().to_owned();
             let name = if entry.kind == EntryKind::Dir {
                 format!("{name}/")

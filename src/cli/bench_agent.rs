@@ -45,6 +45,9 @@ pub(crate) struct AgentBenchArgs {
     /// The JSONL file of model calls (default: a temp file, printed).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Have the scripted server write every request body to this folder.
+    #[arg(long)]
+    dump_requests: Option<PathBuf>,
 }
 
 const QUESTION: &str = "How do distributed systems reach consensus, replicate state and tolerate failures of machines and networks?";
@@ -67,7 +70,11 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
         texts.len(),
         args.corpus.display()
     );
-    let server = Server::start(args.latency_ms, args.concurrency)?;
+    let server = Server::start(
+        args.latency_ms,
+        args.concurrency,
+        args.dump_requests.as_deref(),
+    )?;
     let latency = Duration::from_millis(args.latency_ms);
 
     let mut maxima: BTreeMap<usize, u64> = BTreeMap::new();
@@ -399,7 +406,7 @@ async fn resume_cost(
         .map(|c| c.prompt_tokens + c.completion_tokens)
         .sum::<u64>()
         / reader.len().max(1) as u64;
-    let batch_papers = (args.concurrency * 2).clamp(4, 32);
+    let batch_papers = agentic::batch_size(args.concurrency);
     Ok(Spent {
         total,
         batch_papers,
@@ -414,7 +421,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(latency_ms: u64, concurrency: usize) -> Result<Self, String> {
+    fn start(latency_ms: u64, concurrency: usize, dump: Option<&Path>) -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let binary = exe.with_file_name("scripted-model");
         if !binary.is_file() {
@@ -423,7 +430,11 @@ impl Server {
                 binary.display()
             ));
         }
-        let mut child = Command::new(&binary)
+        let mut command = Command::new(&binary);
+        if let Some(dir) = dump {
+            command.arg("--dump").arg(dir);
+        }
+        let mut child = command
             .args([
                 "--port",
                 "0",

@@ -77,7 +77,7 @@ pub fn estimate(
         reader_calls += parts.len() as u64;
         reader_input += text + parts.len() as u64 * (count_tokens(&reader.system_prompt) + 200);
     }
-    let batch = (settings.concurrency.max(1) * 2).clamp(4, 32) as u64;
+    let batch = super::agentic::batch_size(settings.concurrency) as u64;
     let batches = (open.len() as u64).div_ceil(batch);
     // A list and a read per batch, a consolidation every tenth step.
     let reading_steps = batches * 2;

@@ -235,6 +235,16 @@ impl Workspace {
 
     /// The visible entries of a folder, sorted by name.
     pub fn list_dir(&self, path: &WsPath) -> Result<Vec<Entry>> {
+        self.list(path, true)
+    }
+
+    /// [`Workspace::list_dir`] without file sizes (no `stat` per file): for
+    /// walks that only count names, as the prompt's folded folders do.
+    pub fn list_names(&self, path: &WsPath) -> Result<Vec<Entry>> {
+        self.list(path, false)
+    }
+
+    fn list(&self, path: &WsPath, sizes: bool) -> Result<Vec<Entry>> {
         let io = |e| WorkspaceError::from_io(path, e);
         let dir = self.open_dir(path)?;
         let mut out = Vec::new();
@@ -247,7 +257,7 @@ impl Workspace {
                 continue;
             }
             let kind = kind_of(entry.file_type().map_err(io)?);
-            let size = if kind == EntryKind::File {
+            let size = if sizes && kind == EntryKind::File {
                 entry.metadata().map(|m| m.len()).unwrap_or(0)
             } else {
                 0

@@ -60,7 +60,7 @@ impl ReviewDomain {
     ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
         let fingerprint = reader.fingerprint();
         let coverage = Coverage::load(&ws, &spec, &fingerprint)?;
-        let batch_max = (reader.concurrency() * 2).clamp(4, 32);
+        let batch_max = batch_size(reader.concurrency());
         Ok(Arc::new(Self {
             ws,
             spec,
@@ -286,6 +286,13 @@ impl ReviewDomain {
             .map_err(|e| e.to_string())?;
         Ok((result, reading))
     }
+}
+
+/// Papers one `read_papers` call takes at a reader concurrency: four per
+/// slot, as a batch is a barrier (the reviewer waits for all of it), so fewer,
+/// larger batches lose less to their last, partly filled wave of calls.
+pub fn batch_size(concurrency: usize) -> usize {
+    (concurrency.max(1) * 4).clamp(4, 32)
 }
 
 pub fn short_hash(text: &str) -> String {

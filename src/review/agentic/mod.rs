@@ -18,7 +18,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub use coverage::{Coverage, result_key, result_path};
-pub use domain::{CoveredBy, ReviewDomain};
+pub use domain::{CoveredBy, ReviewDomain, batch_size};
 pub use tools::NAMES as TOOL_NAMES;
 
 use crate::agent::{

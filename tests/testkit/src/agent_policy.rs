@@ -147,8 +147,10 @@ fn consolidate(prompt: &Prompt<'_>, tools: &[OfferedTool]) -> (String, Vec<Scrip
     for (mark, item) in prompt.todos.iter().filter(|(m, _)| *m != 'x') {
         content.push_str(&format!("- [{mark}] {item}\n"));
     }
+    // Notes summarise; the action log has the rest. The last three actions.
     content.push_str("\n## Recently\n");
-    for (tool, _, ok, preview) in &prompt.actions {
+    let recent = prompt.actions.len().saturating_sub(3);
+    for (tool, _, ok, preview) in &prompt.actions[recent..] {
         let first: String = preview
             .split(" ⏎ ")
             .next()
@@ -215,7 +217,9 @@ fn batch_worker(
                 );
             }
         } else if *ok && tool.starts_with("list") {
-            // A later list supersedes what an earlier one showed.
+            // A later list supersedes what an earlier one showed. A list
+            // that is no longer the latest action shows only its head in the
+            // prompt, so only the latest is trusted whole.
             listed = preview
                 .split(" ⏎ ")
                 .filter_map(|line| line.split(" · ").next())
@@ -226,6 +230,13 @@ fn batch_worker(
             read.clear();
         }
     }
+    let latest_is_list = prompt
+        .actions
+        .last()
+        .is_some_and(|(tool, _, ok, _)| *ok && tool.starts_with("list"));
+    if !latest_is_list {
+        listed.clear();
+    }
     let open = open_count(&prompt.progress);
     let unread: Vec<String> = listed.into_iter().filter(|id| !read.contains(id)).collect();
     if open.unwrap_or(0) > 0 && !unread.is_empty() {
@@ -235,10 +246,7 @@ fn batch_worker(
     if open.unwrap_or(0) > 0
         && let Some(list) = tools.iter().find(|t| t.name.starts_with("list"))
     {
-        return call(
-            &list.name,
-            json!({"status": "open", "limit": (max * 4).min(100)}),
-        );
+        return call(&list.name, json!({"status": "open", "limit": max.min(100)}));
     }
     let summary = match open {
         Some(_) => format!("Every paper is read. {}", prompt.progress.join("; ")),

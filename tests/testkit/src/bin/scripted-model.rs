@@ -28,6 +28,10 @@ struct Args {
     /// Refuse prompts over this many tokens, as llama.cpp does.
     #[arg(long)]
     context_window: Option<u64>,
+    /// Write every request's body to this folder as N.json, for debugging a
+    /// client (bodies hold prompts; keys travel in headers and are not written).
+    #[arg(long)]
+    dump: Option<std::path::PathBuf>,
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -48,6 +52,22 @@ async fn main() -> std::process::ExitCode {
         }
     };
     println!("{}", server.base_url());
+    if let Some(dir) = args.dump {
+        let _ = std::fs::create_dir_all(&dir);
+        let mut written = 0;
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => break,
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+            let requests = server.requests();
+            for (n, r) in requests.iter().enumerate().skip(written) {
+                let _ = std::fs::write(dir.join(format!("{n:05}.json")), r.body.to_string());
+            }
+            written = requests.len();
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
     let _ = tokio::signal::ctrl_c().await;
     std::process::ExitCode::SUCCESS
 }
