@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -146,8 +146,8 @@ impl ReviewDomain {
                 detail: None,
             });
             set.spawn(async move {
-                let _permit = gate.acquire().await;
-                (i, domain.read_one(&paper, by).await)
+                let permit = gate.acquire_owned().await.ok();
+                (i, domain.read_one(&paper, by, permit).await)
             });
         }
         while let Some(joined) = set.join_next().await {
@@ -162,9 +162,16 @@ impl ReviewDomain {
             .collect()
     }
 
-    async fn read_one(self: &Arc<Self>, paper: &PaperRecord, by: CoveredBy) -> String {
+    /// Read one paper holding `permit` (a slot of the batch) for its model
+    /// calls only: writing the result does not keep the next paper waiting.
+    async fn read_one(
+        self: &Arc<Self>,
+        paper: &PaperRecord,
+        by: CoveredBy,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> String {
         let id = paper.id.clone();
-        match self.read_and_save(paper, by).await {
+        match self.read_and_save(paper, by, permit).await {
             Ok((result, reading)) => {
                 let mut coverage = self.coverage();
                 coverage.reading.remove(&id);
@@ -229,6 +236,7 @@ impl ReviewDomain {
         &self,
         paper: &PaperRecord,
         by: CoveredBy,
+        permit: Option<OwnedSemaphorePermit>,
     ) -> Result<(PaperResult, Reading), String> {
         if self.cancel.is_cancelled() {
             return Err("the run was cancelled".into());
@@ -252,7 +260,9 @@ impl ReviewDomain {
             question: &self.spec.question,
             criteria: &self.spec.criteria,
         };
-        let reading = self.reader.read(&input).await.map_err(|e| e.to_string())?;
+        let reading = self.reader.read(&input).await.map_err(|e| e.to_string());
+        drop(permit);
+        let reading = reading?;
         let answer = reading.answer.clone();
         let result = PaperResult {
             summary: answer.summary.into_iter().take(5).collect(),
