@@ -389,7 +389,7 @@ mod tests {
             .map(|i| format!("papers/{i:016x}/result.json"))
             .collect();
         let actions: Vec<ActionRecord> = (0..10)
-            .map(|i| action(i, "read_file", &"lorem ipsum dolor ".repeat(2000)))
+            .map(|i| action(i, "read_file", &"a long tool result line ".repeat(2000)))
             .collect();
         let notes = "a long note line\n".repeat(10_000);
         let budget = 1200u64;

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::quire_bin;
+use super::support::{quire_bin, scripted_config};
 
 fn quire(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> Output {
     std::process::Command::new(quire_bin())
@@ -76,15 +76,7 @@ async fn quire_agent_run_runs_any_agent_on_any_workspace() {
     let server = ScriptedServer::start(ServerOptions::default())
         .await
         .unwrap();
-    let config = tempfile::tempdir().unwrap();
-    std::fs::write(
-        config.path().join("models.toml"),
-        format!(
-            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let config = scripted_config(&server.base_url(), "");
     let data = tempfile::tempdir().unwrap();
     let ws = data.path().join("plain");
     let (config_dir, data_dir) = (config.path().to_owned(), data.path().to_owned());

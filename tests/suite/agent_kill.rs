@@ -10,7 +10,7 @@ use quire::workspace::Workspace;
 use testkit::{ScriptedServer, ServerOptions};
 
 use super::agent_review::{QUESTION, assert_no_torn_json, reader_calls, results};
-use super::support::{dev_pdfs, folder_of, quire_bin};
+use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
 
 fn reviewed_titles(root: &std::path::Path) -> BTreeSet<String> {
     match Workspace::open_read_only(root) {
@@ -30,15 +30,7 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
     let mut papers = dev_pdfs("distributed-systems", 4);
     papers.extend(dev_pdfs("databases", 4));
     let folder = folder_of(&papers);
-    let config = tempfile::tempdir().unwrap();
-    std::fs::write(
-        config.path().join("models.toml"),
-        format!(
-            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\nconcurrency = 2\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let config = scripted_config(&server.base_url(), "concurrency = 2\n");
     let data = tempfile::tempdir().unwrap();
     let ws = data.path().join("ws");
     let seed = std::env::var("QUIRE_KILL_SEED")

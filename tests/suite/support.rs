@@ -32,6 +32,20 @@ pub fn folder_of(pdfs: &[PathBuf]) -> tempfile::TempDir {
     dir
 }
 
+/// A config folder whose `models.toml` has one default profile, `scripted`,
+/// pointing at a scripted model server (plus `extra` settings lines).
+pub fn scripted_config(base_url: &str, extra: &str) -> tempfile::TempDir {
+    let config = tempfile::tempdir().unwrap();
+    std::fs::write(
+        config.path().join("models.toml"),
+        format!(
+            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{base_url}\"\nmodel = \"scripted-reader\"\n{extra}"
+        ),
+    )
+    .unwrap();
+    config
+}
+
 pub fn quire_bin() -> &'static str {
     env!("CARGO_BIN_EXE_quire")
 }
