@@ -15,16 +15,12 @@ use serde_json::{Value, json};
 use super::runtime::Runtime;
 use super::snapshot::notes_path;
 use super::spec::{FINISH_TOOL, NOTES_TOOL};
-use crate::tools::{Tool, ToolContext, ToolError};
+use crate::tools::{Tool, ToolContext, ToolError, parse_args};
 
 fn actor(ctx: &ToolContext) -> Result<&crate::tools::Actor, ToolError> {
     ctx.actor
         .as_ref()
         .ok_or_else(|| ToolError::new("not_an_agent", "only an agent task can call this tool"))
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, ToolError> {
-    serde_json::from_value(args).map_err(|e| ToolError::invalid_arguments(e.to_string()))
 }
 
 /// Where `finish` leaves the accepted output for the loop to pick up.
@@ -64,7 +60,7 @@ impl Tool for Finish {
     }
 
     async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: FinishArgs = parse(args)?;
+        let args: FinishArgs = parse_args(args)?;
         let toolbox = self.runtime.toolbox.clone();
         let ws = ctx.workspace.clone();
         let agent = self.agent.clone();
@@ -114,7 +110,7 @@ impl Tool for WriteNotes {
     }
 
     async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: NotesArgs = parse(args)?;
+        let args: NotesArgs = parse_args(args)?;
         if args.content.len() > ctx.settings.max_write_bytes {
             return Err(ToolError::new(
                 "content_too_large",
@@ -168,7 +164,7 @@ impl Tool for AgentTool {
     }
 
     async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: AgentArgs = parse(args)?;
+        let args: AgentArgs = parse_args(args)?;
         let parent = actor(ctx)?.task.clone();
         let outcome = self
             .runtime

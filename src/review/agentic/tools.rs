@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::domain::{CoveredBy, ReviewDomain};
 use crate::review::{PaperResult, labels, paper_text};
-use crate::tools::{Tool, ToolContext, ToolError};
+use crate::tools::{Tool, ToolContext, ToolError, parse_args};
 use crate::workspace::PaperId;
 
 pub const LIST_PAPERS: &str = "list_papers";
@@ -28,14 +28,6 @@ pub(crate) fn short_title(title: Option<&str>) -> String {
         Some((cut, _)) => format!("{}…", &title[..cut]),
         None => title.to_owned(),
     }
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, ToolError> {
-    let args = match args {
-        Value::Null => json!({}),
-        other => other,
-    };
-    serde_json::from_value(args).map_err(|e| ToolError::invalid_arguments(e.to_string()))
 }
 
 pub struct ListPapers(pub Arc<ReviewDomain>);
@@ -83,7 +75,7 @@ impl Tool for ListPapers {
     }
 
     async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: ListArgs = parse(args)?;
+        let args: ListArgs = parse_args(args)?;
         let coverage = self.0.coverage();
         let papers: Vec<_> = match args.status.as_str() {
             "open" => coverage.open(),
@@ -166,7 +158,7 @@ impl Tool for ReadPapers {
     }
 
     async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: ReadArgs = parse(args)?;
+        let args: ReadArgs = parse_args(args)?;
         if args.ids.is_empty() {
             return Err(ToolError::invalid_arguments("ids is empty"));
         }
@@ -228,7 +220,7 @@ impl Tool for ReadResults {
     }
 
     async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: ResultsArgs = parse(args)?;
+        let args: ResultsArgs = parse_args(args)?;
         let domain = self.0.clone();
         tokio::task::spawn_blocking(move || {
             let done: Vec<_> = {
@@ -318,7 +310,7 @@ impl Tool for AnswerFromPdf {
     }
 
     async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: AnswerArgs = parse(args)?;
+        let args: AnswerArgs = parse_args(args)?;
         let id = PaperId(args.paper.trim().to_owned());
         let title = {
             let coverage = self.0.coverage();
