@@ -8,6 +8,16 @@ fn main() {
         "model_setup",
         "model_profile_save",
         "model_profile_check",
+        "review_open",
+        "review_prepare",
+        "review_estimate",
+        "review_start",
+        "review_cancel",
+        "paper_detail",
+        "paper_pdf",
+        "paper_label",
+        "review_render",
+        "review_export",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))
         .unwrap_or_else(|e| panic!("tauri build script failed: {e:#}"));

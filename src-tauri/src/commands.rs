@@ -1,11 +1,23 @@
 //! The Tauri commands: each forwards to the core handler of the same name. Errors
 //! cross the boundary as `{kind, message}`; nothing here can panic.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use quire::agent::{EventSink, RunEvent};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
+use quire::commands::review_view::{
+    self as view, ExportWritten, PaperDetail, PaperLabelParams, ReviewView,
+};
+use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
 };
+use quire::review::estimate::Estimate;
+use quire::review::labels::Label;
+use quire::review::outputs::ExportFormat;
+use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 /// Sent to every window after a workspace is created or reopened, with its id.
@@ -50,4 +62,93 @@ pub async fn model_profile_check(
     profile: Option<String>,
 ) -> Result<ModelListing, CommandError> {
     models::model_profile_check(&ctx, profile).await
+}
+
+/// Run events to the window that started the run, over its IPC channel.
+struct ChannelSink(Channel<RunEvent>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: RunEvent) {
+        // A closed window loses only the progress display; the run goes on.
+        if let Err(e) = self.0.send(event) {
+            tracing::debug!(error = %e, "run event not delivered");
+        }
+    }
+}
+
+#[tauri::command]
+pub async fn review_open(
+    ctx: State<'_, AppContext>,
+    workspace: PathBuf,
+) -> Result<ReviewView, CommandError> {
+    view::review_open(&ctx, workspace).await
+}
+
+#[tauri::command]
+pub async fn review_prepare(
+    ctx: State<'_, AppContext>,
+    workspace: PathBuf,
+) -> Result<ReviewView, CommandError> {
+    view::review_prepare(&ctx, workspace).await
+}
+
+#[tauri::command]
+pub async fn review_estimate(
+    ctx: State<'_, AppContext>,
+    params: ReviewLaunchParams,
+) -> Result<Estimate, CommandError> {
+    reviews::review_launch_estimate(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn review_start<R: Runtime>(
+    app: AppHandle<R>,
+    ctx: State<'_, AppContext>,
+    params: ReviewLaunchParams,
+    on_event: Channel<RunEvent>,
+) -> Result<(), CommandError> {
+    let workspace = params.workspace.clone();
+    reviews::review_launch(&ctx, params, Arc::new(ChannelSink(on_event))).await?;
+    if let Err(e) = app.emit(WORKSPACES_CHANGED, workspace) {
+        tracing::warn!(error = %e, "could not notify windows of the new run");
+    }
+    Ok(())
+}
+
+#[tauri::command]
+pub fn review_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool {
+    reviews::review_cancel(&ctx, &workspace)
+}
+
+#[tauri::command]
+pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDetail, CommandError> {
+    view::paper_detail(workspace, paper).await
+}
+
+/// The PDF's bytes as a binary IPC response (no JSON array of numbers).
+#[tauri::command]
+pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Response, CommandError> {
+    Ok(Response::new(view::paper_pdf(workspace, paper).await?))
+}
+
+#[tauri::command]
+pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
+    view::paper_label(params).await
+}
+
+#[tauri::command]
+pub async fn review_render(
+    workspace: PathBuf,
+    format: ExportFormat,
+) -> Result<String, CommandError> {
+    view::review_render(workspace, format).await
+}
+
+#[tauri::command]
+pub async fn review_export(
+    workspace: PathBuf,
+    format: ExportFormat,
+    dest: PathBuf,
+) -> Result<ExportWritten, CommandError> {
+    view::review_export(workspace, format, dest).await
 }

@@ -20,7 +20,17 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::workspace_list,
             commands::model_setup,
             commands::model_profile_save,
-            commands::model_profile_check
+            commands::model_profile_check,
+            commands::review_open,
+            commands::review_prepare,
+            commands::review_estimate,
+            commands::review_start,
+            commands::review_cancel,
+            commands::paper_detail,
+            commands::paper_pdf,
+            commands::paper_label,
+            commands::review_render,
+            commands::review_export
         ])
 }
 

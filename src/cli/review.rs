@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use quire::agent::{Caps, RunEvent};
 use quire::commands::reviews::{ReviewParams, review_estimate, review_start};
 use quire::commands::{AppContext, AppPaths, CommandError};
-use quire::pdf::ingest::IngestOptions;
 use quire::review::estimate::Estimate;
 use quire::review::run::ReviewSummary;
 use quire::review::{EngineKind, ReviewSpec};
@@ -114,11 +113,8 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
         .map(read_criteria)
         .transpose()?
         .unwrap_or_default();
-    let paths = AppPaths::from_env()?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CommandError::new("io_error", format!("cannot find the quire binary: {e}")))?;
-    let mut ingest = IngestOptions::new(exe);
-    ingest.cache_dir = Some(paths.data_dir.join("cache").join("text"));
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let mut ingest = ctx.ingest_options()?;
     if let Some(jobs) = args.jobs {
         ingest.jobs = jobs.max(1);
     }
@@ -145,14 +141,12 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     };
 
     if args.estimate {
-        let ctx = AppContext::new(paths);
         let estimate = review_estimate(&ctx, params).await?;
         return print_estimate(&estimate, args.json);
     }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let progress = Progress::new(show_progress);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
-    let ctx = AppContext::new(paths);
     let handle = review_start(&ctx, params, Arc::new(tx)).await?;
     let display = {
         let progress = progress.clone();

@@ -1,11 +1,16 @@
-//! What every command needs: where Quire keeps its data, and the index.
+//! What every command needs: where Quire keeps its data, the index, and the
+//! reviews running in this process.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio_util::sync::CancellationToken;
 
 use super::CommandError;
 use crate::index::{Index, OpenOutcome};
+use crate::pdf::ingest::IngestOptions;
 
 /// Where Quire keeps its data (`QUIRE_DATA_DIR`, else `~/.local/share/quire` on
 /// Linux) and its settings (`QUIRE_CONFIG_DIR`, else `~/.config/quire`).
@@ -61,6 +66,10 @@ pub struct AppContext {
     /// Set when a write to the index failed: the next use rebuilds it from the
     /// workspaces, so a moment of contention cannot leave the list stale.
     stale: Arc<AtomicBool>,
+    /// The reviews running in this process, by workspace root.
+    runs: Arc<Mutex<HashMap<PathBuf, CancellationToken>>>,
+    /// The binary extraction workers run from; `None` is this process's own.
+    worker_exe: Option<PathBuf>,
 }
 
 impl AppContext {
@@ -69,7 +78,17 @@ impl AppContext {
             paths,
             index: Arc::new(Mutex::new(None)),
             stale: Arc::new(AtomicBool::new(false)),
+            runs: Arc::default(),
+            worker_exe: None,
         }
+    }
+
+    /// Start extraction workers from `exe` (a binary whose main calls
+    /// `run_worker_if_requested`) instead of this process's own binary: for
+    /// hosts that are not such a binary, such as a test harness.
+    pub fn with_worker_exe(mut self, exe: impl Into<PathBuf>) -> Self {
+        self.worker_exe = Some(exe.into());
+        self
     }
 
     pub fn paths(&self) -> &AppPaths {
@@ -101,6 +120,50 @@ impl AppContext {
             self.stale.store(false, Ordering::Release);
         }
         work(index)
+    }
+
+    /// How this process extracts PDFs: in workers started from its own binary
+    /// (which must call `run_worker_if_requested` first thing), with the text
+    /// cache in the data folder.
+    pub fn ingest_options(&self) -> Result<IngestOptions, CommandError> {
+        let exe = match &self.worker_exe {
+            Some(exe) => exe.clone(),
+            None => std::env::current_exe().map_err(|e| {
+                CommandError::new(
+                    "io_error",
+                    format!("cannot find this program's binary: {e}"),
+                )
+            })?,
+        };
+        let mut ingest = IngestOptions::new(exe);
+        ingest.cache_dir = Some(self.paths.data_dir.join("cache").join("text"));
+        Ok(ingest)
+    }
+
+    /// Note that `root` has a run in this process; false when it already had one.
+    pub(crate) fn claim_run(&self, root: &Path, cancel: CancellationToken) -> bool {
+        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        if runs.contains_key(root) {
+            return false;
+        }
+        runs.insert(root.to_path_buf(), cancel);
+        true
+    }
+
+    pub(crate) fn release_run(&self, root: &Path) {
+        self.runs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(root);
+    }
+
+    /// The cancellation token of the run in `root`, if one is running.
+    pub fn run_in(&self, root: &Path) -> Option<CancellationToken> {
+        self.runs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(root)
+            .cloned()
     }
 
     /// Note that the index missed a change; see [`AppContext::with_index`].

@@ -9,6 +9,7 @@ pub mod agents;
 mod context;
 mod error;
 pub mod models;
+pub mod review_view;
 pub mod reviews;
 pub(crate) mod workspaces;
 

@@ -18,7 +18,9 @@ use tracing::Instrument;
 use super::models::resolve_model;
 use super::workspaces::{existing_workspace_for, new_workspace_root};
 use super::{AppContext, CommandError};
-use crate::agent::{Caps, EventSink};
+use serde::Deserialize;
+
+use crate::agent::{Caps, EventSink, RunEvent};
 use crate::blocking::blocking;
 use crate::index::WorkspaceSnapshot;
 use crate::llm::accounting::PriceTable;
@@ -266,4 +268,126 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
         Ok(label)
     })
     .await
+}
+
+/// A review the app starts on a workspace it has open.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewLaunchParams {
+    pub workspace: PathBuf,
+    pub question: String,
+    #[serde(default)]
+    pub criteria: Vec<String>,
+    pub engine: EngineKind,
+    /// The model profile (agent engine); default: the configured one.
+    #[serde(default)]
+    pub profile: Option<String>,
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    #[serde(default)]
+    pub max_cost_usd: Option<f64>,
+}
+
+/// Start a review of an open workspace and return at once; the run goes on in
+/// the background, sending its events to `events` and, if it fails before or
+/// outside the engine, one last `Failed` event. One run per workspace at a
+/// time; starting again after a cancel or a crash resumes from the files.
+pub async fn review_launch(
+    ctx: &AppContext,
+    params: ReviewLaunchParams,
+    events: Arc<dyn EventSink>,
+) -> Result<(), CommandError> {
+    let root = params.workspace.clone();
+    let review = launch_params(ctx, params).await?;
+    let cancel = CancellationToken::new();
+    if !ctx.claim_run(&root, cancel.clone()) {
+        return Err(CommandError::new(
+            "review_running",
+            "a review of this folder is already running",
+        ));
+    }
+    let request = match resolve(ctx, review).await {
+        Ok((request, _)) => request,
+        Err(e) => {
+            ctx.release_run(&root);
+            return Err(e);
+        }
+    };
+    let handle = spawn(ctx, request, events.clone(), cancel);
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        if let Err(e) = handle.finish().await {
+            events.emit(RunEvent::Failed {
+                kind: e.kind.clone(),
+                message: e.message.clone(),
+            });
+        }
+        ctx.release_run(&root);
+    });
+    Ok(())
+}
+
+/// [`review_estimate`] for a review the app is about to launch.
+pub async fn review_launch_estimate(
+    ctx: &AppContext,
+    params: ReviewLaunchParams,
+) -> Result<Estimate, CommandError> {
+    let review = launch_params(ctx, params).await?;
+    review_estimate(ctx, review).await
+}
+
+/// The full parameters of a launch: the workspace's own source folder, the
+/// trimmed question and criteria, this process's extraction settings.
+async fn launch_params(
+    ctx: &AppContext,
+    params: ReviewLaunchParams,
+) -> Result<ReviewParams, CommandError> {
+    let question = params.question.trim().to_owned();
+    if question.is_empty() {
+        return Err(CommandError::new(
+            "empty_question",
+            "the review question is empty",
+        ));
+    }
+    let root = params.workspace.clone();
+    let task =
+        blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?.task()?)).await?;
+    let Some(source) = task.source else {
+        return Err(CommandError::new(
+            "no_source",
+            "this workspace does not say which folder its papers came from",
+        ));
+    };
+    Ok(ReviewParams {
+        source,
+        spec: ReviewSpec {
+            question,
+            criteria: params
+                .criteria
+                .iter()
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty())
+                .collect(),
+            engine: params.engine,
+        },
+        workspace: Some(params.workspace),
+        ingest: ctx.ingest_options()?,
+        profile: params.profile,
+        caps: Caps {
+            max_tokens: params.max_tokens,
+            max_cost_usd: params.max_cost_usd,
+        },
+    })
+}
+
+/// Ask the run in `workspace` to stop; it writes its state and ends with a
+/// `Cancelled` event, and starting it again resumes. False when none runs.
+pub fn review_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
+    match ctx.run_in(workspace) {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
 }

@@ -36,3 +36,9 @@ pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Label>, WorkspaceErro
 pub fn save(ws: &Workspace, id: &PaperId, label: &Label) -> Result<(), WorkspaceError> {
     ws.write_json(&label_path(id)?, label)
 }
+
+/// Take the paper's label away (the researcher's undo); the engine's result
+/// stands again.
+pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
+    ws.remove_file(&label_path(id)?)
+}

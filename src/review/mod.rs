@@ -7,6 +7,7 @@ pub mod estimate;
 pub mod exports;
 pub mod labels;
 mod model;
+pub mod outputs;
 pub mod paper_text;
 pub mod reading;
 pub mod report;

@@ -12,13 +12,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::agentic::result_path;
 use super::agentic::{self, AgentEngine, AgentReport};
-use super::labels::{self, Label};
+use super::outputs::{self, ExportFormat};
 use super::source::{canonical_source, register_papers};
-use super::{
-    EngineKind, PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, exports, paper_text,
-    report,
-};
+use super::{PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, paper_text, report};
 use crate::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
 use crate::blocking::blocking;
 use crate::llm::accounting::{CallLog, PriceTable};
@@ -105,6 +103,10 @@ pub async fn run_review(
     cancel: CancellationToken,
 ) -> Result<ReviewSummary, ReviewError> {
     let (workspace, papers) = ingest(&request, events.clone()).await?;
+    {
+        let (ws, spec) = (workspace.clone(), request.spec.clone());
+        blocking(move || record_start(&ws, &spec)).await?;
+    }
     let run_id = new_run_id();
     events.emit(RunEvent::RunStarted {
         run_id: run_id.0.clone(),
@@ -183,9 +185,22 @@ pub async fn ingest(
         let request = request.clone();
         blocking(move || prepare(&request)).await?
     };
+    let papers = extract_papers(&workspace, papers, &request.ingest, events).await?;
+    Ok((workspace, papers))
+}
+
+/// Extract the text of those of `papers` not extracted yet (by this version of
+/// the extraction chain), saving each paper's text, status and metadata.
+/// Returns the papers as they are now.
+pub async fn extract_papers(
+    workspace: &Workspace,
+    papers: Vec<PaperRecord>,
+    options: &IngestOptions,
+    events: Arc<dyn EventSink>,
+) -> Result<Vec<PaperRecord>, ReviewError> {
     let to_extract: Vec<PaperRecord> = papers
         .iter()
-        .filter(|p| needs_extraction(&workspace, p))
+        .filter(|p| needs_extraction(workspace, p))
         .cloned()
         .collect();
     events.emit(RunEvent::ExtractionStarted {
@@ -205,7 +220,7 @@ pub async fn ingest(
         .collect();
     let progress = events.clone();
     let ids: Vec<String> = to_extract.iter().map(|p| p.id.0.clone()).collect();
-    let extracted = extract_all(files, &request.ingest, move |index, ex| {
+    let extracted = extract_all(files, options, move |index, ex| {
         progress.emit(RunEvent::Extracted {
             paper: ids.get(index).cloned().unwrap_or_default(),
             status: ex.status.as_str().to_owned(),
@@ -237,7 +252,7 @@ pub async fn ingest(
     .await?;
 
     let ws = workspace.clone();
-    let papers = blocking(move || {
+    blocking(move || {
         let ids: std::collections::HashSet<PaperId> = papers.into_iter().map(|p| p.id).collect();
         Ok::<_, ReviewError>(
             ws.papers()?
@@ -246,8 +261,7 @@ pub async fn ingest(
                 .collect::<Vec<_>>(),
         )
     })
-    .await?;
-    Ok((workspace, papers))
+    .await
 }
 
 /// The agent engine: build the client with the run's logs, run the agents,
@@ -300,7 +314,7 @@ async fn agent_results(
     Ok((results, report, model))
 }
 
-/// Open or create the workspace, register the source's PDFs, record the question.
+/// Open or create the workspace and register the source's PDFs.
 fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
     let source = canonical_source(&request.source)?;
     let pdfs = find_pdfs(&source)?;
@@ -311,12 +325,6 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
         Workspace::create(dir, &task_for(&source, dir))?
     };
     register_papers(&workspace, &pdfs)?;
-    let mut task = workspace.task()?;
-    task.question = Some(request.spec.question.clone());
-    task.criteria = request.spec.criteria.clone();
-    task.status = TaskStatus::Running;
-    task.updated_at = now_rfc3339();
-    workspace.save_task(&task)?;
     // Only the files of this source take part, even if the workspace knew others.
     let wanted: std::collections::HashSet<&Path> = pdfs.iter().map(|p| p.path.as_path()).collect();
     let papers = workspace
@@ -328,6 +336,16 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
         })
         .collect();
     Ok((workspace, papers))
+}
+
+/// The task now runs, for this question and these criteria.
+fn record_start(ws: &Workspace, spec: &ReviewSpec) -> Result<(), ReviewError> {
+    let mut task = ws.task()?;
+    task.question = Some(spec.question.clone());
+    task.criteria = spec.criteria.clone();
+    task.status = TaskStatus::Running;
+    task.updated_at = now_rfc3339();
+    Ok(ws.save_task(&task)?)
 }
 
 fn task_for(source: &Path, dir: &Path) -> TaskMeta {
@@ -469,16 +487,8 @@ fn write_report(
     started_at: &str,
 ) -> Result<ReviewSummary, ReviewError> {
     let papers = ws.papers()?;
-    let mut labelled: BTreeMap<PaperId, Label> = BTreeMap::new();
-    for p in &papers {
-        if let Some(label) = labels::load(ws, &p.id)? {
-            labelled.insert(p.id.clone(), label);
-        }
-    }
-    let synthesis = match ws.read_string(&WsPath::parse(layout::SYNTHESIS_FILE)?) {
-        Ok(text) if spec.engine == EngineKind::Agent => Some(text),
-        _ => None,
-    };
+    let labelled = outputs::labels_of(ws, &papers)?;
+    let synthesis = outputs::synthesis_of(ws, spec.engine);
     let mut task = ws.task()?;
     let date = started_at.to_owned();
     let data = report::ReportData {
@@ -491,14 +501,9 @@ fn write_report(
         synthesis: synthesis.as_deref(),
         labels: &labelled,
     };
-    let markdown = report::render(&data);
-    ws.write(&WsPath::parse(layout::REPORT_FILE)?, markdown.as_bytes())?;
-    for (name, body) in [
-        ("report.bib", exports::bibtex(&data)),
-        ("report.csv", exports::csv(&data)),
-        ("report.ris", exports::ris(&data)),
-    ] {
-        ws.write(&WsPath::parse(name)?, body.as_bytes())?;
+    for format in ExportFormat::ALL {
+        let body = outputs::render(&data, format);
+        ws.write(&WsPath::parse(format.file_name())?, body.as_bytes())?;
     }
 
     let counts = data.counts();
@@ -553,10 +558,6 @@ fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>)
     }
     lines.sort_by(|a, b| a.file.cmp(&b.file));
     lines
-}
-
-fn result_path(id: &PaperId) -> Result<WsPath, crate::workspace::WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "result.json"])
 }
 
 fn load_result(ws: &Workspace, id: &PaperId) -> Option<PaperResult> {

@@ -182,6 +182,16 @@ impl Workspace {
         atomic::replace(&parent, name, bytes).map_err(|e| WorkspaceError::from_io(path, e))
     }
 
+    /// Remove a file; a file that is already gone is not an error.
+    pub fn remove_file(&self, path: &WsPath) -> Result<()> {
+        self.check_writable(path)?;
+        match self.inner.dir.remove_file(path.to_relative()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(WorkspaceError::from_io(path, e)),
+        }
+    }
+
     /// Append one line to a file (created if missing), synced before returning.
     pub fn append_line(&self, path: &WsPath, line: &str) -> Result<()> {
         self.check_writable(path)?;

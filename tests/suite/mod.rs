@@ -2,6 +2,7 @@ mod agent_cli;
 mod agent_kill;
 mod agent_review;
 mod agent_runtime;
+mod app_review;
 mod cli;
 mod commands;
 mod confinement;

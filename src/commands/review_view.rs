@@ -1,0 +1,306 @@
+//! What the app shows of a review: its state and one row per paper for the
+//! status board and the results table, one paper's full result for the detail
+//! pane, the paper's PDF for the viewer, the researcher's labels, and the
+//! exports rendered from the files as they stand (labels included).
+//!
+//! Everything here reads the workspace's files; nothing calls a model.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AppContext, CommandError};
+use crate::agent::NoEvents;
+use crate::blocking::blocking;
+use crate::review::labels::{self, Label};
+use crate::review::outputs::{ExportFormat, ReviewFiles, result_of};
+use crate::review::run::extract_papers;
+use crate::review::{EngineKind, PaperResult, Verdict};
+use crate::workspace::{PaperId, PaperRecord, TaskStatus, Workspace};
+
+/// Where a review stands, for the screen that opens it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewState {
+    /// No run yet.
+    New,
+    /// A run is going on in this process.
+    Running,
+    /// A run was going when the app quit or crashed; starting again resumes.
+    Interrupted,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewView {
+    pub root: PathBuf,
+    pub title: String,
+    pub source: Option<PathBuf>,
+    pub question: Option<String>,
+    pub criteria: Vec<String>,
+    pub state: ReviewState,
+    /// The engine of the latest run.
+    pub engine: Option<EngineKind>,
+    pub papers: Vec<PaperRow>,
+}
+
+/// One paper as the board and the table list it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperRow {
+    pub id: String,
+    pub file: PathBuf,
+    pub title: Option<String>,
+    pub authors: Vec<String>,
+    pub year: Option<u16>,
+    pub status: String,
+    pub reason: Option<String>,
+    pub pages: usize,
+    pub duplicates: usize,
+    pub score: Option<f64>,
+    pub verdict: Option<Verdict>,
+    pub label: Option<Label>,
+}
+
+/// The detail pane's paper.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperDetail {
+    pub paper: PaperRow,
+    pub result: Option<PaperResult>,
+}
+
+/// The review in `workspace`, with every paper.
+pub async fn review_open(ctx: &AppContext, workspace: PathBuf) -> Result<ReviewView, CommandError> {
+    let running = ctx.run_in(&workspace).is_some();
+    blocking(move || view(&Workspace::open_read_only(&workspace)?, running)).await
+}
+
+/// Extract every paper of `workspace` not extracted yet, so the new-review
+/// screen lists each file's status (and why a file cannot be read) before
+/// anything is spent. No model is called.
+pub async fn review_prepare(
+    ctx: &AppContext,
+    workspace: PathBuf,
+) -> Result<ReviewView, CommandError> {
+    if ctx.run_in(&workspace).is_some() {
+        return review_open(ctx, workspace).await;
+    }
+    let options = ctx.ingest_options()?;
+    let root = workspace.clone();
+    let (ws, papers) = blocking(move || {
+        let ws = Workspace::open(&root)?;
+        let papers = ws.papers()?;
+        Ok::<_, CommandError>((ws, papers))
+    })
+    .await?;
+    extract_papers(&ws, papers, &options, Arc::new(NoEvents)).await?;
+    drop(ws); // release the workspace lock before reading it back
+    review_open(ctx, workspace).await
+}
+
+/// One paper with its full result.
+pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDetail, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let record = find_paper(&ws, &paper)?;
+        let result = result_of(&ws, &record.id)?;
+        let label = labels::load(&ws, &record.id)?;
+        Ok(PaperDetail {
+            paper: row(&record, result.as_ref(), label),
+            result,
+        })
+    })
+    .await
+}
+
+/// The bytes of a paper's PDF, for the built-in viewer: only a file the
+/// workspace lists as one of its papers can be read this way.
+pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Vec<u8>, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let record = find_paper(&ws, &paper)?;
+        let mut candidates = std::iter::once(&record.file).chain(record.duplicates.iter());
+        let bytes = candidates
+            .find_map(|file| std::fs::read(file).ok())
+            .ok_or_else(|| {
+                CommandError::new(
+                    "file_not_found",
+                    format!("{} is no longer there", record.file.display()),
+                )
+            })?;
+        Ok(bytes)
+    })
+    .await
+}
+
+/// A label from the app: a verdict and/or a score, or `clear` to take the
+/// label away (undo).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperLabelParams {
+    pub workspace: PathBuf,
+    pub paper: String,
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    #[serde(default)]
+    pub score: Option<f64>,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// Set or clear a paper's label; returns the label now in force.
+pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
+    if params.clear {
+        return blocking(move || {
+            let ws = Workspace::open(&params.workspace)?;
+            let record = find_paper(&ws, &params.paper)?;
+            labels::clear(&ws, &record.id)?;
+            Ok(None)
+        })
+        .await;
+    }
+    super::reviews::label_set(super::reviews::LabelParams {
+        workspace: params.workspace,
+        paper: params.paper,
+        verdict: params.verdict,
+        score: params.score,
+        note: params.note,
+    })
+    .await
+    .map(Some)
+}
+
+/// The review rendered in `format` from its files as they are now.
+pub async fn review_render(
+    workspace: PathBuf,
+    format: ExportFormat,
+) -> Result<String, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let engine = latest_engine(&ws)?.unwrap_or(EngineKind::Offline);
+        Ok(ReviewFiles::read(&ws, engine)?.render(format))
+    })
+    .await
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportWritten {
+    pub path: PathBuf,
+    pub bytes: usize,
+}
+
+/// Render the review in `format` and write it to `dest` (the path the save
+/// dialog returned), replacing the file atomically.
+pub async fn review_export(
+    workspace: PathBuf,
+    format: ExportFormat,
+    dest: PathBuf,
+) -> Result<ExportWritten, CommandError> {
+    if !dest.is_absolute() {
+        return Err(CommandError::new(
+            "bad_path",
+            format!("{} is not an absolute path", dest.display()),
+        ));
+    }
+    let body = review_render(workspace, format).await?;
+    blocking(move || {
+        write_replacing(&dest, body.as_bytes())?;
+        Ok(ExportWritten {
+            path: dest,
+            bytes: body.len(),
+        })
+    })
+    .await
+}
+
+fn write_replacing(dest: &Path, bytes: &[u8]) -> Result<(), CommandError> {
+    let io = |e: std::io::Error| {
+        CommandError::new("io_error", format!("cannot write {}: {e}", dest.display()))
+    };
+    let Some(dir) = dest.parent().filter(|d| d.is_dir()) else {
+        return Err(CommandError::new(
+            "folder_not_found",
+            format!("the folder of {} does not exist", dest.display()),
+        ));
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(dest).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
+    let task = ws.task()?;
+    let engine = latest_engine(ws)?;
+    let state = if running {
+        ReviewState::Running
+    } else {
+        match task.status {
+            TaskStatus::Running => ReviewState::Interrupted,
+            TaskStatus::Done => ReviewState::Done,
+            TaskStatus::Cancelled => ReviewState::Cancelled,
+            TaskStatus::Failed => ReviewState::Failed,
+            _ if engine.is_some() => ReviewState::Interrupted,
+            _ => ReviewState::New,
+        }
+    };
+    let mut papers = Vec::new();
+    for record in ws.papers()? {
+        let result = result_of(ws, &record.id)?;
+        let label = labels::load(ws, &record.id)?;
+        papers.push(row(&record, result.as_ref(), label));
+    }
+    Ok(ReviewView {
+        root: ws.root().to_path_buf(),
+        title: task.title,
+        source: task.source,
+        question: task.question,
+        criteria: task.criteria,
+        state,
+        engine,
+        papers,
+    })
+}
+
+fn latest_engine(ws: &Workspace) -> Result<Option<EngineKind>, CommandError> {
+    Ok(ws
+        .runs()?
+        .last()
+        .and_then(|run| EngineKind::parse(&run.engine)))
+}
+
+fn row(record: &PaperRecord, result: Option<&PaperResult>, label: Option<Label>) -> PaperRow {
+    PaperRow {
+        id: record.id.0.clone(),
+        file: record.file.clone(),
+        title: record.title.clone(),
+        authors: record.meta.authors.clone(),
+        year: record.meta.year,
+        status: record.status.as_str().to_owned(),
+        reason: record.reason.clone(),
+        pages: record.pages,
+        duplicates: record.duplicates.len(),
+        score: result.map(|r| r.score),
+        verdict: result.map(|r| r.verdict),
+        label,
+    }
+}
+
+fn find_paper(ws: &Workspace, id: &str) -> Result<PaperRecord, CommandError> {
+    let wanted = PaperId(id.to_owned());
+    ws.papers()?
+        .into_iter()
+        .find(|p| p.id == wanted)
+        .ok_or_else(|| {
+            CommandError::new("paper_not_found", format!("no paper {id} in this review"))
+        })
+}

@@ -1,0 +1,146 @@
+//! A review's outputs rebuilt from its files at any time: the report and the
+//! exports (BibTeX, CSV, RIS) from `task.json`, the papers, their results, the
+//! researcher's labels and the writer's synthesis. A run writes them when it
+//! ends; the app renders them again on export, so a label given after the run
+//! is in the file the researcher saves.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::agentic::result_path;
+use super::labels::{self, Label};
+use super::report::{self, ReportData};
+use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, exports};
+use crate::workspace::records::now_rfc3339;
+use crate::workspace::{PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout};
+
+/// The formats a review can be exported in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Markdown,
+    Bibtex,
+    Csv,
+    Ris,
+}
+
+impl ExportFormat {
+    pub const ALL: [Self; 4] = [Self::Markdown, Self::Bibtex, Self::Csv, Self::Ris];
+
+    /// The file the run writes this format to, in the workspace.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Self::Markdown => layout::REPORT_FILE,
+            Self::Bibtex => "report.bib",
+            Self::Csv => "report.csv",
+            Self::Ris => "report.ris",
+        }
+    }
+}
+
+/// Everything the outputs are made from, read from a workspace.
+pub struct ReviewFiles {
+    pub task: TaskMeta,
+    pub spec: ReviewSpec,
+    pub papers: Vec<PaperRecord>,
+    pub results: BTreeMap<PaperId, PaperResult>,
+    pub labels: BTreeMap<PaperId, Label>,
+    pub synthesis: Option<String>,
+    /// The model the results came from, when an agent read them.
+    pub model: Option<String>,
+}
+
+impl ReviewFiles {
+    /// Read a workspace's review as it stands. `engine` is the engine of the
+    /// latest run (results say which engine made them; this decides the method
+    /// section).
+    pub fn read(ws: &Workspace, engine: EngineKind) -> Result<Self, ReviewError> {
+        let task = ws.task()?;
+        let papers = ws.papers()?;
+        let mut results = BTreeMap::new();
+        for p in &papers {
+            if let Some(result) = result_of(ws, &p.id)? {
+                results.insert(p.id.clone(), result);
+            }
+        }
+        let spec = ReviewSpec {
+            question: task.question.clone().unwrap_or_default(),
+            criteria: task.criteria.clone(),
+            engine,
+        };
+        let model = results.values().find_map(|r| r.provenance.model.clone());
+        Ok(Self {
+            labels: labels_of(ws, &papers)?,
+            synthesis: synthesis_of(ws, engine),
+            task,
+            spec,
+            papers,
+            results,
+            model,
+        })
+    }
+
+    /// Render one output, dated now.
+    pub fn render(&self, format: ExportFormat) -> String {
+        let date = now_rfc3339();
+        let data = ReportData {
+            task: &self.task,
+            spec: &self.spec,
+            papers: &self.papers,
+            results: &self.results,
+            date: &date,
+            model: self.model.as_deref(),
+            synthesis: self.synthesis.as_deref(),
+            labels: &self.labels,
+        };
+        render(&data, format)
+    }
+}
+
+/// One output of a review.
+pub fn render(data: &ReportData<'_>, format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Markdown => report::render(data),
+        ExportFormat::Bibtex => exports::bibtex(data),
+        ExportFormat::Csv => exports::csv(data),
+        ExportFormat::Ris => exports::ris(data),
+    }
+}
+
+/// A paper's result; `None` when it has none yet. A torn or foreign file
+/// counts as none (the next run writes it again), never as an error.
+pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, ReviewError> {
+    match ws.read_json(&result_path(id)?) {
+        Ok(result) => Ok(Some(result)),
+        Err(WorkspaceError::NotFound { .. }) => Ok(None),
+        Err(e @ WorkspaceError::Io { .. }) => Err(e.into()),
+        Err(e) => {
+            tracing::warn!(paper = %id.0, error = %e, "ignoring an unreadable result");
+            Ok(None)
+        }
+    }
+}
+
+/// The researcher's labels of `papers`.
+pub fn labels_of(
+    ws: &Workspace,
+    papers: &[PaperRecord],
+) -> Result<BTreeMap<PaperId, Label>, WorkspaceError> {
+    let mut labelled = BTreeMap::new();
+    for p in papers {
+        if let Some(label) = labels::load(ws, &p.id)? {
+            labelled.insert(p.id.clone(), label);
+        }
+    }
+    Ok(labelled)
+}
+
+/// The writer agent's synthesis, for agent reviews that have one.
+pub fn synthesis_of(ws: &Workspace, engine: EngineKind) -> Option<String> {
+    if engine != EngineKind::Agent {
+        return None;
+    }
+    let path = WsPath::parse(layout::SYNTHESIS_FILE).ok()?;
+    ws.read_string(&path).ok()
+}

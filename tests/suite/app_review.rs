@@ -1,0 +1,219 @@
+//! The review as the desktop app drives it, through the same core commands
+//! its Tauri wrappers call: launch on an open workspace and follow the events,
+//! open the results, label and undo, export with the labels, read a paper's
+//! PDF for the viewer.
+
+use std::sync::Arc;
+
+use quire::agent::RunEvent;
+use quire::commands::review_view::{self as view, PaperLabelParams, ReviewState};
+use quire::commands::reviews::{ReviewLaunchParams, review_cancel, review_launch};
+use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
+use quire::review::outputs::ExportFormat;
+use quire::review::{EngineKind, Verdict};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use super::support::{dev_pdfs, folder_of, quire_bin};
+
+struct App {
+    _data: tempfile::TempDir,
+    ctx: AppContext,
+}
+
+impl App {
+    fn new() -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let ctx = AppContext::new(AppPaths::new(data.path())).with_worker_exe(quire_bin());
+        Self { _data: data, ctx }
+    }
+
+    async fn open(&self, folder: &std::path::Path) -> std::path::PathBuf {
+        let summary = commands::workspace_create(
+            &self.ctx,
+            WorkspaceCreateParams {
+                folder: folder.into(),
+            },
+        )
+        .await
+        .unwrap();
+        summary.root.into()
+    }
+
+    async fn launch(
+        &self,
+        workspace: &std::path::Path,
+        question: &str,
+    ) -> Result<UnboundedReceiver<RunEvent>, quire::commands::CommandError> {
+        let (tx, rx) = unbounded_channel();
+        review_launch(
+            &self.ctx,
+            ReviewLaunchParams {
+                workspace: workspace.into(),
+                question: question.into(),
+                criteria: vec!["  ".into(), "reports an experiment".into()],
+                engine: EngineKind::Offline,
+                profile: None,
+                max_tokens: None,
+                max_cost_usd: None,
+            },
+            Arc::new(tx),
+        )
+        .await?;
+        Ok(rx)
+    }
+}
+
+/// Events until the run's last one (finished, failed or cancelled).
+async fn until_end(rx: &mut UnboundedReceiver<RunEvent>) -> Vec<RunEvent> {
+    let mut seen = Vec::new();
+    while let Some(event) = rx.recv().await {
+        let last = matches!(
+            event,
+            RunEvent::Finished { .. } | RunEvent::Failed { .. } | RunEvent::Cancelled
+        );
+        seen.push(event);
+        if last {
+            break;
+        }
+    }
+    seen
+}
+
+#[tokio::test]
+async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and_exported() {
+    let app = App::new();
+    let mut pdfs = dev_pdfs("databases", 3);
+    pdfs.push(super::support::corpus().join("bad/text-renamed.pdf"));
+    let folder = folder_of(&pdfs);
+    let root = app.open(folder.path()).await;
+
+    // Before anything runs, every file has a status, the unreadable with a reason.
+    let prepared = view::review_prepare(&app.ctx, root.clone()).await.unwrap();
+    assert_eq!(prepared.state, ReviewState::New);
+    assert_eq!(prepared.papers.len(), 4);
+    let bad = prepared.papers.iter().find(|p| p.status != "ok").unwrap();
+    assert_eq!(bad.status, "not_pdf");
+    assert!(bad.reason.is_some());
+    assert!(prepared.papers.iter().all(|p| p.score.is_none()));
+
+    let mut events = app
+        .launch(&root, "How are query plans optimised?")
+        .await
+        .unwrap();
+    // One run per workspace at a time.
+    let again = app.launch(&root, "a second run").await.unwrap_err();
+    assert_eq!(again.kind, "review_running");
+    let seen = until_end(&mut events).await;
+    assert!(
+        matches!(seen.first(), Some(RunEvent::ExtractionStarted { .. })),
+        "{seen:?}"
+    );
+    assert!(
+        matches!(seen.last(), Some(RunEvent::Finished { .. })),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, RunEvent::RunStarted { papers: 4, .. }))
+    );
+
+    // The run is released once it ends (its waiter runs just after the last event).
+    let mut opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    for _ in 0..200 {
+        if opened.state != ReviewState::Running {
+            break;
+        }
+        tokio::task::yield_now().await;
+        opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    }
+    assert_eq!(opened.state, ReviewState::Done);
+    assert_eq!(opened.engine, Some(EngineKind::Offline));
+    assert_eq!(
+        opened.question.as_deref(),
+        Some("How are query plans optimised?")
+    );
+    assert_eq!(opened.criteria, vec!["reports an experiment".to_owned()]);
+    let scored: Vec<_> = opened.papers.iter().filter(|p| p.score.is_some()).collect();
+    assert_eq!(scored.len(), 3);
+    assert!(!review_cancel(&app.ctx, &root), "nothing runs any more");
+
+    let paper = scored[0].id.clone();
+    let detail = view::paper_detail(root.clone(), paper.clone())
+        .await
+        .unwrap();
+    let result = detail.result.unwrap();
+    assert!(!result.summary.is_empty());
+    assert!(result.evidence.iter().all(|q| q.page >= 1));
+
+    let pdf = view::paper_pdf(root.clone(), paper.clone()).await.unwrap();
+    assert!(pdf.starts_with(b"%PDF"));
+    let missing = view::paper_pdf(root.clone(), "not-a-paper".into())
+        .await
+        .unwrap_err();
+    assert_eq!(missing.kind, "paper_not_found");
+
+    let label = |verdict: Option<Verdict>, clear: bool| PaperLabelParams {
+        workspace: root.clone(),
+        paper: paper.clone(),
+        verdict,
+        score: None,
+        note: None,
+        clear,
+    };
+    let set = view::paper_label(label(Some(Verdict::Exclude), false))
+        .await
+        .unwrap();
+    assert_eq!(set.unwrap().verdict, Some(Verdict::Exclude));
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("review.md");
+    let written = view::review_export(root.clone(), ExportFormat::Markdown, dest.clone())
+        .await
+        .unwrap();
+    let markdown = std::fs::read_to_string(&dest).unwrap();
+    assert_eq!(written.bytes, markdown.len());
+    assert!(markdown.contains("How are query plans optimised?"));
+    let title = detail.paper.title.unwrap();
+    let section = &markdown[markdown.rfind(&title).unwrap()..];
+    assert!(
+        section.contains("exclude"),
+        "the label is in the export: {section}"
+    );
+    let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    let row = opened.papers.iter().find(|p| p.id == paper).unwrap();
+    assert_eq!(row.label.as_ref().unwrap().verdict, Some(Verdict::Exclude));
+
+    // Undo takes the label away again.
+    assert!(
+        view::paper_label(label(None, true))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    assert!(opened.papers.iter().all(|p| p.label.is_none()));
+    let markdown = view::review_render(root.clone(), ExportFormat::Markdown).await.unwrap();
+    assert!(!markdown.contains("Researcher's label"));
+
+    for format in [ExportFormat::Bibtex, ExportFormat::Csv, ExportFormat::Ris] {
+        let body = view::review_render(root.clone(), format).await.unwrap();
+        assert!(
+            body.contains(&title[..20.min(title.len())]),
+            "{format:?}: {body}"
+        );
+    }
+    let relative = view::review_export(root.clone(), ExportFormat::Csv, "out.csv".into())
+        .await
+        .unwrap_err();
+    assert_eq!(relative.kind, "bad_path");
+}
+
+#[tokio::test]
+async fn an_empty_question_is_refused_before_anything_starts() {
+    let app = App::new();
+    let folder = folder_of(&dev_pdfs("databases", 1));
+    let root = app.open(folder.path()).await;
+    let err = app.launch(&root, "   ").await.unwrap_err();
+    assert_eq!(err.kind, "empty_question");
+    let opened = view::review_open(&app.ctx, root).await.unwrap();
+    assert_eq!(opened.state, ReviewState::New);
+}
