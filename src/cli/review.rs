@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use quire::agent::{Caps, RunEvent};
 use quire::commands::reviews::{ReviewParams, review_estimate, review_start};
 use quire::commands::{AppContext, AppPaths, CommandError};
-use quire::review::estimate::Estimate;
+use quire::review::estimate::{ASSUMED_CALL_SECONDS, Estimate};
 use quire::review::run::ReviewSummary;
 use quire::review::{EngineKind, ReviewSpec};
 use quire::workspace::PaperStatus;
@@ -184,10 +184,6 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// Seconds a model call takes, for the time estimate: a hosted model's
-/// typical answer of a few hundred tokens.
-const ASSUMED_CALL_SECONDS: f64 = 8.0;
-
 fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
     if json {
         return super::print_json(e);
@@ -216,7 +212,7 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         "time: {} rounds of calls at {} at once; about {:.0} min at {ASSUMED_CALL_SECONDS:.0} s a call",
         e.serial_rounds,
         e.concurrency,
-        e.serial_rounds as f64 * ASSUMED_CALL_SECONDS / 60.0
+        e.seconds / 60.0
     );
     Ok(())
 }

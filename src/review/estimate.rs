@@ -43,7 +43,13 @@ pub struct Estimate {
     pub concurrency: usize,
     /// Model calls one after another, at the profile's concurrency.
     pub serial_rounds: u64,
+    /// Wall time at [`ASSUMED_CALL_SECONDS`] a round.
+    pub seconds: f64,
 }
+
+/// What a model call is taken to last for the time estimate: a mid-sized
+/// hosted or local model answering a few thousand tokens of paper.
+pub const ASSUMED_CALL_SECONDS: f64 = 8.0;
 
 pub fn estimate(
     ws: &Workspace,
@@ -93,6 +99,7 @@ pub fn estimate(
         },
     );
     let concurrency = settings.concurrency.max(1);
+    let serial_rounds = agent_steps + reader_calls.div_ceil(concurrency as u64);
     Ok(Estimate {
         model: settings.model.clone(),
         readable: coverage.readable.len(),
@@ -105,6 +112,7 @@ pub fn estimate(
         output_tokens,
         cost_usd,
         concurrency,
-        serial_rounds: agent_steps + reader_calls.div_ceil(concurrency as u64),
+        serial_rounds,
+        seconds: serial_rounds as f64 * ASSUMED_CALL_SECONDS,
     })
 }

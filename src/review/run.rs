@@ -125,6 +125,13 @@ pub async fn run_review(
         EngineSetup::Offline => {
             let (ws, spec, started) = (workspace.clone(), request.spec.clone(), started_at.clone());
             let results = blocking(move || offline_results(&ws, &spec, &started)).await?;
+            for (id, result) in &results {
+                events.emit(RunEvent::PaperStatus {
+                    paper: id.0.clone(),
+                    phase: PaperPhase::Scored,
+                    detail: Some(format!("{:.1}/10", result.score)),
+                });
+            }
             (results, None, None)
         }
         EngineSetup::Agent(setup) => {

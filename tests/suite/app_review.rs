@@ -191,7 +191,9 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     );
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
     assert!(opened.papers.iter().all(|p| p.label.is_none()));
-    let markdown = view::review_render(root.clone(), ExportFormat::Markdown).await.unwrap();
+    let markdown = view::review_render(root.clone(), ExportFormat::Markdown)
+        .await
+        .unwrap();
     assert!(!markdown.contains("Researcher's label"));
 
     for format in [ExportFormat::Bibtex, ExportFormat::Csv, ExportFormat::Ris] {

@@ -5,6 +5,7 @@
 //! (`target/debug/quire-desktop`, or `QUIRE_APP_BIN`).
 #![allow(clippy::print_stderr)]
 
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -162,6 +163,27 @@ impl App {
         Ok(value.as_str().map(str::to_owned))
     }
 
+    /// The DOM text of every element matching `css`, in document order
+    /// (unlike WebDriver's text, it keeps text cut off by an ellipsis).
+    pub async fn text_contents(&self, css: &str) -> Result<Vec<String>> {
+        let value = self
+            .client
+            .execute(
+                "return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent);",
+                vec![serde_json::json!(css)],
+            )
+            .await?;
+        Ok(value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// Texts of every element matching `css` (possibly none).
     pub async fn texts(&self, css: &str) -> Result<Vec<String>> {
         let mut out = Vec::new();
@@ -169,6 +191,62 @@ impl App {
             out.push(element.text().await?);
         }
         Ok(out)
+    }
+
+    /// Call one of the app's commands exactly as the UI does (the drop
+    /// handler and the dialogs end in these calls); `Err` holds the
+    /// command's `{kind, message}`.
+    pub async fn invoke(
+        &self,
+        command: &str,
+        args: serde_json::Value,
+    ) -> Result<std::result::Result<serde_json::Value, serde_json::Value>> {
+        let script = r#"
+            const [command, args, done] = arguments;
+            window.__TAURI_INTERNALS__
+                .invoke(command, args)
+                .then((ok) => done({ ok }), (err) => done({ err }));
+        "#;
+        let reply = self
+            .client
+            .execute_async(script, vec![serde_json::json!(command), args])
+            .await?;
+        Ok(match (reply.get("ok"), reply.get("err")) {
+            (Some(ok), _) => Ok(ok.clone()),
+            (_, Some(err)) => Err(err.clone()),
+            _ => Err(reply),
+        })
+    }
+
+    pub async fn click(&self, css: &str) -> Result<()> {
+        let element = eventually(css, Duration::from_secs(30), || async {
+            Ok(self.client.find(Locator::Css(css)).await.ok())
+        })
+        .await?;
+        element
+            .click()
+            .await
+            .with_context(|| format!("clicking {css}"))
+    }
+
+    pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
+        let element = self.client.find(Locator::Css(css)).await?;
+        element
+            .send_keys(text)
+            .await
+            .with_context(|| format!("typing into {css}"))
+    }
+
+    /// Save a screenshot of the window as `<name>.png` in `$QUIRE_SCREENSHOTS`,
+    /// when that is set (the docs' screenshots come from here).
+    pub async fn screenshot(&self, name: &str) -> Result<()> {
+        let Some(dir) = std::env::var_os("QUIRE_SCREENSHOTS") else {
+            return Ok(());
+        };
+        let png = self.client.screenshot().await?;
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(PathBuf::from(dir).join(format!("{name}.png")), png)?;
+        Ok(())
     }
 
     /// End the session and stop the driver politely (SIGTERM lets it stop
@@ -231,4 +309,43 @@ pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> 
         std::fs::copy(pdf, dir.path().join(name))?;
     }
     Ok(dir)
+}
+
+/// The scripted model server as a program, and the base URL it printed.
+pub struct ModelServer {
+    child: std::process::Child,
+    pub base_url: String,
+}
+
+impl ModelServer {
+    /// Start it with these model ids and extra flags (`--latency-ms 200`).
+    pub fn start(models: &[&str], flags: &[&str]) -> Result<Self> {
+        let binary = repo_root().join("target/debug/scripted-model");
+        let mut command = Command::new(&binary);
+        command.args(["--port", "0"]);
+        for model in models {
+            command.args(["--model", model]);
+        }
+        command.args(flags);
+        let mut child = command.stdout(Stdio::piped()).spawn().with_context(|| {
+            format!(
+                "cannot start {} (cargo build --workspace)",
+                binary.display()
+            )
+        })?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        Ok(Self {
+            child,
+            base_url: line.trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

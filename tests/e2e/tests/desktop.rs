@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use fantoccini::Locator;
-use quire_e2e::{App, eventually, folder_of_papers, repo_root};
+use quire_e2e::{App, ModelServer, eventually, folder_of_papers, repo_root};
 use serde_json::{Value, json};
 
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
@@ -181,54 +181,29 @@ async fn a_folder_dragged_in_from_another_application_is_opened() -> Result<()> 
     }
     xdotool(&["mouseup", "1"])?;
 
-    let listed = wait_for_listed(&app, &title, "2 papers").await;
+    // The drop opens the folder as a new review, listing its files.
+    let opened = app
+        .wait_text("[data-testid=review-title]", UI_TIMEOUT)
+        .await;
     let _ = source.kill();
     let _ = source.wait();
-    listed?;
+    assert_eq!(opened?, title);
+    let files = eventually("the files to be listed", UI_TIMEOUT, || async {
+        let files = app.texts("[data-testid=file]").await?;
+        let ready = files.len() == 2 && files.iter().all(|f| f.contains("Readable"));
+        Ok(ready.then_some(files))
+    })
+    .await?;
+    assert!(files.iter().all(|f| f.contains("pages")), "{files:?}");
+    app.click("[data-testid=back]").await?;
+    wait_for_listed(&app, &title, "2 papers").await?;
     app.stop().await
-}
-
-/// The scripted model server as a program, and the base URL it printed.
-struct ModelServer {
-    child: std::process::Child,
-    base_url: String,
-}
-
-impl ModelServer {
-    fn start(models: &[&str]) -> Result<Self> {
-        let binary = repo_root().join("target/debug/scripted-model");
-        let mut command = Command::new(&binary);
-        command.args(["--port", "0"]);
-        for model in models {
-            command.args(["--model", model]);
-        }
-        let mut child = command.stdout(Stdio::piped()).spawn().with_context(|| {
-            format!(
-                "cannot start {} (cargo build --workspace)",
-                binary.display()
-            )
-        })?;
-        let stdout = child.stdout.take().context("no stdout")?;
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line)?;
-        Ok(Self {
-            child,
-            base_url: line.trim().to_owned(),
-        })
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn a_local_model_server_is_found_saved_as_a_profile_and_tested() -> Result<()> {
-    let server = ModelServer::start(&["qwen3:8b"])?;
+    let server = ModelServer::start(&["qwen3:8b"], &[])?;
     let ollama_root = server.base_url.trim_end_matches("/v1").to_owned();
     let app = App::start_with(&[("QUIRE_OLLAMA_URL", &ollama_root)]).await?;
     assert_first_screen(&app).await?;

@@ -45,7 +45,7 @@ describe("first screen", () => {
     expect(items()[0]?.textContent).toContain("Done");
   });
 
-  it("opens a dropped folder, then lists and highlights it", async () => {
+  it("opens a dropped folder as a new review listing its files", async () => {
     await mount();
     await act(() => {
       platform.drag({ type: "enter", paths: ["/papers/databases"] });
@@ -56,8 +56,16 @@ describe("first screen", () => {
       platform.drag({ type: "drop", paths: ["/papers/databases"] });
     });
     await settle();
+    await settle();
     expect(platform.created).toEqual(["/papers/databases"]);
-    expect($("[data-testid=dropzone]")?.classList.contains("dropzone--active")).toBe(false);
+    expect($("[data-testid=review-title]")?.textContent).toBe("databases");
+    expect(platform.prepared).toEqual(["/data/workspaces/databases"]);
+    expect(host.querySelectorAll("[data-testid=file]")).toHaveLength(3);
+    expect($("[data-testid=files]")?.textContent).toContain("Readable · 12 pages");
+    await act(() => {
+      ($("[data-testid=back]") as HTMLButtonElement).click();
+    });
+    await settle();
     expect(items()).toHaveLength(1);
     expect(items()[0]?.classList.contains("review--new")).toBe(true);
     expect(items()[0]?.textContent).toContain("/papers/databases");
@@ -100,7 +108,7 @@ describe("first screen", () => {
     });
     await settle();
     expect(platform.created).toEqual(["/papers/pl"]);
-    expect(items()[0]?.textContent).toContain("pl");
+    expect($("[data-testid=review-title]")?.textContent).toBe("pl");
   });
 
   it("shows the command's error message and lets it be dismissed", async () => {

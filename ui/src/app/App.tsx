@@ -1,16 +1,25 @@
-import { useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 
 import type { Platform } from "../platform";
 import logo from "../../../icons/quire.svg";
 import { DropZone } from "./DropZone";
 import { ModelPanel, activeLabel } from "./ModelPanel";
 import { RecentReviews } from "./RecentReviews";
+import { ReviewScreen } from "./review/ReviewScreen";
+import { useRuns } from "./review/useRuns";
 import { useHome } from "./useHome";
 import { useModelSetup } from "./useModelSetup";
 
+type Route = { screen: "home" } | { screen: "review"; root: string };
+
 export function App({ platform }: { platform: Platform }) {
-  const { state, chooseFolder, dismissError } = useHome(platform);
+  const [route, setRoute] = useState<Route>({ screen: "home" });
+  const openReview = useCallback((root: string) => {
+    setRoute({ screen: "review", root });
+  }, []);
+  const { state, chooseFolder, dismissError } = useHome(platform, openReview);
   const models = useModelSetup(platform);
+  const runs = useRuns(platform);
   const [modelOpen, setModelOpen] = useState(false);
   return (
     <div class="app">
@@ -39,18 +48,36 @@ export function App({ platform }: { platform: Platform }) {
           }}
         />
       )}
-      <main class="home">
-        {state.error !== null && (
-          <div class="banner banner--error" role="alert">
-            <span>{state.error}</span>
-            <button type="button" class="banner__close" onClick={dismissError} aria-label="Dismiss">
-              ×
-            </button>
-          </div>
-        )}
-        <DropZone dragging={state.dragging} opening={state.opening} onChoose={() => void chooseFolder()} />
-        <RecentReviews workspaces={state.workspaces} notice={state.notice} highlightId={state.lastOpenedId} />
-      </main>
+      {route.screen === "review" ? (
+        <ReviewScreen
+          key={route.root}
+          platform={platform}
+          root={route.root}
+          runs={runs}
+          model={models.state.setup?.active ?? null}
+          onBack={() => {
+            setRoute({ screen: "home" });
+          }}
+        />
+      ) : (
+        <main class="home">
+          {state.error !== null && (
+            <div class="banner banner--error" role="alert">
+              <span>{state.error}</span>
+              <button type="button" class="banner__close" onClick={dismissError} aria-label="Dismiss">
+                ×
+              </button>
+            </div>
+          )}
+          <DropZone dragging={state.dragging} opening={state.opening} onChoose={() => void chooseFolder()} />
+          <RecentReviews
+            workspaces={state.workspaces}
+            notice={state.notice}
+            highlightId={state.lastOpenedId}
+            onOpen={openReview}
+          />
+        </main>
+      )}
     </div>
   );
 }

@@ -6,9 +6,10 @@ export interface RecentReviewsProps {
   workspaces: WorkspaceSummary[] | null;
   notice: string | null;
   highlightId: string | null;
+  onOpen: (root: string) => void;
 }
 
-export function RecentReviews({ workspaces, notice, highlightId }: RecentReviewsProps) {
+export function RecentReviews({ workspaces, notice, highlightId, onOpen }: RecentReviewsProps) {
   return (
     <section class="recent" aria-labelledby="recent-title">
       <h2 id="recent-title" class="recent__title">
@@ -35,7 +36,17 @@ export function RecentReviews({ workspaces, notice, highlightId }: RecentReviews
               data-testid="recent-item"
             >
               <div class="review__main">
-                <span class="review__title">{w.title}</span>
+                <button
+                  type="button"
+                  class="review__open"
+                  data-testid="recent-open"
+                  onClick={() => {
+                    onOpen(w.root);
+                  }}
+                >
+                  {w.title}
+                </button>
+                {w.question !== null && <span class="review__question">{w.question}</span>}
                 <span class="review__source" title={w.source ?? w.root}>
                   {w.source ?? w.root}
                 </span>

@@ -27,7 +27,8 @@ const INITIAL: HomeState = {
   lastOpenedId: null,
 };
 
-export function useHome(platform: Platform) {
+/** `onOpened` gets the root of each workspace created or reopened by a drop or the dialog. */
+export function useHome(platform: Platform, onOpened: (root: string) => void = () => undefined) {
   const [state, setState] = useState<HomeState>(INITIAL);
   const patch = useCallback((p: Partial<HomeState>) => {
     setState((s) => ({ ...s, ...p }));
@@ -49,13 +50,14 @@ export function useHome(platform: Platform) {
         const summary = await platform.createWorkspace(path);
         patch({ lastOpenedId: summary.id });
         await reload();
+        onOpened(summary.root);
       } catch (raw) {
         patch({ error: QuireError.from(raw).message });
       } finally {
         patch({ opening: null });
       }
     },
-    [platform, patch, reload],
+    [platform, patch, reload, onOpened],
   );
 
   const openDropped = useCallback(

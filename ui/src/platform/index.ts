@@ -11,4 +11,6 @@ export type {
   Platform,
   WorkspaceList,
   WorkspaceSummary,
+  LabelChange,
 } from "./types";
+export type * from "./review";

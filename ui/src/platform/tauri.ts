@@ -1,10 +1,19 @@
 // The Tauri implementation of Platform: the one file that imports @tauri-apps/*.
 
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { open } from "@tauri-apps/plugin-dialog";
+import { open, save } from "@tauri-apps/plugin-dialog";
 
+import type {
+  Estimate,
+  ExportFormat,
+  ExportWritten,
+  Label,
+  PaperDetail,
+  ReviewView,
+  RunEvent,
+} from "./review";
 import {
   type ModelListing,
   type ModelSetup,
@@ -13,6 +22,14 @@ import {
   type WorkspaceList,
   type WorkspaceSummary,
 } from "./types";
+
+/** The save dialog's file type for each export format. */
+const EXPORT_FILTERS: Record<ExportFormat, { name: string; extensions: string[] }> = {
+  markdown: { name: "Markdown", extensions: ["md"] },
+  bibtex: { name: "BibTeX", extensions: ["bib"] },
+  csv: { name: "CSV", extensions: ["csv"] },
+  ris: { name: "RIS", extensions: ["ris"] },
+};
 
 /** Emitted by the shell after a workspace is created or reopened. */
 const WORKSPACES_CHANGED = "workspaces-changed";
@@ -59,6 +76,42 @@ export const tauriPlatform: Platform = {
   saveModelProfile: (params) => call<ModelSetup>("model_profile_save", { params }),
 
   checkModelProfile: (profile) => call<ModelListing>("model_profile_check", { profile }),
+
+  openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
+
+  prepareReview: (workspace) => call<ReviewView>("review_prepare", { workspace }),
+
+  estimateReview: (params) => call<Estimate>("review_estimate", { params }),
+
+  startReview(params, onEvent) {
+    const onEventChannel = new Channel<RunEvent>();
+    onEventChannel.onmessage = onEvent;
+    return call<undefined>("review_start", { params, onEvent: onEventChannel });
+  },
+
+  cancelReview: (workspace) => call<boolean>("review_cancel", { workspace }),
+
+  paperDetail: (workspace, paper) => call<PaperDetail>("paper_detail", { workspace, paper }),
+
+  paperPdf: (workspace, paper) => call<ArrayBuffer>("paper_pdf", { workspace, paper }),
+
+  setLabel: (workspace, paper, label) =>
+    call<Label | null>("paper_label", {
+      params: label === null ? { workspace, paper, clear: true } : { workspace, paper, ...label },
+    }),
+
+  renderReview: (workspace, format) => call<string>("review_render", { workspace, format }),
+
+  async exportReview(workspace, format, suggestedName) {
+    const filter = EXPORT_FILTERS[format];
+    const dest = await save({
+      title: `Export the review as ${filter.name}`,
+      defaultPath: `${suggestedName}.${filter.extensions[0] ?? "txt"}`,
+      filters: [filter],
+    });
+    if (dest === null) return null;
+    return call<ExportWritten>("review_export", { workspace, format, dest });
+  },
 
   onWorkspacesChanged(handler) {
     return listen(WORKSPACES_CHANGED, () => {

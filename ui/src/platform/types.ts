@@ -1,5 +1,17 @@
 // The shapes that cross the IPC boundary, mirroring quire::commands (camelCase).
 
+import type {
+  Estimate,
+  ExportFormat,
+  ExportWritten,
+  Label,
+  PaperDetail,
+  ReviewLaunch,
+  ReviewView,
+  RunEvent,
+  Verdict,
+} from "./review";
+
 export interface WorkspaceSummary {
   id: string;
   root: string;
@@ -43,6 +55,32 @@ export interface Platform {
   saveModelProfile(profile: ModelProfileSave): Promise<ModelSetup>;
   /** Reach a saved profile's endpoint and list its models. */
   checkModelProfile(profile: string): Promise<ModelListing>;
+
+  /** A review's state and every paper. */
+  openReview(workspace: string): Promise<ReviewView>;
+  /** Extract what is not extracted yet, so each file's status is known; no model is called. */
+  prepareReview(workspace: string): Promise<ReviewView>;
+  estimateReview(launch: ReviewLaunch): Promise<Estimate>;
+  /** Start a run; it goes on in the background and reports through `onEvent`. */
+  startReview(launch: ReviewLaunch, onEvent: (event: RunEvent) => void): Promise<void>;
+  /** Ask the run to stop (it keeps its work and resumes); false when none runs. */
+  cancelReview(workspace: string): Promise<boolean>;
+  paperDetail(workspace: string, paper: string): Promise<PaperDetail>;
+  /** The paper's PDF, for the built-in viewer. */
+  paperPdf(workspace: string, paper: string): Promise<ArrayBuffer>;
+  /** Set a label, or clear it with `null`; returns the label in force. */
+  setLabel(workspace: string, paper: string, label: LabelChange | null): Promise<Label | null>;
+  /** The review rendered in a format from its files as they stand. */
+  renderReview(workspace: string, format: ExportFormat): Promise<string>;
+  /** Ask where to save and write the export; null when the user cancels. */
+  exportReview(workspace: string, format: ExportFormat, suggestedName: string): Promise<ExportWritten | null>;
+}
+
+/** What a keypress changes of a label. */
+export interface LabelChange {
+  verdict?: Verdict | null;
+  score?: number | null;
+  note?: string | null;
 }
 
 /** An error from a command: a stable kind and a sentence for a person. */

@@ -4,6 +4,16 @@
 
 import {
   type DragDropEvent,
+  type Estimate,
+  type ExportFormat,
+  type ExportWritten,
+  type Label,
+  type LabelChange,
+  type PaperDetail,
+  type PaperResult,
+  type ReviewLaunch,
+  type ReviewView,
+  type RunEvent,
   type ModelListing,
   type ModelProfile,
   type ModelProfileSave,
@@ -78,6 +88,7 @@ export class FakePlatform implements Platform {
           duplicateCount: 0,
         };
     this.workspaces = [summary, ...this.workspaces.filter((w) => w.id !== summary.id)];
+    if (!this.reviews.has(summary.root)) this.reviews.set(summary.root, newReview(summary.root, title, folder));
     return Promise.resolve(summary);
   }
 
@@ -166,4 +177,176 @@ export class FakePlatform implements Platform {
       models: [...models],
     });
   }
+
+  /** Reviews by workspace root, as review_open would read them. */
+  reviews = new Map<string, ReviewView>();
+  /** Full results by paper id. */
+  results = new Map<string, PaperResult>();
+  launches: ReviewLaunch[] = [];
+  /** When set, startReview rejects with it. */
+  startError: QuireError | null = null;
+  cancelled: string[] = [];
+  labelCalls: { paper: string; label: LabelChange | null }[] = [];
+  /** What the save dialog answers next; null is "cancelled". */
+  nextSavePath: string | null = null;
+  exported: { format: ExportFormat; path: string }[] = [];
+  prepared: string[] = [];
+  private runHandlers = new Map<string, (event: RunEvent) => void>();
+
+  private review(root: string): ReviewView {
+    const view = this.reviews.get(root);
+    if (view === undefined) throw new QuireError("not_a_workspace", `${root} is not a Quire workspace (no task.json)`);
+    return view;
+  }
+
+  openReview(root: string) {
+    try {
+      return Promise.resolve(structuredClone(this.review(root)));
+    } catch (e) {
+      return Promise.reject(QuireError.from(e));
+    }
+  }
+
+  prepareReview(root: string) {
+    this.prepared.push(root);
+    const view = this.reviews.get(root);
+    if (view !== undefined) {
+      view.papers = view.papers.map((p) => (p.status === "pending" ? { ...p, status: "ok", pages: 12 } : p));
+    }
+    return this.openReview(root);
+  }
+
+  estimateReview(launch: ReviewLaunch): Promise<Estimate> {
+    const readable = this.review(launch.workspace).papers.filter((p) => p.status === "ok").length;
+    return Promise.resolve({
+      model: "fake-model",
+      readable,
+      alreadyReviewed: 0,
+      toRead: readable,
+      paperTokens: readable * 9000,
+      readerCalls: readable,
+      agentSteps: 16 + readable,
+      inputTokens: readable * 12000,
+      outputTokens: readable * 900,
+      costUsd: readable * 0.01,
+      concurrency: 4,
+      serialRounds: 16 + readable * 2,
+      seconds: (16 + readable * 2) * 8,
+    });
+  }
+
+  startReview(launch: ReviewLaunch, onEvent: (event: RunEvent) => void) {
+    this.launches.push(launch);
+    if (this.startError !== null) return Promise.reject(this.startError);
+    this.runHandlers.set(launch.workspace, onEvent);
+    const view = this.reviews.get(launch.workspace);
+    if (view !== undefined) {
+      view.state = "running";
+      view.question = launch.question;
+      view.criteria = launch.criteria;
+      view.engine = launch.engine;
+    }
+    return Promise.resolve();
+  }
+
+  /** Play the run: send an event to the window that started it. */
+  runEvent(root: string, event: RunEvent) {
+    this.runHandlers.get(root)?.(event);
+  }
+
+  /** Play a run's end: results for the papers as given, then `finished`. */
+  finishRun(root: string, scores: Record<string, number>) {
+    const view = this.review(root);
+    view.state = "done";
+    view.papers = view.papers.map((p) => {
+      const score = scores[p.id];
+      if (score === undefined) return p;
+      const verdict = score >= 6.5 ? "include" : score >= 4 ? "maybe" : "exclude";
+      this.results.set(p.id, fakeResult(score, verdict));
+      return { ...p, score, verdict };
+    });
+    this.runEvent(root, { type: "finished", coveredByAgent: Object.keys(scores).length, coveredBySweep: 0 });
+  }
+
+  cancelReview(root: string) {
+    this.cancelled.push(root);
+    return Promise.resolve(this.runHandlers.has(root));
+  }
+
+  paperDetail(root: string, paper: string): Promise<PaperDetail> {
+    const row = this.review(root).papers.find((p) => p.id === paper);
+    if (row === undefined) return Promise.reject(new QuireError("paper_not_found", `no paper ${paper} in this review`));
+    return Promise.resolve({ paper: structuredClone(row), result: this.results.get(paper) ?? null });
+  }
+
+  paperPdf(): Promise<ArrayBuffer> {
+    return Promise.resolve(new TextEncoder().encode("%PDF-1.4").buffer);
+  }
+
+  setLabel(root: string, paper: string, label: LabelChange | null): Promise<Label | null> {
+    this.labelCalls.push({ paper, label });
+    this.clock += 1000;
+    const saved: Label | null =
+      label === null
+        ? null
+        : { verdict: label.verdict ?? null, score: label.score ?? null, note: label.note ?? null, at: new Date(this.clock).toISOString() };
+    const view = this.review(root);
+    view.papers = view.papers.map((p) => (p.id === paper ? { ...p, label: saved } : p));
+    return Promise.resolve(saved);
+  }
+
+  renderReview(root: string, format: ExportFormat) {
+    return Promise.resolve(`${format} of ${this.review(root).title}`);
+  }
+
+  exportReview(root: string, format: ExportFormat): Promise<ExportWritten | null> {
+    this.review(root);
+    if (this.nextSavePath === null) return Promise.resolve(null);
+    this.exported.push({ format, path: this.nextSavePath });
+    return Promise.resolve({ path: this.nextSavePath, bytes: 1234 });
+  }
+}
+
+function fakeResult(score: number, verdict: PaperResult["verdict"]): PaperResult {
+  return {
+    summary: [
+      { text: "The paper studies the question directly.", page: 1 },
+      { text: "It reports an evaluation on two data sets.", page: 4 },
+    ],
+    keyPoints: ["A new method", "An evaluation"],
+    score,
+    verdict,
+    rationale: `Scored ${score} because it addresses the question.`,
+    evidence: [{ text: "We evaluate on two data sets.", page: 4 }],
+    criteria: [{ criterion: "Reports an experiment", outcome: "met", note: "Section 5", evidence: null }],
+    provenance: { engine: "offline", model: null, finishedAt: "2026-11-30T12:00:00Z" },
+  };
+}
+
+/** A review just created for `folder`: three files, none read yet. */
+export function newReview(root: string, title: string, folder: string): ReviewView {
+  const paper = (n: number, file: string) => ({
+    id: `p${n}`,
+    file: `${folder}/${file}`,
+    title: null,
+    authors: [],
+    year: null,
+    status: "pending",
+    reason: null,
+    pages: 0,
+    duplicates: 0,
+    score: null,
+    verdict: null,
+    label: null,
+  });
+  return {
+    root,
+    title,
+    source: folder,
+    question: null,
+    criteria: [],
+    state: "new",
+    engine: null,
+    papers: [paper(1, "alpha.pdf"), paper(2, "beta.pdf"), paper(3, "gamma.pdf")],
+  };
 }

@@ -1,0 +1,217 @@
+//! A whole review in the real app under Xvfb: open a folder of real papers,
+//! run it (offline, and with the agent against the scripted model server over
+//! HTTP), watch the board, read the results, label from the keyboard, export.
+//! Ignored by a plain `cargo test`, like the other end-to-end tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use fantoccini::Locator;
+use quire_e2e::{App, ModelServer, eventually, folder_of_papers};
+use serde_json::json;
+
+const UI_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The app with a folder of `count` papers of `topic` opened as a workspace
+/// (through the command the drop and the dialog call), on its review screen.
+async fn open_review(app: &App, topic: &str, count: usize) -> Result<(tempfile::TempDir, String)> {
+    let papers = folder_of_papers(topic, count)?;
+    let summary = app
+        .invoke(
+            "workspace_create",
+            json!({ "params": { "folder": papers.path() } }),
+        )
+        .await?
+        .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
+    let root = summary["root"].as_str().context("no root")?.to_owned();
+    app.click("[data-testid=recent-open]").await?;
+    eventually("every file to have a status", UI_TIMEOUT, || async {
+        let files = app.texts("[data-testid=file]").await?;
+        Ok((files.len() == count && files.iter().all(|f| f.contains("Readable"))).then_some(()))
+    })
+    .await?;
+    Ok((papers, root))
+}
+
+async fn start_review(app: &App, question: &str) -> Result<()> {
+    app.type_into("[data-testid=question]", question).await?;
+    app.type_into("[data-testid=criteria]", "Reports an experiment")
+        .await?;
+    app.click("[data-testid=start]").await
+}
+
+/// Rows of the results table once `count` of them are scored.
+async fn scored_rows(app: &App, count: usize) -> Result<Vec<String>> {
+    eventually("the results table", UI_TIMEOUT, || async {
+        let rows = app.text_contents("[data-testid=result-row]").await?;
+        let scored = rows.iter().filter(|r| r.contains("scored")).count();
+        Ok((scored == count).then_some(rows))
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_and_exported()
+-> Result<()> {
+    let app = App::start().await?;
+    let (_papers, root) = open_review(&app, "databases", 3).await?;
+    let agent = app
+        .client
+        .find(Locator::Css("[data-testid=engine-agent]"))
+        .await?;
+    assert!(
+        !agent.is_enabled().await?,
+        "no model is configured, so only offline is offered"
+    );
+    let hint = app
+        .wait_text("[data-testid=no-model-hint]", UI_TIMEOUT)
+        .await?;
+    assert!(hint.contains("add a model"), "{hint}");
+    app.screenshot("new-review").await?;
+
+    start_review(&app, "How are relational query plans optimised?").await?;
+    let rows = scored_rows(&app, 3).await?;
+    app.screenshot("results-table").await?;
+    assert_eq!(rows.len(), 3);
+    let count = app
+        .wait_text("[data-testid=results-count]", UI_TIMEOUT)
+        .await?;
+    assert_eq!(count, "3 of 3 papers shown · 3 scored");
+
+    // The best paper's detail: summary with pages, evidence quotes.
+    app.click("[data-testid=result-row]").await?;
+    let title = app
+        .wait_text("[data-testid=pane-title]", UI_TIMEOUT)
+        .await?;
+    assert!(rows[0].contains(&title), "{title} / {rows:?}");
+    let summary = app
+        .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
+        .await?;
+    assert!(summary.contains("p. "), "{summary}");
+    assert!(!app.texts("[data-testid=quote]").await?.is_empty());
+    app.screenshot("results").await?;
+
+    // Keyboard review: exclude the selected paper, then undo and exclude again.
+    let keys = app
+        .client
+        .find(Locator::Css("[data-testid=results-keys]"))
+        .await?;
+    keys.send_keys("e").await?;
+    let label = app
+        .wait_text("[data-testid=pane-label]", UI_TIMEOUT)
+        .await?;
+    assert_eq!(label, "Your label: exclude");
+    keys.send_keys("u").await?;
+    eventually("the label to be undone", UI_TIMEOUT, || async {
+        Ok(app
+            .text_content("[data-testid=pane-label]")
+            .await?
+            .is_none()
+            .then_some(()))
+    })
+    .await?;
+    keys.send_keys("e").await?;
+    app.wait_text("[data-testid=pane-label]", UI_TIMEOUT)
+        .await?;
+
+    // The export the save dialog's path feeds, with the label in it.
+    let out = tempfile::tempdir()?;
+    let dest = out.path().join("review.md");
+    let written = app
+        .invoke(
+            "review_export",
+            json!({ "workspace": root, "format": "markdown", "dest": dest }),
+        )
+        .await?
+        .map_err(|e| anyhow::anyhow!("review_export failed: {e}"))?;
+    let markdown = std::fs::read_to_string(&dest)?;
+    assert_eq!(written["bytes"].as_u64(), Some(markdown.len() as u64));
+    assert!(markdown.contains("How are relational query plans optimised?"));
+    assert!(
+        markdown.contains("**Researcher's label.** exclude"),
+        "{markdown}"
+    );
+    assert!(markdown.contains(&title));
+
+    // Filters narrow the table; a filter matching nothing says so.
+    app.type_into("[data-testid=filter-text]", "zzzz-no-such-paper")
+        .await?;
+    let empty = app
+        .wait_text("[data-testid=results-empty]", UI_TIMEOUT)
+        .await?;
+    assert_eq!(empty, "No paper matches these filters.");
+    let filter = app
+        .client
+        .find(Locator::Css("[data-testid=filter-text]"))
+        .await?;
+    // Backspace (WebDriver's U+E003) as a person would, so the input event fires.
+    filter.send_keys(&"\u{E003}".repeat(24)).await?;
+    scored_rows(&app, 3).await?;
+    app.stop().await
+}
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn an_agent_review_against_a_model_server_shows_its_board_and_results() -> Result<()> {
+    // Slow enough answers that the board can be seen while the agents work.
+    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "150"])?;
+    let data = tempfile::tempdir()?;
+    let config = data.path().join("config");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("models.toml"),
+        format!(
+            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\nconcurrency = 4\n",
+            server.base_url
+        ),
+    )?;
+    let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
+    let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
+    let agent = app
+        .client
+        .find(Locator::Css("[data-testid=engine-agent]"))
+        .await?;
+    assert!(
+        agent.is_selected().await?,
+        "a configured model makes the agent the default"
+    );
+
+    start_review(
+        &app,
+        "Which methods improve generalisation of neural networks?",
+    )
+    .await?;
+    let steps = eventually("an agent step on the board", UI_TIMEOUT, || async {
+        let activity = app
+            .text_content("[data-testid=activity]")
+            .await?
+            .unwrap_or_default();
+        Ok(activity.contains("step").then_some(activity))
+    })
+    .await?;
+    assert!(
+        steps.contains("planner") || steps.contains("reviewer"),
+        "{steps}"
+    );
+    let chart = app
+        .wait_text("[data-testid=token-chart]", UI_TIMEOUT)
+        .await?;
+    assert!(chart.contains("tokens"), "{chart}");
+    app.screenshot("run").await?;
+
+    let rows = scored_rows(&app, 4).await?;
+    assert_eq!(rows.len(), 4);
+    app.click("[data-testid=result-row]").await?;
+    let summary = app
+        .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
+        .await?;
+    assert!(summary.contains("p. "), "{summary}");
+    let quotes = app.texts("[data-testid=quote]").await?;
+    assert!(
+        !quotes.is_empty(),
+        "the agent's reader cites quotes with pages"
+    );
+    app.stop().await
+}

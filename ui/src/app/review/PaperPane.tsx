@@ -1,0 +1,164 @@
+// One paper in full: bibliographic facts, the engine's summary, key points,
+// score and rationale, per-criterion verdicts and evidence quotes with pages,
+// and the researcher's label. Everything from the paper or the model is
+// rendered as text.
+
+import { useEffect, useState } from "preact/hooks";
+
+import { type PaperDetail, type Platform, QuireError } from "../../platform";
+import { FILE_STATUS, fileName } from "./format";
+import { titleOf } from "./table";
+
+export interface PaperPaneProps {
+  platform: Platform;
+  workspace: string;
+  paper: string | null;
+  /** Changes when the paper's label does, to fetch it again. */
+  revision: string;
+  /** Opens the paper at a quote's page; without it quotes are plain text. */
+  onOpenQuote?: ((paper: string, page: number, quote: string) => void) | undefined;
+}
+
+const OUTCOME: Record<string, string> = { met: "Met", not_met: "Not met", unclear: "Unclear" };
+
+export function PaperPane({ platform, workspace, paper, revision, onOpenQuote }: PaperPaneProps) {
+  const [detail, setDetail] = useState<PaperDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (paper === null) return;
+    let live = true;
+    setError(null);
+    platform.paperDetail(workspace, paper).then(
+      (d) => {
+        if (live) setDetail(d);
+      },
+      (raw: unknown) => {
+        if (live) setError(QuireError.from(raw).message);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [platform, workspace, paper, revision]);
+
+  if (paper === null) {
+    return (
+      <aside class="pane pane--empty" data-testid="paper-pane">
+        <p>Choose a paper to see its summary, score and evidence.</p>
+        <p class="muted">Keys: j/k move · i/m/e include/maybe/exclude · 1–9, 0 score · u undo</p>
+      </aside>
+    );
+  }
+  if (error !== null) {
+    return (
+      <aside class="pane" data-testid="paper-pane">
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      </aside>
+    );
+  }
+  if (detail === null || detail.paper.id !== paper) {
+    return (
+      <aside class="pane pane--loading" data-testid="paper-pane" aria-busy="true">
+        <p class="muted">Loading…</p>
+      </aside>
+    );
+  }
+  const { paper: row, result } = detail;
+  const facts = [row.authors.join(", "), row.year?.toString() ?? "", fileName(row.file)].filter(Boolean);
+  return (
+    <aside class="pane" data-testid="paper-pane" aria-labelledby="pane-title">
+      <h2 id="pane-title" class="pane__title" data-testid="pane-title">
+        {titleOf(row)}
+      </h2>
+      <p class="pane__facts">{facts.join(" · ")}</p>
+      {row.label !== null && (
+        <p class="pane__label" data-testid="pane-label">
+          Your label:{" "}
+          {[row.label.verdict, row.label.score === null ? null : `score ${row.label.score}/10`].filter(Boolean).join(" · ")}
+        </p>
+      )}
+      {result === null ? (
+        <p class="muted">
+          {row.status === "ok" || row.status === "damaged"
+            ? "Not reviewed yet."
+            : `${FILE_STATUS[row.status] ?? row.status}${row.reason === null ? "" : `: ${row.reason}`}`}
+        </p>
+      ) : (
+        <>
+          <div class="pane__score">
+            <span class={`score score--${result.verdict}`} data-testid="pane-score">
+              {result.score.toFixed(1)}
+            </span>
+            <span class={`verdict verdict--${result.verdict}`}>{result.verdict}</span>
+            <span class="muted">{result.provenance.model ?? result.provenance.engine}</span>
+          </div>
+          <p class="pane__rationale">{result.rationale}</p>
+          <h3 class="subhead">Summary</h3>
+          <p class="pane__summary" data-testid="pane-summary">
+            {result.summary.map((s, i) => (
+              <span key={i}>
+                {s.text} <span class="page-ref">p. {s.page}</span>{" "}
+              </span>
+            ))}
+          </p>
+          {result.keyPoints.length > 0 && (
+            <>
+              <h3 class="subhead">Key points</h3>
+              <ul class="pane__points">
+                {result.keyPoints.map((k, i) => (
+                  <li key={i}>{k}</li>
+                ))}
+              </ul>
+            </>
+          )}
+          {result.criteria.length > 0 && (
+            <>
+              <h3 class="subhead">Criteria</h3>
+              <ul class="criteria">
+                {result.criteria.map((c, i) => (
+                  <li key={i} class={`criteria__item criteria__item--${c.outcome}`}>
+                    <strong>{OUTCOME[c.outcome] ?? c.outcome}</strong> {c.criterion}
+                    {c.note !== "" && <span class="muted"> — {c.note}</span>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {result.evidence.length > 0 && (
+            <>
+              <h3 class="subhead">Evidence</h3>
+              <ul class="quotes" data-testid="quotes">
+                {result.evidence.map((q, i) => (
+                  <li key={i}>
+                    {onOpenQuote === undefined ? (
+                      <blockquote class="quote" data-testid="quote">
+                        <span class="quote__text">“{q.text}”</span>
+                        <span class="page-ref">p. {q.page}</span>
+                      </blockquote>
+                    ) : (
+                      <button
+                        type="button"
+                        class="quote"
+                        data-testid="quote"
+                        title={`Open the paper at page ${q.page}`}
+                        onClick={() => {
+                          onOpenQuote(row.id, q.page, q.text);
+                        }}
+                      >
+                        <span class="quote__text">“{q.text}”</span>
+                        <span class="page-ref">p. {q.page}</span>
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,219 @@
+// The results: filters, the score histogram, the virtualised table, the
+// detail pane and exports, with keyboard review (see ./keys.ts). Labels are
+// written through the platform at once; u undoes them one by one.
+
+import { useMemo, useState } from "preact/hooks";
+
+import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError, type ReviewView } from "../../platform";
+import { Histogram } from "./Histogram";
+import { PaperPane } from "./PaperPane";
+import { ResultsTable } from "./ResultsTable";
+import { count } from "./format";
+import { actionFor } from "./keys";
+import { DEFAULT_QUERY, type SortKey, type TableQuery, visibleRows } from "./table";
+
+export interface ResultsPanelProps {
+  platform: Platform;
+  view: ReviewView;
+  /** A row's label changed (the screen keeps the rows). */
+  onRowChange: (row: PaperRow) => void;
+  onOpenQuote?: ((paper: string, page: number, quote: string) => void) | undefined;
+}
+
+const EXPORTS: { format: ExportFormat; label: string }[] = [
+  { format: "markdown", label: "Markdown" },
+  { format: "bibtex", label: "BibTeX" },
+  { format: "csv", label: "CSV" },
+  { format: "ris", label: "RIS" },
+];
+
+/** Keys typed into a form control are the control's, not the table's. */
+function typedIntoControl(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
+}
+
+export function ResultsPanel({ platform, view, onRowChange, onOpenQuote }: ResultsPanelProps) {
+  const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
+  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const rows = useMemo(() => visibleRows(view.papers, query), [view.papers, query]);
+  const patch = (p: Partial<TableQuery>) => {
+    setQuery((q) => ({ ...q, ...p }));
+  };
+  const current = rows.find((r) => r.id === selected) ?? null;
+
+  const writeLabel = async (row: PaperRow, label: Parameters<Platform["setLabel"]>[2], remember: boolean) => {
+    try {
+      const saved = await platform.setLabel(view.root, row.id, label);
+      if (remember) setUndo((u) => [...u, { paper: row.id, previous: row.label }]);
+      onRowChange({ ...row, label: saved });
+      setMessage(null);
+    } catch (raw) {
+      setMessage({ text: QuireError.from(raw).message, error: true });
+    }
+  };
+
+  const onKey = (e: KeyboardEvent) => {
+    if (typedIntoControl(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    const action = actionFor(e.key, current);
+    if (action === null) return;
+    e.preventDefault();
+    switch (action.type) {
+      case "move": {
+        const index = rows.findIndex((r) => r.id === selected);
+        const next = rows[Math.min(rows.length - 1, Math.max(0, index < 0 ? 0 : index + action.by))];
+        if (next !== undefined) setSelected(next.id);
+        break;
+      }
+      case "label":
+        if (current !== null) void writeLabel(current, action.label, true);
+        break;
+      case "undo": {
+        const last = undo.at(-1);
+        const row = last === undefined ? undefined : view.papers.find((p) => p.id === last.paper);
+        if (last === undefined || row === undefined) {
+          setMessage({ text: "Nothing to undo.", error: false });
+          break;
+        }
+        setUndo((u) => u.slice(0, -1));
+        setSelected(row.id);
+        void writeLabel(row, last.previous, false);
+        break;
+      }
+      case "open":
+        break;
+    }
+  };
+
+  const exportAs = async (format: ExportFormat) => {
+    try {
+      const written = await platform.exportReview(view.root, format, view.title);
+      if (written !== null) setMessage({ text: `Saved ${written.path}`, error: false });
+    } catch (raw) {
+      setMessage({ text: QuireError.from(raw).message, error: true });
+    }
+  };
+
+  const sortBy = (key: SortKey) => {
+    setQuery((q) => (q.sort === key ? { ...q, descending: !q.descending } : { ...q, sort: key, descending: key !== "title" }));
+  };
+
+  const scored = view.papers.filter((p) => p.score !== null).length;
+  return (
+    <section class="results" data-testid="results" onKeyDown={onKey} aria-label="Results">
+      <div class="results__toolbar">
+        <input
+          class="field__input results__search"
+          type="search"
+          data-testid="filter-text"
+          aria-label="Filter papers by title, author, year or file"
+          placeholder="Filter by title, author, year…"
+          value={query.text}
+          onInput={(e) => {
+            patch({ text: e.currentTarget.value });
+          }}
+        />
+        <select
+          class="field__input"
+          aria-label="Verdict"
+          data-testid="filter-verdict"
+          value={query.verdict}
+          onChange={(e) => {
+            patch({ verdict: e.currentTarget.value as TableQuery["verdict"] });
+          }}
+        >
+          <option value="any">Any verdict</option>
+          <option value="include">Include</option>
+          <option value="maybe">Maybe</option>
+          <option value="exclude">Exclude</option>
+        </select>
+        <select
+          class="field__input"
+          aria-label="Status"
+          value={query.status}
+          onChange={(e) => {
+            patch({ status: e.currentTarget.value as TableQuery["status"] });
+          }}
+        >
+          <option value="any">Any status</option>
+          <option value="scored">Scored</option>
+          <option value="unread">Not read yet</option>
+          <option value="unreadable">Cannot be read</option>
+        </select>
+        <select
+          class="field__input"
+          aria-label="Label"
+          value={query.label}
+          onChange={(e) => {
+            patch({ label: e.currentTarget.value as TableQuery["label"] });
+          }}
+        >
+          <option value="any">Labelled or not</option>
+          <option value="labelled">Labelled by me</option>
+          <option value="unlabelled">Not labelled</option>
+        </select>
+        <label class="results__num">
+          <span>Score ≥</span>
+          <input
+            class="field__input"
+            type="number"
+            min={0}
+            max={10}
+            step={0.5}
+            value={query.minScore}
+            onInput={(e) => {
+              patch({ minScore: Number(e.currentTarget.value) || 0 });
+            }}
+          />
+        </label>
+        <label class="results__num">
+          <span>From year</span>
+          <input
+            class="field__input"
+            type="number"
+            min={1900}
+            max={2100}
+            placeholder="any"
+            value={query.fromYear ?? ""}
+            onInput={(e) => {
+              const year = Number(e.currentTarget.value);
+              patch({ fromYear: e.currentTarget.value === "" || !Number.isFinite(year) ? null : year });
+            }}
+          />
+        </label>
+      </div>
+      <div class="results__summary">
+        <p data-testid="results-count">
+          {count(rows.length)} of {count(view.papers.length)} papers shown · {count(scored)} scored
+        </p>
+        <div class="results__exports" role="group" aria-label="Export">
+          <span class="muted">Export</span>
+          {EXPORTS.map((x) => (
+            <button key={x.format} type="button" class="button button--small" data-testid={`export-${x.format}`} onClick={() => void exportAs(x.format)}>
+              {x.label}
+            </button>
+          ))}
+        </div>
+      </div>
+      {message !== null && (
+        <p class={message.error ? "form-error" : "notice"} role={message.error ? "alert" : "status"} data-testid="results-message">
+          {message.text}
+        </p>
+      )}
+      <div class="results__body">
+        <div class="results__left" tabIndex={0} data-testid="results-keys" aria-label="Papers; j and k move, i, m and e label, u undoes">
+          <Histogram rows={rows} />
+          <ResultsTable rows={rows} selected={selected} query={query} onSort={sortBy} onSelect={setSelected} />
+        </div>
+        <PaperPane
+          platform={platform}
+          workspace={view.root}
+          paper={selected}
+          revision={JSON.stringify(current?.label ?? null)}
+          onOpenQuote={onOpenQuote}
+        />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,140 @@
+// Every paper of the review in one virtualised list: only the rows in view
+// are in the DOM, so a review of thousands scrolls and filters smoothly.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+
+import type { PaperRow } from "../../platform";
+import { authorsShort } from "./format";
+import { type SortKey, type TableQuery, scoreOf, titleOf, verdictOf } from "./table";
+
+export const ROW_HEIGHT = 44;
+/** Rows drawn beyond the visible ones, so fast scrolling shows no gaps. */
+const OVERSCAN = 8;
+
+export interface ResultsTableProps {
+  rows: readonly PaperRow[];
+  selected: string | null;
+  query: TableQuery;
+  onSort: (key: SortKey) => void;
+  onSelect: (id: string) => void;
+}
+
+const COLUMNS: { key: SortKey; label: string; class: string }[] = [
+  { key: "score", label: "Score", class: "col-score" },
+  { key: "title", label: "Paper", class: "col-title" },
+  { key: "year", label: "Year", class: "col-year" },
+  { key: "verdict", label: "Verdict", class: "col-verdict" },
+  { key: "status", label: "Status", class: "col-status" },
+];
+
+export function ResultsTable({ rows, selected, query, onSort, onSelect }: ResultsTableProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (el === null) return;
+    const measure = () => {
+      if (el.clientHeight > 0) setHeight(el.clientHeight);
+    };
+    measure();
+    const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(measure);
+    observer?.observe(el);
+    return () => observer?.disconnect();
+  }, []);
+
+  // Keep the selected row in view when the keyboard moves it.
+  useEffect(() => {
+    const el = scroller.current;
+    const index = rows.findIndex((r) => r.id === selected);
+    if (el === null || index < 0) return;
+    const top = index * ROW_HEIGHT;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
+  }, [selected, rows]);
+
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const slice = rows.slice(first, last);
+  return (
+    <div class="table" role="grid" aria-rowcount={rows.length} aria-label="Papers" data-testid="results-table">
+      <div class="table__head" role="row">
+        {COLUMNS.map((c) => (
+          <button
+            key={c.key}
+            type="button"
+            role="columnheader"
+            class={`table__sort ${c.class}`}
+            aria-sort={query.sort === c.key ? (query.descending ? "descending" : "ascending") : "none"}
+            onClick={() => {
+              onSort(c.key);
+            }}
+          >
+            {c.label}
+            {query.sort === c.key && <span aria-hidden="true">{query.descending ? " ↓" : " ↑"}</span>}
+          </button>
+        ))}
+      </div>
+      <div
+        class="table__body"
+        ref={scroller}
+        onScroll={(e) => {
+          setScrollTop(e.currentTarget.scrollTop);
+        }}
+      >
+        {rows.length === 0 ? (
+          <p class="table__empty" data-testid="results-empty">
+            No paper matches these filters.
+          </p>
+        ) : (
+          <div class="table__canvas" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+            {slice.map((row, k) => {
+              const index = first + k;
+              const score = scoreOf(row);
+              const verdict = verdictOf(row);
+              return (
+                <div
+                  key={row.id}
+                  role="row"
+                  aria-rowindex={index + 1}
+                  aria-selected={row.id === selected}
+                  class={`table__row${row.id === selected ? " table__row--selected" : ""}`}
+                  style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
+                  data-testid="result-row"
+                  data-paper={row.id}
+                  onClick={() => {
+                    onSelect(row.id);
+                  }}
+                >
+                  <span role="gridcell" class="col-score">
+                    {score === null ? "–" : score.toFixed(1)}
+                    {row.label?.score != null && <span class="mark" title="Your score">✎</span>}
+                  </span>
+                  <span role="gridcell" class="col-title">
+                    <span class="row__title">{titleOf(row)}</span>
+                    <span class="row__authors">{authorsShort(row)}</span>
+                  </span>
+                  <span role="gridcell" class="col-year">
+                    {row.year ?? ""}
+                  </span>
+                  <span role="gridcell" class="col-verdict">
+                    {verdict !== null && (
+                      <span class={`verdict verdict--${verdict}`}>
+                        {verdict}
+                        {row.label?.verdict != null && " ✎"}
+                      </span>
+                    )}
+                  </span>
+                  <span role="gridcell" class="col-status">
+                    {row.score !== null ? "scored" : row.status === "ok" ? "not read" : row.status.replace("_", " ")}
+                  </span>
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

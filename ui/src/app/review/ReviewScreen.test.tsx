@@ -1,0 +1,222 @@
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { QuireError } from "../../platform";
+import { FakePlatform, newReview } from "../../testing/fakePlatform";
+import { createHost, destroyHost, mountInto, settle } from "../../testing/render";
+import { App } from "../App";
+
+let host: HTMLElement;
+let platform: FakePlatform;
+const ROOT = "/data/workspaces/dbs";
+
+const $ = (selector: string) => host.querySelector(selector);
+const all = (selector: string) => [...host.querySelectorAll(selector)];
+const click = async (selector: string) => {
+  await act(() => {
+    ($(selector) as HTMLElement).click();
+  });
+  await settle();
+};
+const type = async (selector: string, value: string) => {
+  await act(() => {
+    const el = $(selector) as HTMLTextAreaElement;
+    el.value = value;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+};
+const press = async (key: string) => {
+  await act(() => {
+    $("[data-testid=results-keys]")?.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+  });
+  await settle();
+};
+
+/** The app on the review of ROOT, opened from the recent list. */
+async function openReview() {
+  platform.workspaces = [
+    {
+      id: "dbs",
+      root: ROOT,
+      title: "dbs",
+      source: "/papers/dbs",
+      question: null,
+      status: "new",
+      createdAt: "2026-11-30T12:00:00Z",
+      updatedAt: "2026-11-30T12:00:00Z",
+      paperCount: 3,
+      duplicateCount: 0,
+    },
+  ];
+  platform.reviews.set(ROOT, newReview(ROOT, "dbs", "/papers/dbs"));
+  await mountInto(host, <App platform={platform} />);
+  await click("[data-testid=recent-open]");
+  await settle();
+}
+
+async function runToResults() {
+  await openReview();
+  await type("[data-testid=question]", "How are query plans optimised?");
+  await click("[data-testid=start]");
+  platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "offline", papers: 3 });
+  platform.finishRun(ROOT, { p1: 8, p2: 3, p3: 5 });
+  await settle();
+  await settle();
+}
+
+beforeEach(() => {
+  host = createHost();
+  platform = new FakePlatform();
+});
+
+afterEach(() => {
+  destroyHost(host);
+});
+
+describe("a new review", () => {
+  it("offers only the offline engine, and says how to add a model, when none is configured", async () => {
+    await openReview();
+    expect(($("[data-testid=engine-agent]") as HTMLInputElement).disabled).toBe(true);
+    expect(($("[data-testid=engine-offline]") as HTMLInputElement).checked).toBe(true);
+    expect($("[data-testid=no-model-hint]")?.textContent).toContain("add a model");
+    expect(($("[data-testid=start]") as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("estimates an agent review before starting it", async () => {
+    platform.ollamaModels = ["qwen3:8b"];
+    await openReview();
+    expect(($("[data-testid=engine-agent]") as HTMLInputElement).checked).toBe(true);
+    await type("[data-testid=question]", "Which indexes help?");
+    const estimate = all("button").find((b) => b.textContent === "Estimate cost") as HTMLButtonElement;
+    await act(() => {
+      estimate.click();
+    });
+    await settle();
+    expect($("[data-testid=estimate]")?.textContent).toContain("3 of 3");
+    expect($("[data-testid=estimate]")?.textContent).toContain("$0.03");
+    expect(platform.launches).toEqual([]);
+  });
+
+  it("shows why a run could not start", async () => {
+    platform.startError = new QuireError("unreachable", "cannot reach the model server at http://x: refused");
+    await openReview();
+    await type("[data-testid=question]", "q");
+    await click("[data-testid=start]");
+    expect($("[role=alert]")?.textContent).toContain("cannot reach the model server");
+    expect($("[data-testid=setup]")).not.toBeNull();
+  });
+});
+
+describe("a running review", () => {
+  it("shows each paper's phase, the agents' steps and prompt sizes, and cancels", async () => {
+    await openReview();
+    await type("[data-testid=question]", "How are query plans optimised?");
+    await type("[data-testid=criteria]", "Reports an experiment\n\n");
+    await click("[data-testid=start]");
+    expect(platform.launches[0]).toMatchObject({
+      workspace: ROOT,
+      question: "How are query plans optimised?",
+      criteria: ["Reports an experiment"],
+      engine: "offline",
+    });
+    await act(() => {
+      platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "agent", papers: 3 });
+      platform.runEvent(ROOT, { type: "paperStatus", paper: "p1", phase: "reading" });
+      platform.runEvent(ROOT, { type: "paperStatus", paper: "p2", phase: "scored", detail: "7/10 include" });
+      platform.runEvent(ROOT, {
+        type: "agentStep",
+        task: "t1",
+        agent: "reviewer",
+        step: 4,
+        promptTokens: 2800,
+        stableTokens: 1500,
+        consolidation: false,
+      });
+      platform.runEvent(ROOT, { type: "toolCall", task: "t1", agent: "reviewer", step: 4, tool: "read_papers", ok: true, summary: "2 read" });
+    });
+    expect($("[data-testid=run-counts]")?.textContent).toContain("1 of 3 scored");
+    const phases = all("[data-testid=board-paper]").map((p) => p.getAttribute("data-phase"));
+    expect(phases).toEqual(["reading", "scored", "queued"]);
+    expect($("[data-testid=activity]")?.textContent).toContain("reviewer step 4 · read_papers");
+    expect($("[data-testid=token-chart]")?.textContent).toContain("reviewer: 1 steps, latest 2,800");
+    await click("[data-testid=cancel]");
+    expect(platform.cancelled).toEqual([ROOT]);
+    await act(() => {
+      platform.runEvent(ROOT, { type: "cancelled" });
+    });
+    await settle();
+    expect($("[data-testid=run-status]")?.textContent).toContain("Cancelled");
+    await click("[data-testid=resume]");
+    expect(platform.launches).toHaveLength(2);
+    expect(platform.launches[1]?.question).toBe("How are query plans optimised?");
+  });
+
+  it("goes on while the researcher is on another screen", async () => {
+    await openReview();
+    await type("[data-testid=question]", "q");
+    await click("[data-testid=start]");
+    await click("[data-testid=back]");
+    platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "offline", papers: 3 });
+    platform.runEvent(ROOT, { type: "paperStatus", paper: "p1", phase: "scored" });
+    await settle();
+    await click("[data-testid=recent-open]");
+    expect($("[data-testid=run-counts]")?.textContent).toContain("1 of 3 scored");
+  });
+});
+
+describe("the results", () => {
+  it("lists every paper best first with a histogram, and opens one's detail", async () => {
+    await runToResults();
+    const rows = all("[data-testid=result-row]");
+    expect(rows.map((r) => r.getAttribute("data-paper"))).toEqual(["p1", "p3", "p2"]);
+    expect($("[data-testid=results-count]")?.textContent).toContain("3 of 3 papers shown · 3 scored");
+    await act(() => {
+      (rows[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-score]")?.textContent).toBe("8.0");
+    expect($("[data-testid=pane-summary]")?.textContent).toContain("p. 4");
+    expect($("[data-testid=quotes]")?.textContent).toContain("We evaluate on two data sets.");
+  });
+
+  it("labels from the keyboard, overrides a score, and undoes", async () => {
+    await runToResults();
+    await press("j");
+    await press("e");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "exclude", score: null, note: null } });
+    expect($("[data-testid=pane-label]")?.textContent).toContain("exclude");
+    await press("j");
+    await press("9");
+    // p3 now scores 9 by the researcher's hand and moves to the top.
+    expect(all("[data-testid=result-row]").map((r) => r.getAttribute("data-paper"))).toEqual(["p3", "p1", "p2"]);
+    await press("u");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p3", label: null });
+    await press("u");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: null });
+    await press("u");
+    expect($("[data-testid=results-message]")?.textContent).toBe("Nothing to undo.");
+  });
+
+  it("filters by text and verdict and says when nothing matches", async () => {
+    await runToResults();
+    await type("[data-testid=filter-text]", "gamma");
+    expect(all("[data-testid=result-row]").map((r) => r.getAttribute("data-paper"))).toEqual(["p3"]);
+    await act(() => {
+      const select = $("[data-testid=filter-verdict]") as HTMLSelectElement;
+      select.value = "include";
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    expect($("[data-testid=results-empty]")?.textContent).toContain("No paper matches");
+  });
+
+  it("exports through the save dialog, and does nothing when it is cancelled", async () => {
+    await runToResults();
+    platform.nextSavePath = null;
+    await click("[data-testid=export-markdown]");
+    expect(platform.exported).toEqual([]);
+    platform.nextSavePath = "/home/user/review.md";
+    await click("[data-testid=export-markdown]");
+    expect(platform.exported).toEqual([{ format: "markdown", path: "/home/user/review.md" }]);
+    expect($("[data-testid=results-message]")?.textContent).toBe("Saved /home/user/review.md");
+  });
+});

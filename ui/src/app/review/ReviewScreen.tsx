@@ -1,0 +1,236 @@
+// One review: the new-review form, the live run, or the results, whichever
+// fits where the review stands, with a way to each of the others.
+
+import { useCallback, useEffect, useState } from "preact/hooks";
+
+import { type ActiveModel, type PaperRow, type Platform, QuireError, type ReviewLaunch, type ReviewView } from "../../platform";
+import { STATUS_LABELS } from "../format";
+import { ResultsPanel } from "./ResultsPanel";
+import { RunPanel } from "./RunPanel";
+import { SetupPanel } from "./SetupPanel";
+import { count } from "./format";
+import { isOver } from "./runView";
+import type { Runs } from "./useRuns";
+
+export interface ReviewScreenProps {
+  platform: Platform;
+  root: string;
+  runs: Runs;
+  model: ActiveModel | null;
+  onBack: () => void;
+  onOpenQuote?: ((workspace: string, paper: string, page: number, quote: string) => void) | undefined;
+}
+
+type Panel = "auto" | "setup" | "run" | "results";
+
+/** How often the screen re-reads a run it did not start (after a reload). */
+const POLL_MS = 2000;
+
+const STATE_LABELS: Record<string, string> = { ...STATUS_LABELS, interrupted: "Interrupted" };
+
+export function ReviewScreen({ platform, root, runs, model, onBack, onOpenQuote }: ReviewScreenProps) {
+  const [view, setView] = useState<ReviewView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [panel, setPanel] = useState<Panel>("auto");
+  const [now, setNow] = useState(Date.now());
+  const [preparing, setPreparing] = useState(false);
+  const run = runs.byWorkspace[root];
+  const running = run !== undefined && !isOver(run);
+
+  const load = useCallback(async () => {
+    try {
+      const opened = await platform.openReview(root);
+      setView(opened);
+      if (opened.state === "new" && opened.papers.some((p) => p.status === "pending")) {
+        setPreparing(true);
+        setView(await platform.prepareReview(root));
+      }
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    } finally {
+      setPreparing(false);
+    }
+  }, [platform, root]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // Results are re-read when a run ends, so the table shows what it wrote.
+  const runStatus = run?.status;
+  useEffect(() => {
+    if (runStatus === "finished" || runStatus === "failed" || runStatus === "cancelled") void load();
+    if (runStatus === "finished") setPanel("results");
+  }, [runStatus, load]);
+
+  // A clock for the elapsed time and ETA while a run goes on; a run started
+  // before the window was reloaded is followed by reading its files.
+  const orphan = !running && view?.state === "running";
+  useEffect(() => {
+    if (!running && !orphan) return;
+    const timer = setInterval(() => {
+      setNow(Date.now());
+      if (orphan) void load();
+    }, running ? 1000 : POLL_MS);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [running, orphan, load]);
+
+  const start = async (launch: ReviewLaunch) => {
+    await runs.start(launch);
+    setPanel("run");
+    void load(); // the header shows the question the run was given
+  };
+
+  const resume = () => {
+    if (view === null) return;
+    setError(null);
+    const engine = view.engine ?? (model === null ? "offline" : "agent");
+    runs
+      .start({
+        workspace: root,
+        question: view.question ?? "",
+        criteria: view.criteria,
+        engine,
+        profile: engine === "agent" ? (model?.profile ?? null) : null,
+      })
+      .then(
+        () => {
+          setPanel("run");
+        },
+        (raw: unknown) => {
+          setError(QuireError.from(raw).message);
+        },
+      );
+  };
+
+  const cancel = () => {
+    runs.cancel(root).catch((raw: unknown) => {
+      setError(QuireError.from(raw).message);
+    });
+  };
+
+  const replaceRow = (row: PaperRow) => {
+    setView((v) => (v === null ? v : { ...v, papers: v.papers.map((p) => (p.id === row.id ? row : p)) }));
+  };
+
+  let body;
+  if (view === null) {
+    body =
+      error === null ? (
+        <p class="muted" aria-busy="true" data-testid="review-loading">
+          Opening the review and reading its files…
+        </p>
+      ) : null;
+  } else {
+    const shown: Panel =
+      panel !== "auto"
+        ? panel
+        : running || (run !== undefined && run.status !== "finished")
+          ? "run"
+          : view.state === "new"
+            ? "setup"
+            : "results";
+    if (shown === "run" && run !== undefined) {
+      body = (
+        <RunPanel
+          run={run}
+          papers={view.papers}
+          now={now}
+          onCancel={cancel}
+          onResume={resume}
+          onShowResults={() => {
+            setPanel("results");
+          }}
+        />
+      );
+    } else if (shown === "setup" || (shown === "run" && run === undefined)) {
+      body = <SetupPanel platform={platform} view={view} model={model} onStart={start} />;
+    } else {
+      body = (
+        <ResultsPanel
+          platform={platform}
+          view={view}
+          onRowChange={replaceRow}
+          onOpenQuote={onOpenQuote === undefined ? undefined : (paper, page, quote) => {
+            onOpenQuote(root, paper, page, quote);
+          }}
+        />
+      );
+    }
+  }
+
+  const interrupted = view !== null && !running && (view.state === "interrupted" || (view.state === "running" && run === undefined));
+  return (
+    <main class="review-screen" data-testid="review-screen">
+      <div class="review-screen__head">
+        <button type="button" class="button button--ghost" data-testid="back" onClick={onBack}>
+          ← All reviews
+        </button>
+        <div class="review-screen__title">
+          <h1 data-testid="review-title">{view?.title ?? "Review"}</h1>
+          {view !== null && (
+            <p class="muted">
+              {view.question ?? "No question yet"} · {count(view.papers.length)} files
+            </p>
+          )}
+        </div>
+        {view !== null && (
+          <div class="review-screen__nav" role="group" aria-label="Review views">
+            <span class={`badge badge--${running ? "running" : view.state}`} data-testid="review-state">
+              {running ? STATE_LABELS.running : (STATE_LABELS[view.state] ?? view.state)}
+            </span>
+            {view.state !== "new" && !running && (
+              <button type="button" class="button button--small" data-testid="new-run" onClick={() => { setPanel("setup"); }}>
+                Edit and run again
+              </button>
+            )}
+            {run !== undefined && (
+              <button type="button" class="button button--small" onClick={() => { setPanel("run"); }}>
+                Run
+              </button>
+            )}
+            {view.state !== "new" && (
+              <button type="button" class="button button--small" data-testid="to-results" onClick={() => { setPanel("results"); }}>
+                Results
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+      {error !== null && (
+        <div class="banner banner--error" role="alert">
+          <span>{error}</span>
+          <button type="button" class="banner__close" onClick={() => { setError(null); }} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      {interrupted && (
+        <div class="banner" role="status" data-testid="interrupted">
+          <span>
+            {view.state === "running"
+              ? "A run of this review is going on in the background."
+              : `This review stopped before it finished: ${count(view.papers.filter((p) => p.score !== null).length)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work.`}
+          </span>
+          {view.state === "running" ? (
+            <button type="button" class="button button--small" onClick={cancel}>
+              Cancel it
+            </button>
+          ) : (
+            <button type="button" class="button button--small button--primary" data-testid="resume-interrupted" onClick={resume}>
+              Resume
+            </button>
+          )}
+        </div>
+      )}
+      {preparing && (
+        <p class="notice" role="status" aria-busy="true" data-testid="preparing">
+          Reading the files to check which can be reviewed…
+        </p>
+      )}
+      {body}
+    </main>
+  );
+}

@@ -1,0 +1,246 @@
+// The new-review form: question, criteria, engine, budget, and the files found
+// with their status, with the estimate before anything is spent.
+
+import { useState } from "preact/hooks";
+
+import {
+  type ActiveModel,
+  type EngineKind,
+  type Estimate,
+  type Platform,
+  QuireError,
+  type ReviewLaunch,
+  type ReviewView,
+} from "../../platform";
+import { FILE_STATUS, cost, count, duration, fileName, fileSummary } from "./format";
+
+export interface SetupPanelProps {
+  platform: Platform;
+  view: ReviewView;
+  model: ActiveModel | null;
+  onStart: (launch: ReviewLaunch) => Promise<void>;
+}
+
+function numberOrNull(text: string): number | null {
+  const n = Number(text.trim());
+  return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
+}
+
+export function SetupPanel({ platform, view, model, onStart }: SetupPanelProps) {
+  const [question, setQuestion] = useState(view.question ?? "");
+  const [criteria, setCriteria] = useState(view.criteria.join("\n"));
+  const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? "agent"));
+  const [maxTokens, setMaxTokens] = useState("");
+  const [maxCost, setMaxCost] = useState("");
+  const [estimate, setEstimate] = useState<Estimate | null>(null);
+  const [busy, setBusy] = useState<"estimate" | "start" | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const launch = (): ReviewLaunch => ({
+    workspace: view.root,
+    question,
+    criteria: criteria.split("\n").map((c) => c.trim()).filter(Boolean),
+    engine,
+    profile: engine === "agent" ? (model?.profile ?? null) : null,
+    maxTokens: numberOrNull(maxTokens),
+    maxCostUsd: numberOrNull(maxCost),
+  });
+
+  const run = async (what: "estimate" | "start") => {
+    setBusy(what);
+    setError(null);
+    try {
+      if (what === "estimate") setEstimate(await platform.estimateReview(launch()));
+      else await onStart(launch());
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const unreadable = view.papers.filter((p) => p.status !== "ok" && p.status !== "damaged" && p.status !== "pending");
+  return (
+    <form
+      class="setup"
+      data-testid="setup"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run("start");
+      }}
+    >
+      <div class="setup__main">
+        <label class="field">
+          <span class="field__label">Review question</span>
+          <textarea
+            class="field__input"
+            data-testid="question"
+            rows={3}
+            required
+            value={question}
+            placeholder="What does the literature say about …?"
+            onInput={(e) => {
+              setQuestion(e.currentTarget.value);
+              setEstimate(null);
+            }}
+          />
+        </label>
+        <label class="field">
+          <span class="field__label">Inclusion and exclusion criteria (optional, one per line)</span>
+          <textarea
+            class="field__input"
+            data-testid="criteria"
+            rows={3}
+            value={criteria}
+            placeholder={"Reports an empirical evaluation\nPublished after 2015"}
+            onInput={(e) => {
+              setCriteria(e.currentTarget.value);
+            }}
+          />
+        </label>
+        <fieldset class="field engine">
+          <legend class="field__label">Engine</legend>
+          <label class={`engine__choice${model === null ? " engine__choice--off" : ""}`}>
+            <input
+              type="radio"
+              name="engine"
+              value="agent"
+              data-testid="engine-agent"
+              checked={engine === "agent"}
+              disabled={model === null}
+              onChange={() => {
+                setEngine("agent");
+              }}
+            />
+            <span>
+              <strong>Agent</strong>{" "}
+              {model === null ? "— no model yet" : `with ${model.model} (${model.profile})`}
+              <small>A language model reads every paper: summaries, scores with reasons, quotes with pages.</small>
+            </span>
+          </label>
+          <label class="engine__choice">
+            <input
+              type="radio"
+              name="engine"
+              value="offline"
+              data-testid="engine-offline"
+              checked={engine === "offline"}
+              onChange={() => {
+                setEngine("offline");
+                setEstimate(null);
+              }}
+            />
+            <span>
+              <strong>Offline</strong>
+              <small>No model, no cost: relevance ranking and extractive summaries, in seconds.</small>
+            </span>
+          </label>
+          {model === null && (
+            <p class="engine__hint" data-testid="no-model-hint">
+              To use the agent, add a model with the model button at the top right (or start Ollama on this machine).
+            </p>
+          )}
+        </fieldset>
+        {engine === "agent" && (
+          <div class="setup__caps">
+            <label class="field field--inline">
+              <span class="field__label">Stop after tokens</span>
+              <input
+                class="field__input"
+                inputMode="numeric"
+                value={maxTokens}
+                placeholder="no limit"
+                onInput={(e) => {
+                  setMaxTokens(e.currentTarget.value);
+                }}
+              />
+            </label>
+            <label class="field field--inline">
+              <span class="field__label">Stop after cost (USD)</span>
+              <input
+                class="field__input"
+                inputMode="decimal"
+                value={maxCost}
+                placeholder="no limit"
+                onInput={(e) => {
+                  setMaxCost(e.currentTarget.value);
+                }}
+              />
+            </label>
+          </div>
+        )}
+        {estimate !== null && engine === "agent" && (
+          <dl class="estimate" data-testid="estimate">
+            <div>
+              <dt>Papers to read</dt>
+              <dd>
+                {count(estimate.toRead)} of {count(estimate.readable)}
+              </dd>
+            </div>
+            <div>
+              <dt>Tokens</dt>
+              <dd>
+                about {count(estimate.inputTokens)} in, {count(estimate.outputTokens)} out
+              </dd>
+            </div>
+            <div>
+              <dt>Cost</dt>
+              <dd>{cost(estimate.costUsd)}</dd>
+            </div>
+            <div>
+              <dt>Time</dt>
+              <dd>
+                about {duration(estimate.seconds)} ({count(estimate.serialRounds)} rounds, {estimate.concurrency} at once)
+              </dd>
+            </div>
+          </dl>
+        )}
+        {error !== null && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="setup__actions">
+          {engine === "agent" && (
+            <button
+              type="button"
+              class="button"
+              disabled={busy !== null || question.trim() === ""}
+              onClick={() => void run("estimate")}
+            >
+              {busy === "estimate" ? "Estimating…" : "Estimate cost"}
+            </button>
+          )}
+          <button
+            type="submit"
+            class="button button--primary"
+            data-testid="start"
+            disabled={busy !== null || question.trim() === ""}
+          >
+            {busy === "start" ? "Starting…" : view.state === "new" ? "Start review" : "Run again"}
+          </button>
+        </div>
+      </div>
+      <section class="files" aria-labelledby="files-title">
+        <h2 id="files-title" class="section-title">
+          Files <span class="section-title__note">{fileSummary(view.papers)}</span>
+        </h2>
+        <ul class="files__list" data-testid="files">
+          {view.papers.map((p) => (
+            <li key={p.id} class={`file file--${p.status}`} data-testid="file" title={p.file}>
+              <span class="file__name">{p.title ?? fileName(p.file)}</span>
+              <span class="file__status">
+                {FILE_STATUS[p.status] ?? p.status}
+                {p.pages > 0 && ` · ${p.pages} pages`}
+              </span>
+              {p.reason !== null && <span class="file__reason">{p.reason}</span>}
+            </li>
+          ))}
+        </ul>
+        {unreadable.length > 0 && (
+          <p class="files__note">Files that cannot be read are listed in the report and skipped; nothing is spent on them.</p>
+        )}
+      </section>
+    </form>
+  );
+}

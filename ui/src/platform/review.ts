@@ -1,0 +1,129 @@
+// The review shapes that cross the IPC boundary, mirroring
+// quire::commands::review_view, quire::review and quire::agent::events (camelCase).
+
+export type Verdict = "include" | "maybe" | "exclude";
+export type EngineKind = "offline" | "agent";
+export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris";
+export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "failed";
+
+/** The researcher's own judgement of a paper. */
+export interface Label {
+  verdict: Verdict | null;
+  score: number | null;
+  note: string | null;
+  at: string;
+}
+
+/** One paper as the board and the table list it. */
+export interface PaperRow {
+  id: string;
+  file: string;
+  title: string | null;
+  authors: string[];
+  year: number | null;
+  /** ok, pending, encrypted, needs_ocr, damaged, not_pdf, too_large, timeout. */
+  status: string;
+  reason: string | null;
+  pages: number;
+  duplicates: number;
+  score: number | null;
+  verdict: Verdict | null;
+  label: Label | null;
+}
+
+export interface ReviewView {
+  root: string;
+  title: string;
+  source: string | null;
+  question: string | null;
+  criteria: string[];
+  state: ReviewState;
+  engine: EngineKind | null;
+  papers: PaperRow[];
+}
+
+export interface Quote {
+  text: string;
+  page: number;
+}
+
+export interface CriterionVerdict {
+  criterion: string;
+  outcome: "met" | "not_met" | "unclear";
+  note: string;
+  evidence: Quote | null;
+}
+
+export interface PaperResult {
+  summary: Quote[];
+  keyPoints: string[];
+  score: number;
+  verdict: Verdict;
+  rationale: string;
+  evidence: Quote[];
+  criteria: CriterionVerdict[];
+  provenance: { engine: EngineKind; model: string | null; finishedAt: string };
+}
+
+export interface PaperDetail {
+  paper: PaperRow;
+  result: PaperResult | null;
+}
+
+/** What starting a review sends. */
+export interface ReviewLaunch {
+  workspace: string;
+  question: string;
+  criteria: string[];
+  engine: EngineKind;
+  profile?: string | null;
+  maxTokens?: number | null;
+  maxCostUsd?: number | null;
+}
+
+/** What an agent review would cost, before anything is spent. */
+export interface Estimate {
+  model: string;
+  readable: number;
+  alreadyReviewed: number;
+  toRead: number;
+  paperTokens: number;
+  readerCalls: number;
+  agentSteps: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+  concurrency: number;
+  serialRounds: number;
+  /** Wall time at a typical model's pace. */
+  seconds: number;
+}
+
+export type PaperPhase = "queued" | "extracting" | "reading" | "scored" | "failed";
+
+/** One thing that happened in a run (quire::agent::RunEvent). */
+export type RunEvent =
+  | { type: "runStarted"; runId: string; engine: string; papers: number }
+  | { type: "extractionStarted"; papers: number; toExtract: number }
+  | { type: "extracted"; paper: string; status: string; fromCache: boolean }
+  | { type: "paperStatus"; paper: string; phase: PaperPhase; detail?: string }
+  | {
+      type: "agentStep";
+      task: string;
+      agent: string;
+      step: number;
+      promptTokens: number;
+      stableTokens: number;
+      consolidation: boolean;
+    }
+  | { type: "toolCall"; task: string; agent: string; step: number; tool: string; ok: boolean; summary: string }
+  | { type: "agentDone"; task: string; agent: string; status: string }
+  | { type: "usage"; inputTokens: number; outputTokens: number; costUsd: number | null; modelCalls: number }
+  | { type: "finished"; coveredByAgent: number; coveredBySweep: number }
+  | { type: "failed"; kind: string; message: string }
+  | { type: "cancelled" };
+
+export interface ExportWritten {
+  path: string;
+  bytes: number;
+}
