@@ -90,8 +90,61 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
         .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
         .await?;
     assert!(summary.contains("p. "), "{summary}");
-    assert!(!app.texts("[data-testid=quote]").await?.is_empty());
+    let quotes = app.text_contents("[data-testid=quote]").await?;
+    assert!(!quotes.is_empty());
     app.screenshot("results").await?;
+
+    // A quote opens the paper at its page in the built-in viewer, highlighted.
+    let cited: u32 = quotes[0]
+        .rsplit("p. ")
+        .next()
+        .and_then(|p| p.trim().parse().ok())
+        .with_context(|| format!("no page in {:?}", quotes[0]))?;
+    app.click("[data-testid=quote]").await?;
+    let page = eventually("the PDF to open", UI_TIMEOUT, || async {
+        if let Some(error) = app
+            .text_content("[data-testid=pdf-viewer] [role=alert]")
+            .await?
+        {
+            anyhow::bail!("the viewer failed: {error}");
+        }
+        let page = app
+            .text_content("[data-testid=pdf-page]")
+            .await?
+            .unwrap_or_default();
+        Ok(page.contains(" of ").then_some(page))
+    })
+    .await?;
+    assert!(page.starts_with(&format!("Page {cited} of ")), "{page}");
+    let marked = eventually("the quote to be highlighted", UI_TIMEOUT, || async {
+        let marks = app
+            .text_contents("[data-testid=pdf-text] .pdf__mark")
+            .await?;
+        Ok((!marks.is_empty()).then_some(marks.concat()))
+    })
+    .await?;
+    let words: Vec<&str> = quotes[0].split_whitespace().take(3).collect();
+    assert!(
+        words
+            .iter()
+            .any(|w| marked.contains(w.trim_matches(|c: char| !c.is_alphanumeric()))),
+        "highlighted {marked:?} for the quote {:?}",
+        quotes[0]
+    );
+    app.screenshot("pdf-viewer").await?;
+    let viewer = app
+        .client
+        .find(Locator::Css("[data-testid=pdf-viewer]"))
+        .await?;
+    viewer.send_keys("\u{E00C}").await?; // Escape
+    eventually("the viewer to close", UI_TIMEOUT, || async {
+        Ok(app
+            .text_content("[data-testid=pdf-viewer]")
+            .await?
+            .is_none()
+            .then_some(()))
+    })
+    .await?;
 
     // Keyboard review: exclude the selected paper, then undo and exclude again.
     let keys = app

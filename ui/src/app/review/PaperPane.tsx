@@ -15,8 +15,8 @@ export interface PaperPaneProps {
   paper: string | null;
   /** Changes when the paper's label does, to fetch it again. */
   revision: string;
-  /** Opens the paper at a quote's page; without it quotes are plain text. */
-  onOpenQuote?: ((paper: string, page: number, quote: string) => void) | undefined;
+  /** Opens the paper at a quote's page. */
+  onOpenQuote: (paper: string, title: string, page: number, quote: string) => void;
 }
 
 const OUTCOME: Record<string, string> = { met: "Met", not_met: "Not met", unclear: "Unclear" };
@@ -133,25 +133,18 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote }:
               <ul class="quotes" data-testid="quotes">
                 {result.evidence.map((q, i) => (
                   <li key={i}>
-                    {onOpenQuote === undefined ? (
-                      <blockquote class="quote" data-testid="quote">
-                        <span class="quote__text">“{q.text}”</span>
-                        <span class="page-ref">p. {q.page}</span>
-                      </blockquote>
-                    ) : (
-                      <button
-                        type="button"
-                        class="quote"
-                        data-testid="quote"
-                        title={`Open the paper at page ${q.page}`}
-                        onClick={() => {
-                          onOpenQuote(row.id, q.page, q.text);
-                        }}
-                      >
-                        <span class="quote__text">“{q.text}”</span>
-                        <span class="page-ref">p. {q.page}</span>
-                      </button>
-                    )}
+                    <button
+                      type="button"
+                      class="quote"
+                      data-testid="quote"
+                      title={`Open the paper at page ${q.page}`}
+                      onClick={() => {
+                        onOpenQuote(row.id, titleOf(row), q.page, q.text);
+                      }}
+                    >
+                      <span class="quote__text">“{q.text}”</span>
+                      <span class="page-ref">p. {q.page}</span>
+                    </button>
                   </li>
                 ))}
               </ul>

@@ -7,6 +7,7 @@ import { useMemo, useState } from "preact/hooks";
 import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError, type ReviewView } from "../../platform";
 import { Histogram } from "./Histogram";
 import { PaperPane } from "./PaperPane";
+import { type PdfTarget, PdfViewer } from "./PdfViewer";
 import { ResultsTable } from "./ResultsTable";
 import { count } from "./format";
 import { actionFor } from "./keys";
@@ -17,7 +18,6 @@ export interface ResultsPanelProps {
   view: ReviewView;
   /** A row's label changed (the screen keeps the rows). */
   onRowChange: (row: PaperRow) => void;
-  onOpenQuote?: ((paper: string, page: number, quote: string) => void) | undefined;
 }
 
 const EXPORTS: { format: ExportFormat; label: string }[] = [
@@ -32,7 +32,8 @@ function typedIntoControl(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName);
 }
 
-export function ResultsPanel({ platform, view, onRowChange, onOpenQuote }: ResultsPanelProps) {
+export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps) {
+  const [viewing, setViewing] = useState<PdfTarget | null>(null);
   const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
   const [selected, setSelected] = useState<string | null>(null);
   const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
@@ -211,9 +212,20 @@ export function ResultsPanel({ platform, view, onRowChange, onOpenQuote }: Resul
           workspace={view.root}
           paper={selected}
           revision={JSON.stringify(current?.label ?? null)}
-          onOpenQuote={onOpenQuote}
+          onOpenQuote={(paper, title, page, quote) => {
+            setViewing({ workspace: view.root, paper, title, page, quote });
+          }}
         />
       </div>
+      {viewing !== null && (
+        <PdfViewer
+          platform={platform}
+          target={viewing}
+          onClose={() => {
+            setViewing(null);
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -18,7 +18,6 @@ export interface ReviewScreenProps {
   runs: Runs;
   model: ActiveModel | null;
   onBack: () => void;
-  onOpenQuote?: ((workspace: string, paper: string, page: number, quote: string) => void) | undefined;
 }
 
 type Panel = "auto" | "setup" | "run" | "results";
@@ -28,7 +27,7 @@ const POLL_MS = 2000;
 
 const STATE_LABELS: Record<string, string> = { ...STATUS_LABELS, interrupted: "Interrupted" };
 
-export function ReviewScreen({ platform, root, runs, model, onBack, onOpenQuote }: ReviewScreenProps) {
+export function ReviewScreen({ platform, root, runs, model, onBack }: ReviewScreenProps) {
   const [view, setView] = useState<ReviewView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [panel, setPanel] = useState<Panel>("auto");
@@ -153,9 +152,6 @@ export function ReviewScreen({ platform, root, runs, model, onBack, onOpenQuote 
           platform={platform}
           view={view}
           onRowChange={replaceRow}
-          onOpenQuote={onOpenQuote === undefined ? undefined : (paper, page, quote) => {
-            onOpenQuote(root, paper, page, quote);
-          }}
         />
       );
     }
