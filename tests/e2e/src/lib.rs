@@ -237,15 +237,32 @@ impl App {
             .with_context(|| format!("typing into {css}"))
     }
 
-    /// Save a screenshot of the window as `<name>.png` in `$QUIRE_SCREENSHOTS`,
-    /// when that is set (the docs' screenshots come from here).
+    /// Save screenshots of the window in the light and the dark theme as
+    /// `<name>.png` and `<name>-dark.png` in `$QUIRE_SCREENSHOTS`, when that is
+    /// set (the docs' screenshots come from here).
     pub async fn screenshot(&self, name: &str) -> Result<()> {
         let Some(dir) = std::env::var_os("QUIRE_SCREENSHOTS") else {
             return Ok(());
         };
-        let png = self.client.screenshot().await?;
         std::fs::create_dir_all(&dir)?;
-        std::fs::write(PathBuf::from(dir).join(format!("{name}.png")), png)?;
+        let set_theme = "const before = document.documentElement.dataset.theme; \
+             document.documentElement.dataset.theme = arguments[0]; return before;";
+        let before = self
+            .client
+            .execute(set_theme, vec![serde_json::json!("light")])
+            .await?;
+        for (theme, file) in [
+            ("light", format!("{name}.png")),
+            ("dark", format!("{name}-dark.png")),
+        ] {
+            self.client
+                .execute(set_theme, vec![serde_json::json!(theme)])
+                .await?;
+            tokio::time::sleep(Duration::from_millis(150)).await; // let it repaint
+            let png = self.client.screenshot().await?;
+            std::fs::write(PathBuf::from(&dir).join(file), png)?;
+        }
+        self.client.execute(set_theme, vec![before]).await?;
         Ok(())
     }
 

@@ -73,7 +73,6 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
 
     start_review(&app, "How are relational query plans optimised?").await?;
     let rows = scored_rows(&app, 3).await?;
-    app.screenshot("results-table").await?;
     assert_eq!(rows.len(), 3);
     let count = app
         .wait_text("[data-testid=results-count]", UI_TIMEOUT)
@@ -202,6 +201,18 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
     // Backspace (WebDriver's U+E003) as a person would, so the input event fires.
     filter.send_keys(&"\u{E003}".repeat(24)).await?;
     scored_rows(&app, 3).await?;
+
+    // Home lists the review with its question.
+    app.click("[data-testid=back]").await?;
+    let listed = app
+        .wait_text("[data-testid=recent-item]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        listed.contains("How are relational query plans optimised?"),
+        "{listed}"
+    );
+    assert!(listed.contains("Done"), "{listed}");
+    app.screenshot("home").await?;
     app.stop().await
 }
 
@@ -252,6 +263,21 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
         .wait_text("[data-testid=token-chart]", UI_TIMEOUT)
         .await?;
     assert!(chart.contains("tokens"), "{chart}");
+    // The board follows papers into reading and out with a score.
+    let busy = "[data-testid=board-paper][data-phase=scored], [data-testid=board-paper][data-phase=reading]";
+    eventually("a paper to be read", UI_TIMEOUT, || async {
+        let papers = app.client.find_all(Locator::Css(busy)).await?;
+        Ok((!papers.is_empty()).then_some(()))
+    })
+    .await?;
+    let header = app
+        .text_content(".review-screen__title")
+        .await?
+        .unwrap_or_default();
+    assert!(
+        header.contains("Which methods improve generalisation"),
+        "{header}"
+    );
     app.screenshot("run").await?;
 
     let rows = scored_rows(&app, 4).await?;

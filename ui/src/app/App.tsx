@@ -5,6 +5,8 @@ import logo from "../../../icons/quire.svg";
 import { DropZone } from "./DropZone";
 import { ModelPanel, activeLabel } from "./ModelPanel";
 import { RecentReviews } from "./RecentReviews";
+import { SettingsPanel } from "./SettingsPanel";
+import { usePreferences } from "./preferences";
 import { ReviewScreen } from "./review/ReviewScreen";
 import { useRuns } from "./review/useRuns";
 import { useHome } from "./useHome";
@@ -17,10 +19,12 @@ export function App({ platform }: { platform: Platform }) {
   const openReview = useCallback((root: string) => {
     setRoute({ screen: "review", root });
   }, []);
-  const { state, chooseFolder, dismissError } = useHome(platform, openReview);
+  const { state, reload, chooseFolder, dismissError } = useHome(platform, openReview);
   const models = useModelSetup(platform);
   const runs = useRuns(platform);
   const [modelOpen, setModelOpen] = useState(false);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const { prefs, update } = usePreferences();
   return (
     <div class="app">
       <header class="topbar">
@@ -38,7 +42,29 @@ export function App({ platform }: { platform: Platform }) {
         >
           {activeLabel(models.state.setup)}
         </button>
+        <button
+          type="button"
+          class="topbar__settings"
+          data-testid="settings-button"
+          aria-expanded={settingsOpen}
+          aria-label="Settings"
+          title="Settings"
+          onClick={() => {
+            setSettingsOpen(!settingsOpen);
+          }}
+        >
+          ⚙
+        </button>
       </header>
+      {settingsOpen && (
+        <SettingsPanel
+          prefs={prefs}
+          onChange={update}
+          onClose={() => {
+            setSettingsOpen(false);
+          }}
+        />
+      )}
       {modelOpen && (
         <ModelPanel
           state={models.state}
@@ -55,8 +81,10 @@ export function App({ platform }: { platform: Platform }) {
           root={route.root}
           runs={runs}
           model={models.state.setup?.active ?? null}
+          defaultEngine={prefs.engine}
           onBack={() => {
             setRoute({ screen: "home" });
+            void reload(); // runs may have changed the reviews' status
           }}
         />
       ) : (

@@ -121,6 +121,7 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
 
   return {
     state,
+    reload,
     chooseFolder,
     dismissError: () => {
       patch({ error: null });

@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 
-import { type ActiveModel, type PaperRow, type Platform, QuireError, type ReviewLaunch, type ReviewView } from "../../platform";
+import { type ActiveModel, type EngineKind, type PaperRow, type Platform, QuireError, type ReviewLaunch, type ReviewView } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
@@ -17,6 +17,8 @@ export interface ReviewScreenProps {
   root: string;
   runs: Runs;
   model: ActiveModel | null;
+  /** The engine a new review offers first. */
+  defaultEngine: EngineKind;
   onBack: () => void;
 }
 
@@ -27,7 +29,7 @@ const POLL_MS = 2000;
 
 const STATE_LABELS: Record<string, string> = { ...STATUS_LABELS, interrupted: "Interrupted" };
 
-export function ReviewScreen({ platform, root, runs, model, onBack }: ReviewScreenProps) {
+export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBack }: ReviewScreenProps) {
   const [view, setView] = useState<ReviewView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [panel, setPanel] = useState<Panel>("auto");
@@ -79,7 +81,10 @@ export function ReviewScreen({ platform, root, runs, model, onBack }: ReviewScre
   const start = async (launch: ReviewLaunch) => {
     await runs.start(launch);
     setPanel("run");
-    void load(); // the header shows the question the run was given
+    // The run records these in its files in a moment; show them now.
+    setView((v) =>
+      v === null ? v : { ...v, question: launch.question.trim(), criteria: launch.criteria, engine: launch.engine },
+    );
   };
 
   const resume = () => {
@@ -145,7 +150,7 @@ export function ReviewScreen({ platform, root, runs, model, onBack }: ReviewScre
         />
       );
     } else if (shown === "setup" || (shown === "run" && run === undefined)) {
-      body = <SetupPanel platform={platform} view={view} model={model} onStart={start} />;
+      body = <SetupPanel platform={platform} view={view} model={model} defaultEngine={defaultEngine} onStart={start} />;
     } else {
       body = (
         <ResultsPanel
@@ -165,7 +170,7 @@ export function ReviewScreen({ platform, root, runs, model, onBack }: ReviewScre
           ← All reviews
         </button>
         <div class="review-screen__title">
-          <h1 data-testid="review-title">{view?.title ?? "Review"}</h1>
+          {view === null ? <h1>Review</h1> : <h1 data-testid="review-title">{view.title}</h1>}
           {view !== null && (
             <p class="muted">
               {view.question ?? "No question yet"} · {count(view.papers.length)} files

@@ -18,6 +18,7 @@ export interface SetupPanelProps {
   platform: Platform;
   view: ReviewView;
   model: ActiveModel | null;
+  defaultEngine: EngineKind;
   onStart: (launch: ReviewLaunch) => Promise<void>;
 }
 
@@ -26,10 +27,10 @@ function numberOrNull(text: string): number | null {
   return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
 }
 
-export function SetupPanel({ platform, view, model, onStart }: SetupPanelProps) {
+export function SetupPanel({ platform, view, model, defaultEngine, onStart }: SetupPanelProps) {
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
-  const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? "agent"));
+  const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
   const [maxTokens, setMaxTokens] = useState("");
   const [maxCost, setMaxCost] = useState("");
   const [estimate, setEstimate] = useState<Estimate | null>(null);

@@ -1,0 +1,84 @@
+// Window settings: the theme and the engine a new review starts with. Model
+// profiles (and each one's concurrency) are in the model panel.
+
+import type { Preferences, ThemeChoice } from "./preferences";
+
+const THEMES: { value: ThemeChoice; label: string }[] = [
+  { value: "system", label: "Follow the system" },
+  { value: "light", label: "Light" },
+  { value: "dark", label: "Dark" },
+];
+
+export function SettingsPanel({
+  prefs,
+  onChange,
+  onClose,
+}: {
+  prefs: Preferences;
+  onChange: (change: Partial<Preferences>) => void;
+  onClose: () => void;
+}) {
+  return (
+    <section
+      class="panel settings"
+      data-testid="settings-panel"
+      aria-labelledby="settings-title"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") onClose();
+      }}
+    >
+      <header class="panel__header">
+        <h2 id="settings-title" class="panel__title">
+          Settings
+        </h2>
+        <button type="button" class="banner__close" aria-label="Close settings" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      <fieldset class="settings__group">
+        <legend class="field__label">Theme</legend>
+        {THEMES.map((t) => (
+          <label key={t.value} class="check">
+            <input
+              type="radio"
+              name="theme"
+              value={t.value}
+              data-testid={`theme-${t.value}`}
+              checked={prefs.theme === t.value}
+              onChange={() => {
+                onChange({ theme: t.value });
+              }}
+            />
+            {t.label}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset class="settings__group">
+        <legend class="field__label">A new review starts with</legend>
+        <label class="check">
+          <input
+            type="radio"
+            name="default-engine"
+            checked={prefs.engine === "agent"}
+            onChange={() => {
+              onChange({ engine: "agent" });
+            }}
+          />
+          The agent (when a model is set up)
+        </label>
+        <label class="check">
+          <input
+            type="radio"
+            name="default-engine"
+            checked={prefs.engine === "offline"}
+            onChange={() => {
+              onChange({ engine: "offline" });
+            }}
+          />
+          The offline engine
+        </label>
+      </fieldset>
+      <p class="field__hint">How many model calls run at once is set per model profile, in the model panel.</p>
+    </section>
+  );
+}
