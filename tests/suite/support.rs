@@ -113,73 +113,7 @@ pub fn every_file(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A real one-page-per-entry PDF whose pages carry `pages` as lines of
-/// Helvetica text: for tests that need a paper saying something specific (an
-/// injection attempt, say). Lines are wrapped at about 90 characters.
+/// A real PDF whose pages carry `pages` as lines of text (see [`testkit::pdf`]).
 pub fn pdf_with_pages(pages: &[&str]) -> Vec<u8> {
-    let mut objects: Vec<String> = Vec::new();
-    let page_ids: Vec<usize> = (0..pages.len()).map(|i| 4 + 2 * i).collect();
-    objects.push("<< /Type /Catalog /Pages 2 0 R >>".into());
-    objects.push(format!(
-        "<< /Type /Pages /Kids [{}] /Count {} >>",
-        page_ids
-            .iter()
-            .map(|id| format!("{id} 0 R"))
-            .collect::<Vec<_>>()
-            .join(" "),
-        pages.len()
-    ));
-    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
-    for (i, text) in pages.iter().enumerate() {
-        let mut lines: Vec<String> = Vec::new();
-        let mut line = String::new();
-        for word in text.split_whitespace() {
-            if line.len() + word.len() > 90 {
-                lines.push(std::mem::take(&mut line));
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        lines.push(line);
-        let mut stream = String::from("BT /F1 10 Tf 14 TL 50 780 Td\n");
-        for l in lines {
-            let escaped = l
-                .replace('\\', "\\\\")
-                .replace('(', "\\(")
-                .replace(')', "\\)");
-            stream.push_str(&format!("({escaped}) Tj T*\n"));
-        }
-        stream.push_str("ET");
-        objects.push(format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
-            page_ids[i] + 1
-        ));
-        objects.push(format!(
-            "<< /Length {} >>\nstream\n{stream}\nendstream",
-            stream.len()
-        ));
-    }
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (n, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", n + 1).as_bytes());
-    }
-    let xref = out.len();
-    out.extend_from_slice(
-        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-    );
-    for offset in offsets {
-        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    out
+    testkit::pdf::with_pages(None, pages)
 }

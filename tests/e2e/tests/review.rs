@@ -294,3 +294,92 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
     );
     app.stop().await
 }
+
+/// Markup a paper (and, through the reader, the model) might carry.
+const PAYLOAD: &str = r#"<img src=x onerror="window.__pwned='img'"> Hostile <script>window.__pwned='script'</script> <a href="javascript:window.__pwned='link'">neural networks</a>"#;
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() -> Result<()> {
+    let server = ModelServer::start(&["scripted-reader"], &[])?;
+    let data = tempfile::tempdir()?;
+    let config = data.path().join("config");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("models.toml"),
+        format!(
+            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\n",
+            server.base_url
+        ),
+    )?;
+    let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
+    let papers = folder_of_papers("machine-learning", 1)?;
+    let sentence =
+        format!("{PAYLOAD} improve generalisation of neural networks in our experiments.");
+    let page = [sentence.as_str(); 6].join(" ");
+    std::fs::write(
+        papers.path().join("hostile.pdf"),
+        testkit::pdf::with_pages(Some(PAYLOAD), &[&format!("{PAYLOAD} {page}"), &page]),
+    )?;
+    app.invoke(
+        "workspace_create",
+        json!({ "params": { "folder": papers.path() } }),
+    )
+    .await?
+    .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
+    app.click("[data-testid=recent-open]").await?;
+    eventually("both files to be read", UI_TIMEOUT, || async {
+        let files = app.texts("[data-testid=file]").await?;
+        Ok((files.len() == 2 && files.iter().all(|f| f.contains("Readable"))).then_some(()))
+    })
+    .await?;
+    start_review(
+        &app,
+        "Which methods improve generalisation of neural networks?",
+    )
+    .await?;
+    let rows = scored_rows(&app, 2).await?;
+    let hostile = rows
+        .iter()
+        .position(|r| r.contains("Hostile"))
+        .with_context(|| format!("no hostile row in {rows:?}"))?;
+    app.client
+        .find_all(Locator::Css("[data-testid=result-row]"))
+        .await?[hostile]
+        .click()
+        .await?;
+    let summary = app
+        .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        summary.contains("</a>"),
+        "the model's summary shows the markup as text: {summary}"
+    );
+    let title = app
+        .wait_text("[data-testid=pane-title]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        title.contains('<'),
+        "the title shows the markup as text: {title}"
+    );
+    app.click("[data-testid=quote]").await?;
+    app.wait_text("[data-testid=pdf-page]", UI_TIMEOUT).await?;
+    app.click("[data-testid=pdf-close]").await?;
+
+    let state = app
+        .client
+        .execute(
+            "return { pwned: window.__pwned ?? null, \
+                      images: document.querySelectorAll('img[src=x]').length, \
+                      scripts: [...document.scripts].filter((s) => s.textContent.includes('__pwned')).length, \
+                      links: document.querySelectorAll('a[href^=javascript]').length };",
+            vec![],
+        )
+        .await?;
+    assert_eq!(
+        state,
+        json!({ "pwned": null, "images": 0, "scripts": 0, "links": 0 }),
+        "markup became live HTML"
+    );
+    app.stop().await
+}

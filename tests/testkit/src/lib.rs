@@ -1,4 +1,5 @@
-//! A scripted model server for tests: a real HTTP server on 127.0.0.1 that speaks
+//! Test doubles at the edge of the system: generated PDFs ([`pdf`]) and a
+//! scripted model server: a real HTTP server on 127.0.0.1 that speaks
 //! the OpenAI-compatible Chat Completions protocol and Anthropic's Messages
 //! protocol, streaming (SSE) and not, and can misbehave on request the way real
 //! servers do (see `../shared/MODEL-SERVERS.md`).
@@ -12,6 +13,7 @@
 
 mod agent_policy;
 mod http;
+pub mod pdf;
 pub mod reader;
 mod render;
 mod request;
