@@ -18,6 +18,7 @@ fn main() {
         "paper_label",
         "review_render",
         "review_export",
+        "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))
         .unwrap_or_else(|e| panic!("tauri build script failed: {e:#}"));

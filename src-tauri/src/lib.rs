@@ -15,6 +15,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
     builder
         .plugin(tauri_plugin_dialog::init())
         .manage(ctx)
+        .manage(commands::Startup::now())
         .invoke_handler(tauri::generate_handler![
             commands::workspace_create,
             commands::workspace_list,
@@ -30,7 +31,8 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::paper_pdf,
             commands::paper_label,
             commands::review_render,
-            commands::review_export
+            commands::review_export,
+            commands::ui_ready
         ])
 }
 

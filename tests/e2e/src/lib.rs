@@ -25,7 +25,7 @@ pub fn corpus() -> PathBuf {
     repo_root().join("../shared/corpus")
 }
 
-fn app_binary() -> Result<PathBuf> {
+pub fn app_binary() -> Result<PathBuf> {
     let path = std::env::var_os("QUIRE_APP_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target/debug/quire-desktop"));
@@ -74,8 +74,12 @@ impl App {
 
     /// Start with extra environment variables for the app.
     pub async fn start_with(env: &[(&str, &str)]) -> Result<Self> {
+        Self::start_in(tempfile::tempdir()?, env).await
+    }
+
+    /// Start on a data folder prepared beforehand (workspaces, settings).
+    pub async fn start_in(data_dir: tempfile::TempDir, env: &[(&str, &str)]) -> Result<Self> {
         let binary = app_binary()?;
-        let data_dir = tempfile::tempdir()?;
         let port = free_port()?;
         let native_port = free_port()?;
         let driver = Command::new("tauri-driver")

@@ -100,6 +100,8 @@ export const tauriPlatform: Platform = {
       params: label === null ? { workspace, paper, clear: true } : { workspace, paper, ...label },
     }),
 
+  uiReady: () => call<undefined>("ui_ready"),
+
   renderReview: (workspace, format) => call<string>("review_render", { workspace, format }),
 
   async exportReview(workspace, format, suggestedName) {

@@ -72,6 +72,8 @@ export interface Platform {
   setLabel(workspace: string, paper: string, label: LabelChange | null): Promise<Label | null>;
   /** The review rendered in a format from its files as they stand. */
   renderReview(workspace: string, format: ExportFormat): Promise<string>;
+  /** The first screen is painted (the host logs its start-up time). */
+  uiReady(): Promise<void>;
   /** Ask where to save and write the export; null when the user cancels. */
   exportReview(workspace: string, format: ExportFormat, suggestedName: string): Promise<ExportWritten | null>;
 }

@@ -295,6 +295,13 @@ export class FakePlatform implements Platform {
     return Promise.resolve(saved);
   }
 
+  readyCalls = 0;
+
+  uiReady() {
+    this.readyCalls += 1;
+    return Promise.resolve();
+  }
+
   renderReview(root: string, format: ExportFormat) {
     return Promise.resolve(`${format} of ${this.review(root).title}`);
   }

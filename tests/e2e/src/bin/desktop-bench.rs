@@ -1,0 +1,285 @@
+//! The desktop app's figures, printed (not asserted; machines here are noisy):
+//! cold start to first paint, the memory of the app and its WebKit processes
+//! with a 1,000-paper review open, and the time to open that review and to
+//! filter its table. Run under a display, after building the app and the CLI:
+//!
+//! ```sh
+//! xvfb-run -a -s "-screen 0 1280x800x24" cargo run -p quire-e2e --bin desktop-bench -- [--papers 1000]
+//! ```
+//!
+//! `QUIRE_APP_BIN` picks the app binary (default: the debug build), and
+//! `QUIRE_CLI_BIN` the `quire` binary that prepares the review (default: the
+//! one beside the app).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use quire_e2e::{App, app_binary, corpus, eventually};
+use serde_json::{Value, json};
+
+const QUESTION: &str = "How do systems keep replicated data consistent?";
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<()> {
+    let mut papers = 1000usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--papers" => papers = args.next().context("--papers N")?.parse()?,
+            other => bail!("unknown argument {other}; usage: desktop-bench [--papers N]"),
+        }
+    }
+    let app = app_binary()?;
+    println!("app: {}", app.display());
+
+    let data = tempfile::tempdir()?;
+    let started = Instant::now();
+    let made = review_of(data.path(), papers)?;
+    println!(
+        "fixture: a {made}-paper offline review (the dev corpus repeated under distinct ids), made in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let starts: Vec<u64> = (0..3)
+        .map(|_| startup_ms(&app, data.path()))
+        .collect::<Result<_>>()?;
+    println!(
+        "start-up to first paint: {} ms (first run), {} ms (median of 3) [goal <= 1500 ms]",
+        starts[0],
+        median(&starts)
+    );
+
+    let session = App::start_in(data, &[]).await?;
+    eventually("the recent list", Duration::from_secs(30), || async {
+        Ok(session.text_content("[data-testid=recent-open]").await?)
+    })
+    .await?;
+    let open_ms = timed(
+        &session,
+        "document.querySelector('[data-testid=recent-open]').click();",
+        "document.querySelectorAll('[data-testid=result-row]').length > 0",
+    )
+    .await?;
+    let rows = session
+        .text_contents("[data-testid=result-row]")
+        .await?
+        .len();
+    let shown = session
+        .text_content("[data-testid=results-count]")
+        .await?
+        .unwrap_or_default();
+    println!(
+        "open the review: {open_ms:.0} ms to the first rows ({shown}; {rows} rows in the DOM) [goal <= 200 ms]"
+    );
+
+    let mut filters = Vec::new();
+    for (text, _) in [("consisten", ()), ("2009", ()), ("", ())] {
+        let set = format!(
+            "const f = document.querySelector('[data-testid=filter-text]'); f.value = {}; \
+             f.dispatchEvent(new Event('input', {{ bubbles: true }}));",
+            json!(text)
+        );
+        let before = shown_count(&session).await?;
+        let ms = timed(
+            &session,
+            &set,
+            &format!(
+                "document.querySelector('[data-testid=results-count]').textContent !== {}",
+                json!(before)
+            ),
+        )
+        .await;
+        match ms {
+            Ok(ms) => {
+                filters.push(ms);
+                println!(
+                    "  filter {text:?}: {ms:.0} ms → {}",
+                    shown_count(&session).await?
+                );
+            }
+            Err(_) => println!("  filter {text:?}: the count did not change ({before})"),
+        }
+    }
+    if let Some(worst) = filters.iter().copied().reduce(f64::max) {
+        println!("filter the table: at most {worst:.0} ms [goal <= 200 ms]");
+    }
+
+    let (pss, processes) = app_pss_kib()?;
+    println!(
+        "memory with the review open: {:.0} MB PSS over {processes} processes (the app and its WebKit processes) [goal <= 300 MB]",
+        pss as f64 / 1024.0
+    );
+    session.stop().await
+}
+
+/// An offline review of the dev corpus in `data`'s workspaces, repeated to
+/// `papers` papers under distinct ids. Returns the number of papers.
+fn review_of(data: &Path, papers: usize) -> Result<usize> {
+    let cli = std::env::var_os("QUIRE_CLI_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            app_binary()
+                .map(|a| a.with_file_name("quire"))
+                .unwrap_or_default()
+        });
+    let root = data.join("workspaces").join("bench-review");
+    let status = Command::new(&cli)
+        .arg("review")
+        .arg(corpus().join("dev"))
+        .args(["--engine", "offline", "--question", QUESTION, "--workspace"])
+        .arg(&root)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .stdout(Stdio::null())
+        .status()
+        .with_context(|| format!("cannot run {}", cli.display()))?;
+    if !status.success() {
+        bail!("the fixture's review failed");
+    }
+    let dir = root.join("papers");
+    let originals: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("paper.json").is_file())
+        .collect();
+    let mut count = originals.len();
+    let mut copy = 0;
+    while count < papers {
+        copy += 1;
+        for original in &originals {
+            if count >= papers {
+                break;
+            }
+            let name = original.file_name().context("no name")?.to_string_lossy();
+            let id = format!("{name}-{copy}");
+            let target = dir.join(&id);
+            std::fs::create_dir_all(&target)?;
+            for entry in std::fs::read_dir(original)? {
+                let entry = entry?;
+                std::fs::copy(entry.path(), target.join(entry.file_name()))?;
+            }
+            let record = target.join("paper.json");
+            let mut paper: Value = serde_json::from_slice(&std::fs::read(&record)?)?;
+            paper["id"] = json!(id);
+            std::fs::write(&record, serde_json::to_vec_pretty(&paper)?)?;
+            count += 1;
+        }
+    }
+    // The index is rebuilt from the workspace folders on the app's first use.
+    let _ = std::fs::remove_file(data.join("index.sqlite3"));
+    Ok(count)
+}
+
+/// Start the app on its own and read its log until the UI reports its first
+/// paint; returns the app's figure (process start to painted).
+fn startup_ms(app: &Path, data: &Path) -> Result<u64> {
+    let mut child = Command::new(app)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .env("QUIRE_LOG", "info")
+        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()?;
+    let stderr = child.stderr.take().context("no stderr")?;
+    let mut found = None;
+    for line in BufReader::new(stderr).lines() {
+        let line = line?;
+        if line.contains("first screen painted") {
+            found = line
+                .split("startup_ms=")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|n| n.parse().ok());
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    found.context("the app never reported its first paint")
+}
+
+/// Run `action` in the page and time until `done` holds, measured in the page
+/// (performance.now, checked every frame), in milliseconds.
+async fn timed(app: &App, action: &str, done: &str) -> Result<f64> {
+    let script = format!(
+        "const finish = arguments[0]; const t0 = performance.now(); {action} \
+         const deadline = t0 + 20000; \
+         const check = () => {{ if ({done}) {{ requestAnimationFrame(() => finish(performance.now() - t0)); }} \
+           else if (performance.now() > deadline) {{ finish(null); }} else {{ requestAnimationFrame(check); }} }}; \
+         check();"
+    );
+    let value = app.client.execute_async(&script, vec![]).await?;
+    value.as_f64().context("timed out waiting in the page")
+}
+
+async fn shown_count(app: &App) -> Result<String> {
+    Ok(app
+        .text_content("[data-testid=results-count]")
+        .await?
+        .unwrap_or_default())
+}
+
+fn median(values: &[u64]) -> u64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted[sorted.len() / 2]
+}
+
+/// PSS of the newest app process and all its descendants, in KiB.
+fn app_pss_kib() -> Result<(u64, usize)> {
+    let mut parents: Vec<(u32, u32, String)> = Vec::new();
+    for entry in std::fs::read_dir("/proc")? {
+        let Ok(pid) = entry?.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces, so split at the last ')'.
+        let Some((head, tail)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let comm = head
+            .split_once('(')
+            .map(|(_, c)| c.to_owned())
+            .unwrap_or_default();
+        let ppid = tail
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        parents.push((pid, ppid, comm));
+    }
+    let app = parents
+        .iter()
+        .filter(|(_, _, comm)| comm.starts_with("quire-desktop"))
+        .map(|(pid, _, _)| *pid)
+        .max()
+        .context("no running app process")?;
+    let mut family = vec![app];
+    let mut k = 0;
+    while k < family.len() {
+        let parent = family[k];
+        family.extend(
+            parents
+                .iter()
+                .filter(|(_, pp, _)| *pp == parent)
+                .map(|(pid, _, _)| *pid),
+        );
+        k += 1;
+    }
+    let mut total = 0;
+    for pid in &family {
+        let rollup =
+            std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+        total += rollup
+            .lines()
+            .find_map(|l| l.strip_prefix("Pss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    Ok((total, family.len()))
+}
