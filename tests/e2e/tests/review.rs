@@ -168,6 +168,25 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
     app.wait_text("[data-testid=pane-label]", UI_TIMEOUT)
         .await?;
 
+    // The report preview renders the Markdown the export writes, label included.
+    app.click("[data-testid=preview-report]").await?;
+    let preview = eventually("the report preview", UI_TIMEOUT, || async {
+        let text = app.text_content("[data-testid=report-preview] .md").await?;
+        Ok(text.filter(|t| t.contains("Researcher's label.")))
+    })
+    .await?;
+    assert!(
+        preview.contains("How are relational query plans optimised?"),
+        "{preview}"
+    );
+    let tables = app
+        .client
+        .find_all(Locator::Css("[data-testid=report-preview] table"))
+        .await?;
+    assert!(!tables.is_empty(), "the ranking is a table");
+    app.screenshot("report-preview").await?;
+    app.click("[data-testid=preview-close]").await?;
+
     // The export the save dialog's path feeds, with the label in it.
     let out = tempfile::tempdir()?;
     let dest = out.path().join("review.md");
@@ -365,6 +384,12 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
     app.click("[data-testid=quote]").await?;
     app.wait_text("[data-testid=pdf-page]", UI_TIMEOUT).await?;
     app.click("[data-testid=pdf-close]").await?;
+    app.click("[data-testid=preview-report]").await?;
+    eventually("the report preview", UI_TIMEOUT, || async {
+        let text = app.text_content("[data-testid=report-preview] .md").await?;
+        Ok(text.filter(|t| t.contains("Hostile")).map(|_| ()))
+    })
+    .await?;
 
     let state = app
         .client

@@ -125,9 +125,9 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
     if (pages > 0) setPage(Math.min(pages, Math.max(1, to)));
   };
   return (
-    <div class="pdf" role="presentation">
+    <div class="overlay" role="presentation">
       <div
-        class="pdf__dialog"
+        class="overlay__dialog"
         role="dialog"
         aria-modal="true"
         aria-labelledby="pdf-title"
@@ -144,8 +144,8 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
           e.preventDefault();
         }}
       >
-        <header class="pdf__bar">
-          <h2 id="pdf-title" class="pdf__title">
+        <header class="overlay__bar">
+          <h2 id="pdf-title" class="overlay__title">
             {target.title}
           </h2>
           <button type="button" class="button button--small" aria-label="Previous page" disabled={page <= 1} onClick={() => { go(page - 1); }}>
@@ -172,7 +172,7 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
             {error}
           </p>
         )}
-        <div class="pdf__scroll">
+        <div class="overlay__scroll">
           {doc === null && error === null && <p class="muted pdf__loading">Opening the PDF…</p>}
           <div class="pdf__sheet" ref={sheet}>
             <canvas ref={canvas} class="pdf__canvas" aria-label={`Page ${page} of the paper`} />

@@ -8,6 +8,7 @@ import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError
 import { Histogram } from "./Histogram";
 import { PaperPane } from "./PaperPane";
 import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { ReportPreview } from "./ReportPreview";
 import { ResultsTable } from "./ResultsTable";
 import { count } from "./format";
 import { actionFor } from "./keys";
@@ -34,6 +35,7 @@ function typedIntoControl(target: EventTarget | null): boolean {
 
 export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps) {
   const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const [previewing, setPreviewing] = useState(false);
   const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
   const [selected, setSelected] = useState<string | null>(null);
   const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
@@ -189,6 +191,16 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           {count(rows.length)} of {count(view.papers.length)} papers shown · {count(scored)} scored
         </p>
         <div class="results__exports" role="group" aria-label="Export">
+          <button
+            type="button"
+            class="button button--small"
+            data-testid="preview-report"
+            onClick={() => {
+              setPreviewing(true);
+            }}
+          >
+            Preview report
+          </button>
           <span class="muted">Export</span>
           {EXPORTS.map((x) => (
             <button key={x.format} type="button" class="button button--small" data-testid={`export-${x.format}`} onClick={() => void exportAs(x.format)}>
@@ -217,6 +229,15 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           }}
         />
       </div>
+      {previewing && (
+        <ReportPreview
+          platform={platform}
+          workspace={view.root}
+          onClose={() => {
+            setPreviewing(false);
+          }}
+        />
+      )}
       {viewing !== null && (
         <PdfViewer
           platform={platform}
