@@ -14,7 +14,7 @@ use super::{AppContext, CommandError};
 use crate::agent::NoEvents;
 use crate::blocking::blocking;
 use crate::review::labels::{self, Label};
-use crate::review::outputs::{ExportFormat, ReviewFiles, result_of};
+use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
 use crate::review::run::extract_papers;
 use crate::review::{EngineKind, PaperResult, Verdict};
 use crate::workspace::{PaperId, PaperRecord, TaskStatus, Workspace};
@@ -111,7 +111,14 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         let result = result_of(&ws, &record.id)?;
         let label = labels::load(&ws, &record.id)?;
         Ok(PaperDetail {
-            paper: row(&record, result.as_ref(), label),
+            paper: row(
+                &record,
+                result.as_ref().map(|r| ResultHead {
+                    score: r.score,
+                    verdict: r.verdict,
+                }),
+                label,
+            ),
             result,
         })
     })
@@ -255,9 +262,9 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
     };
     let mut papers = Vec::new();
     for record in ws.papers()? {
-        let result = result_of(ws, &record.id)?;
+        let head = result_head_of(ws, &record.id)?;
         let label = labels::load(ws, &record.id)?;
-        papers.push(row(&record, result.as_ref(), label));
+        papers.push(row(&record, head, label));
     }
     Ok(ReviewView {
         root: ws.root().to_path_buf(),
@@ -278,7 +285,7 @@ fn latest_engine(ws: &Workspace) -> Result<Option<EngineKind>, CommandError> {
         .and_then(|run| EngineKind::parse(&run.engine)))
 }
 
-fn row(record: &PaperRecord, result: Option<&PaperResult>, label: Option<Label>) -> PaperRow {
+fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -> PaperRow {
     PaperRow {
         id: record.id.0.clone(),
         file: record.file.clone(),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::agentic::result_path;
 use super::labels::{self, Label};
 use super::report::{self, ReportData};
-use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, exports};
+use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout};
 
@@ -111,6 +111,25 @@ pub fn render(data: &ReportData<'_>, format: ExportFormat) -> String {
 /// A paper's result; `None` when it has none yet. A torn or foreign file
 /// counts as none (the next run writes it again), never as an error.
 pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, ReviewError> {
+    read_result(ws, id)
+}
+
+/// A result's score and verdict only: what a list of many papers needs,
+/// without decoding summaries and quotes.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct ResultHead {
+    pub score: f64,
+    pub verdict: Verdict,
+}
+
+pub fn result_head_of(ws: &Workspace, id: &PaperId) -> Result<Option<ResultHead>, ReviewError> {
+    read_result(ws, id)
+}
+
+fn read_result<T: serde::de::DeserializeOwned>(
+    ws: &Workspace,
+    id: &PaperId,
+) -> Result<Option<T>, ReviewError> {
     match ws.read_json(&result_path(id)?) {
         Ok(result) => Ok(Some(result)),
         Err(WorkspaceError::NotFound { .. }) => Ok(None),

@@ -76,6 +76,21 @@ async fn main() -> Result<()> {
     println!(
         "open the review: {open_ms:.0} ms to the first rows ({shown}; {rows} rows in the DOM) [goal <= 200 ms]"
     );
+    let command = session
+        .client
+        .execute_async(
+            "const done = arguments[0]; const invoke = window.__TAURI_INTERNALS__.invoke; \
+             invoke('workspace_list').then((list) => { const t0 = performance.now(); \
+               return invoke('review_open', { workspace: list.workspaces[0].root }) \
+                 .then((view) => done([performance.now() - t0, JSON.stringify(view).length])); });",
+            vec![],
+        )
+        .await?;
+    println!(
+        "  of which the review_open command: {:.0} ms ({} kB of JSON)",
+        command[0].as_f64().unwrap_or(0.0),
+        command[1].as_u64().unwrap_or(0) / 1024
+    );
 
     let mut filters = Vec::new();
     for text in ["consisten", "2009", ""] {
@@ -109,10 +124,16 @@ async fn main() -> Result<()> {
         println!("filter the table: at most {worst:.0} ms [goal <= 200 ms]");
     }
 
-    let (pss, processes) = app_pss_kib()?;
+    let processes = app_pss_kib()?;
+    let pss: u64 = processes.iter().map(|(_, kib)| kib).sum();
+    let parts: Vec<String> = processes
+        .iter()
+        .map(|(name, kib)| format!("{name} {:.0}", *kib as f64 / 1024.0))
+        .collect();
     println!(
-        "memory with the review open: {:.0} MB PSS over {processes} processes (the app and its WebKit processes) [goal <= 300 MB]",
-        pss as f64 / 1024.0
+        "memory with the review open: {:.0} MB PSS (the app and its WebKit processes: {} MB) [goal <= 300 MB]",
+        pss as f64 / 1024.0,
+        parts.join(", ")
     );
     session.stop().await
 }
@@ -230,8 +251,8 @@ fn median(values: &[u64]) -> u64 {
     sorted[sorted.len() / 2]
 }
 
-/// PSS of the newest app process and all its descendants, in KiB.
-fn app_pss_kib() -> Result<(u64, usize)> {
+/// PSS of the newest app process and each of its descendants, by name, in KiB.
+fn app_pss_kib() -> Result<Vec<(String, u64)>> {
     let mut parents: Vec<(u32, u32, String)> = Vec::new();
     for entry in std::fs::read_dir("/proc")? {
         let Ok(pid) = entry?.file_name().to_string_lossy().parse::<u32>() else {
@@ -273,15 +294,21 @@ fn app_pss_kib() -> Result<(u64, usize)> {
         );
         k += 1;
     }
-    let mut total = 0;
+    let mut out = Vec::new();
     for pid in &family {
         let rollup =
             std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
-        total += rollup
+        let name = parents
+            .iter()
+            .find(|(p, _, _)| p == pid)
+            .map(|(_, _, comm)| comm.clone())
+            .unwrap_or_default();
+        let kib = rollup
             .lines()
             .find_map(|l| l.strip_prefix("Pss:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .unwrap_or(0);
+        out.push((name, kib));
     }
-    Ok((total, family.len()))
+    Ok(out)
 }
