@@ -151,3 +151,86 @@ fn a_model_profile_saved_over_ipc_becomes_the_active_model_without_exposing_its_
     let toml = std::fs::read_to_string(data.path().join("config/models.toml")).unwrap();
     assert!(toml.contains("gpt-4o-mini") && !toml.contains(&key));
 }
+
+#[test]
+fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_and_message() {
+    let data = tempfile::tempdir().unwrap();
+    let (_app, window) = app(data.path());
+    let folder = paper_folder(2);
+    let created = invoke(
+        &window,
+        "workspace_create",
+        json!({"params": {"folder": folder.path()}}),
+    )
+    .unwrap();
+    let root = created["root"].clone();
+
+    let view = invoke(&window, "review_open", json!({"workspace": root})).unwrap();
+    assert_eq!(view["state"], "new");
+    assert_eq!(view["papers"].as_array().unwrap().len(), 2);
+    assert!(
+        view["papers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["status"] == "pending")
+    );
+    let paper = view["papers"][0]["id"].clone();
+
+    let missing = invoke(
+        &window,
+        "paper_detail",
+        json!({"workspace": root, "paper": "no-such-paper"}),
+    )
+    .unwrap_err();
+    assert_eq!(missing["kind"], "paper_not_found");
+    let detail = invoke(
+        &window,
+        "paper_detail",
+        json!({"workspace": root, "paper": paper}),
+    )
+    .unwrap();
+    assert_eq!(detail["paper"]["id"], paper);
+    assert!(detail["result"].is_null());
+
+    let empty = invoke(
+        &window,
+        "paper_label",
+        json!({"params": {"workspace": root, "paper": paper}}),
+    )
+    .unwrap_err();
+    assert_eq!(empty["kind"], "empty_label");
+    let label = invoke(
+        &window,
+        "paper_label",
+        json!({"params": {"workspace": root, "paper": paper, "verdict": "maybe", "score": 6.5}}),
+    )
+    .unwrap();
+    assert_eq!(label["verdict"], "maybe");
+    let cleared = invoke(
+        &window,
+        "paper_label",
+        json!({"params": {"workspace": root, "paper": paper, "clear": true}}),
+    )
+    .unwrap();
+    assert!(cleared.is_null());
+
+    let relative = invoke(
+        &window,
+        "review_export",
+        json!({"workspace": root, "format": "markdown", "dest": "review.md"}),
+    )
+    .unwrap_err();
+    assert_eq!(relative["kind"], "bad_path");
+    let no_question = invoke(
+        &window,
+        "review_estimate",
+        json!({"params": {"workspace": root, "question": " ", "engine": "agent"}}),
+    )
+    .unwrap_err();
+    assert_eq!(no_question["kind"], "empty_question");
+    assert_eq!(
+        invoke(&window, "review_cancel", json!({"workspace": root})).unwrap(),
+        json!(false)
+    );
+}
