@@ -151,6 +151,21 @@ describe("a running review", () => {
     expect(platform.launches[1]?.question).toBe("How are query plans optimised?");
   });
 
+  it("offers to retry the papers whose reading failed", async () => {
+    await openReview();
+    await type("[data-testid=question]", "q");
+    await click("[data-testid=start]");
+    await act(() => {
+      platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "agent", papers: 3 });
+      platform.runEvent(ROOT, { type: "paperStatus", paper: "p2", phase: "failed", detail: "the model's answer was not JSON" });
+    });
+    platform.finishRun(ROOT, { p1: 8, p3: 5 });
+    await settle();
+    await click("[data-testid=retry-failed]");
+    expect(platform.launches).toHaveLength(2);
+    expect(platform.launches[1]?.question).toBe("q");
+  });
+
   it("goes on while the researcher is on another screen", async () => {
     await openReview();
     await type("[data-testid=question]", "q");

@@ -58,11 +58,14 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBac
   }, [load]);
 
   // Results are re-read when a run ends, so the table shows what it wrote.
+  // A clean finish goes to the results; one with failed readings stays on the
+  // board, which offers to retry them.
   const runStatus = run?.status;
+  const failedReads = run?.readFailures.length ?? 0;
   useEffect(() => {
     if (runStatus === "finished" || runStatus === "failed" || runStatus === "cancelled") void load();
-    if (runStatus === "finished") setPanel("results");
-  }, [runStatus, load]);
+    if (runStatus === "finished" && failedReads === 0) setPanel("results");
+  }, [runStatus, failedReads, load]);
 
   // A clock for the elapsed time and ETA while a run goes on; a run started
   // before the window was reloaded is followed by reading its files.

@@ -67,6 +67,11 @@ export function RunPanel({ run, papers, now, onCancel, onResume, onShowResults }
               Cancel
             </button>
           )}
+          {over && run.status === "finished" && run.readFailures.length > 0 && (
+            <button type="button" class="button" data-testid="retry-failed" onClick={onResume}>
+              Retry the {run.readFailures.length} failed
+            </button>
+          )}
           {over && run.status !== "finished" && (
             <button type="button" class="button button--primary" data-testid="resume" onClick={onResume}>
               Resume

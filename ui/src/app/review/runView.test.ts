@@ -54,6 +54,17 @@ describe("a run folded from its events", () => {
     expect(view.usage?.inputTokens).toBe(7100);
   });
 
+  it("tells failed readings, which a retry can fix, from unreadable files", () => {
+    const view = fold([
+      { type: "extracted", paper: "locked", status: "encrypted", fromCache: false },
+      { type: "paperStatus", paper: "a", phase: "failed", detail: "the model's answer was not JSON" },
+      { type: "paperStatus", paper: "b", phase: "failed" },
+      { type: "paperStatus", paper: "b", phase: "scored" },
+    ]);
+    expect(view.readFailures).toEqual(["a"]);
+    expect(phaseCounts(view).failed).toBe(2);
+  });
+
   it("ends finished, failed with the reason, or cancelled", () => {
     expect(fold([{ type: "finished", coveredByAgent: 1, coveredBySweep: 0 }]).status).toBe("finished");
     const failed = fold([{ type: "failed", kind: "budget_exhausted", message: "the token cap of 1000 is reached" }]);

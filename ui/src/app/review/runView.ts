@@ -29,6 +29,8 @@ export interface RunView {
   /** Papers of the run, once it says. */
   total: number;
   phases: Readonly<Record<string, PaperPhase>>;
+  /** Papers whose reading failed (not unreadable files): what a retry can fix. */
+  readFailures: readonly string[];
   details: Readonly<Record<string, string>>;
   activity: readonly AgentActivity[];
   prompts: readonly PromptSeries[];
@@ -48,6 +50,7 @@ export function newRun(now: number): RunView {
     engine: null,
     total: 0,
     phases: {},
+    readFailures: [],
     details: {},
     activity: [],
     prompts: [],
@@ -84,7 +87,15 @@ export function applyEvent(view: RunView, event: RunEvent, now: number): RunView
     case "runStarted":
       return { ...view, status: "reading", engine: event.engine, total: event.papers };
     case "paperStatus": {
-      const next = withPhase(view, event.paper, event.phase, event.detail);
+      const phased = withPhase(view, event.paper, event.phase, event.detail);
+      const failedBefore = view.readFailures.includes(event.paper);
+      const readFailures =
+        event.phase === "failed" && !failedBefore
+          ? [...view.readFailures, event.paper]
+          : event.phase !== "failed" && failedBefore
+            ? view.readFailures.filter((p) => p !== event.paper)
+            : view.readFailures;
+      const next = { ...phased, readFailures };
       return event.phase === "scored" && next.firstScoredAt === null ? { ...next, firstScoredAt: now } : next;
     }
     case "agentStep": {
