@@ -408,3 +408,59 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
     );
     app.stop().await
 }
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_run_cut_off_by_quitting_the_app_resumes_with_one_click_when_reopened() -> Result<()> {
+    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
+    let data = tempfile::tempdir()?;
+    let config = data.path().join("config");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("models.toml"),
+        format!(
+            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\nconcurrency = 1\n",
+            server.base_url
+        ),
+    )?;
+    let env = [
+        ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
+        ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    // First session: start an agent review and quit once a paper is scored.
+    let app = App::start_with(&env).await?;
+    let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
+    start_review(
+        &app,
+        "Which methods improve generalisation of neural networks?",
+    )
+    .await?;
+    eventually("a first paper to be scored", UI_TIMEOUT, || async {
+        let scored = app
+            .client
+            .find_all(Locator::Css("[data-testid=board-paper][data-phase=scored]"))
+            .await?;
+        Ok((!scored.is_empty()).then_some(()))
+    })
+    .await?;
+    app.stop().await?; // ends the app the way a crash or a kill would: mid-run
+
+    // Second session: the review says where it stopped, and one click resumes it.
+    let app = App::start_with(&env).await?;
+    app.click("[data-testid=recent-open]").await?;
+    let banner = app
+        .wait_text("[data-testid=interrupted]", UI_TIMEOUT)
+        .await?;
+    assert!(banner.contains("stopped before it finished"), "{banner}");
+    assert!(
+        !banner.contains(": 0 of 4"),
+        "the scored paper is kept: {banner}"
+    );
+    app.screenshot("interrupted").await?;
+    app.click("[data-testid=resume-interrupted]").await?;
+    let rows = scored_rows(&app, 4).await?;
+    assert_eq!(rows.len(), 4);
+    app.stop().await
+}
