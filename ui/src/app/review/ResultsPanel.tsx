@@ -2,7 +2,7 @@
 // detail pane and exports, with keyboard review (see ./keys.ts). Labels are
 // written through the platform at once; u undoes them one by one.
 
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 
 import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError, type ReviewView } from "../../platform";
 import { Histogram } from "./Histogram";
@@ -36,6 +36,11 @@ function typedIntoControl(target: EventTarget | null): boolean {
 export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps) {
   const [viewing, setViewing] = useState<PdfTarget | null>(null);
   const [previewing, setPreviewing] = useState(false);
+  const keys = useRef<HTMLDivElement>(null);
+  // The table takes the keyboard as soon as the results open: j/k work at once.
+  useEffect(() => {
+    keys.current?.focus();
+  }, []);
   const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
   const [selected, setSelected] = useState<string | null>(null);
   const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
@@ -215,7 +220,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
         </p>
       )}
       <div class="results__body">
-        <div class="results__left" tabIndex={0} data-testid="results-keys" aria-label="Papers; j and k move, i, m and e label, u undoes">
+        <div class="results__left" tabIndex={0} ref={keys} data-testid="results-keys" aria-label="Papers; j and k move, i, m and e label, u undoes">
           <Histogram rows={rows} />
           <ResultsTable rows={rows} selected={selected} query={query} onSort={sortBy} onSelect={setSelected} />
         </div>

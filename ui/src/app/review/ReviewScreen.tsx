@@ -191,8 +191,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBac
               </button>
             )}
             {run !== undefined && (
-              <button type="button" class="button button--small" onClick={() => { setPanel("run"); }}>
-                Run
+              <button type="button" class="button button--small" data-testid="to-run" onClick={() => { setPanel("run"); }}>
+                {running ? "Run" : "Last run"}
               </button>
             )}
             {view.state !== "new" && (
