@@ -221,8 +221,11 @@ pub fn render(data: &ReportData<'_>) -> String {
         push(
             &mut md,
             &format!(
-                "- Researcher's labels: {} papers carry the researcher's own verdict or score, marked below.",
-                data.labels.len()
+                "- Researcher's labels: {} the researcher's own verdict or score, marked below.",
+                match data.labels.len() {
+                    1 => "1 paper carries".to_owned(),
+                    n => format!("{n} papers carry"),
+                }
             ),
         );
     }
