@@ -317,6 +317,21 @@ fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// Wait until no process runs the app binary any more (closing a WebDriver
+/// session ends the app, but not at once): a test that starts the app again
+/// on the same data must not meet the old one still holding a workspace.
+pub async fn wait_for_app_exit() -> Result<()> {
+    let binary = app_binary()?;
+    eventually("the app to exit", Duration::from_secs(20), || async {
+        let running = std::fs::read_dir("/proc")?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .any(|e| std::fs::read_link(e.path().join("exe")).is_ok_and(|exe| exe == binary));
+        Ok((!running).then_some(()))
+    })
+    .await
+}
+
 /// A temp folder holding copies of the first `count` PDFs of a corpus topic.
 pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new().prefix("e2e-papers-").tempdir()?;

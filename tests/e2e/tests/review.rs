@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use fantoccini::Locator;
-use quire_e2e::{App, ModelServer, eventually, folder_of_papers};
+use quire_e2e::{App, ModelServer, eventually, folder_of_papers, wait_for_app_exit};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(60);
@@ -44,6 +44,9 @@ async fn start_review(app: &App, question: &str) -> Result<()> {
 /// Rows of the results table once `count` of them are scored.
 async fn scored_rows(app: &App, count: usize) -> Result<Vec<String>> {
     eventually("the results table", UI_TIMEOUT, || async {
+        if let Some(error) = app.text_content("[role=alert]").await? {
+            anyhow::bail!("the app shows an error: {error}");
+        }
         let rows = app.text_contents("[data-testid=result-row]").await?;
         let scored = rows.iter().filter(|r| r.contains("scored")).count();
         Ok((scored == count).then_some(rows))
@@ -446,6 +449,7 @@ async fn a_run_cut_off_by_quitting_the_app_resumes_with_one_click_when_reopened(
     })
     .await?;
     app.stop().await?; // ends the app the way a crash or a kill would: mid-run
+    wait_for_app_exit().await?;
 
     // Second session: the review says where it stopped, and one click resumes it.
     let app = App::start_with(&env).await?;

@@ -39,7 +39,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
   const keys = useRef<HTMLDivElement>(null);
   // The table takes the keyboard as soon as the results open: j/k work at once.
   useEffect(() => {
-    keys.current?.focus();
+    keys.current?.focus({ preventScroll: true });
   }, []);
   const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
   const [selected, setSelected] = useState<string | null>(null);
