@@ -317,17 +317,30 @@ fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// Wait until no process runs the app binary any more (closing a WebDriver
-/// session ends the app, but not at once): a test that starts the app again
-/// on the same data must not meet the old one still holding a workspace.
-pub async fn wait_for_app_exit() -> Result<()> {
+/// Kill every process of the app binary (the app and its extraction
+/// workers) with SIGKILL, as a crash would end them, and wait until they are gone.
+pub async fn crash_app() -> Result<()> {
     let binary = app_binary()?;
-    eventually("the app to exit", Duration::from_secs(20), || async {
-        let running = std::fs::read_dir("/proc")?
+    let left = || -> Vec<u32> {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-            .any(|e| std::fs::read_link(e.path().join("exe")).is_ok_and(|exe| exe == binary));
-        Ok((!running).then_some(()))
+            .filter_map(|e| {
+                let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+                let exe = std::fs::read_link(e.path().join("exe")).ok()?;
+                (exe == binary).then_some(pid)
+            })
+            .collect()
+    };
+    for pid in left() {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    eventually("the app to be gone", Duration::from_secs(10), || async {
+        Ok(left().is_empty().then_some(()))
     })
     .await
 }
@@ -376,6 +389,23 @@ impl ModelServer {
             child,
             base_url: line.trim().to_owned(),
         })
+    }
+}
+
+impl ModelServer {
+    /// A settings folder `dir/config` whose default model profile is this
+    /// server (with `extra` TOML lines, e.g. `concurrency = 1`); returns it.
+    pub fn profile_in(&self, dir: &Path, extra: &str) -> Result<PathBuf> {
+        let config = dir.join("config");
+        std::fs::create_dir_all(&config)?;
+        std::fs::write(
+            config.join("models.toml"),
+            format!(
+                "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\n{extra}\n",
+                self.base_url
+            ),
+        )?;
+        Ok(config)
     }
 }
 

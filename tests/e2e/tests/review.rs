@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use fantoccini::Locator;
-use quire_e2e::{App, ModelServer, eventually, folder_of_papers, wait_for_app_exit};
+use quire_e2e::{App, ModelServer, crash_app, eventually, folder_of_papers};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(60);
@@ -244,15 +244,7 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
     // Slow enough answers that the board can be seen while the agents work.
     let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "150"])?;
     let data = tempfile::tempdir()?;
-    let config = data.path().join("config");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("models.toml"),
-        format!(
-            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\nconcurrency = 4\n",
-            server.base_url
-        ),
-    )?;
+    let config = server.profile_in(data.path(), "concurrency = 4")?;
     let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
     let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
     let agent = app
@@ -325,15 +317,7 @@ const PAYLOAD: &str = r#"<img src=x onerror="window.__pwned='img'"> Hostile <scr
 async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() -> Result<()> {
     let server = ModelServer::start(&["scripted-reader"], &[])?;
     let data = tempfile::tempdir()?;
-    let config = data.path().join("config");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("models.toml"),
-        format!(
-            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\n",
-            server.base_url
-        ),
-    )?;
+    let config = server.profile_in(data.path(), "")?;
     let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
     let papers = folder_of_papers("machine-learning", 1)?;
     let sentence =
@@ -414,25 +398,17 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
 
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
-async fn a_run_cut_off_by_quitting_the_app_resumes_with_one_click_when_reopened() -> Result<()> {
+async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Result<()> {
     let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
     let data = tempfile::tempdir()?;
-    let config = data.path().join("config");
-    std::fs::create_dir_all(&config)?;
-    std::fs::write(
-        config.join("models.toml"),
-        format!(
-            "default = \"scripted\"\n\n[profiles.scripted]\nbase_url = \"{}\"\nmodel = \"scripted-reader\"\nconcurrency = 1\n",
-            server.base_url
-        ),
-    )?;
+    let config = server.profile_in(data.path(), "concurrency = 1")?;
     let env = [
         ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
         ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
     ];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
 
-    // First session: start an agent review and quit once a paper is scored.
+    // First session: start an agent review and crash once a paper is scored.
     let app = App::start_with(&env).await?;
     let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
     start_review(
@@ -448,8 +424,10 @@ async fn a_run_cut_off_by_quitting_the_app_resumes_with_one_click_when_reopened(
         Ok((!scored.is_empty()).then_some(()))
     })
     .await?;
-    app.stop().await?; // ends the app the way a crash or a kill would: mid-run
-    wait_for_app_exit().await?;
+    // A crash mid-run (the session's end cannot be relied on to stop the
+    // process at once).
+    crash_app().await?;
+    let _ = app.stop().await;
 
     // Second session: the review says where it stopped, and one click resumes it.
     let app = App::start_with(&env).await?;

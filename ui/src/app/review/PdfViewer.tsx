@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import { type Platform, QuireError } from "../../platform";
+import { Modal } from "./Modal";
 import { itemsCovering } from "./quoteMatch";
 
 export interface PdfTarget {
@@ -44,7 +45,6 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
   const canvas = useRef<HTMLCanvasElement>(null);
   const layer = useRef<HTMLDivElement>(null);
   const sheet = useRef<HTMLDivElement>(null);
-  const dialog = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     const state = { live: true };
@@ -65,10 +65,6 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
       void task?.destroy();
     };
   }, [platform, target.workspace, target.paper]);
-
-  useEffect(() => {
-    dialog.current?.focus();
-  }, []);
 
   useEffect(() => {
     if (doc === null || canvas.current === null || layer.current === null || sheet.current === null) return;
@@ -125,29 +121,19 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
     if (pages > 0) setPage(Math.min(pages, Math.max(1, to)));
   };
   return (
-    <div class="overlay" role="presentation">
-      <div
-        class="overlay__dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="pdf-title"
-        tabIndex={-1}
-        ref={dialog}
-        data-testid="pdf-viewer"
-        onKeyDown={(e) => {
-          // The viewer's keys are its own, not the results table's underneath.
-          e.stopPropagation();
-          if (e.key === "Escape") onClose();
-          else if (e.key === "ArrowRight" || e.key === "PageDown") go(page + 1);
-          else if (e.key === "ArrowLeft" || e.key === "PageUp") go(page - 1);
-          else return;
-          e.preventDefault();
-        }}
-      >
-        <header class="overlay__bar">
-          <h2 id="pdf-title" class="overlay__title">
-            {target.title}
-          </h2>
+    <Modal
+      title={target.title}
+      testId="pdf-viewer"
+      closeTestId="pdf-close"
+      onClose={onClose}
+      onKey={(key) => {
+        if (key === "ArrowRight" || key === "PageDown") go(page + 1);
+        else if (key === "ArrowLeft" || key === "PageUp") go(page - 1);
+        else return false;
+        return true;
+      }}
+      actions={
+        <>
           <button type="button" class="button button--small" aria-label="Previous page" disabled={page <= 1} onClick={() => { go(page - 1); }}>
             ‹
           </button>
@@ -158,28 +144,26 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
           <button type="button" class="button button--small" aria-label="Next page" disabled={pages === 0 || page >= pages} onClick={() => { go(page + 1); }}>
             ›
           </button>
-          <button type="button" class="button button--small" data-testid="pdf-close" onClick={onClose}>
-            Close
-          </button>
-        </header>
-        {found === false && page === target.page && (
-          <p class="notice pdf__notice" data-testid="pdf-not-found">
-            The quote could not be located exactly on this page; it may run onto the next one.
-          </p>
-        )}
-        {error !== null && (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div class="overlay__scroll">
-          {doc === null && error === null && <p class="muted pdf__loading">Opening the PDF…</p>}
-          <div class="pdf__sheet" ref={sheet}>
-            <canvas ref={canvas} class="pdf__canvas" aria-label={`Page ${page} of the paper`} />
-            <div ref={layer} class="textLayer" data-testid="pdf-text" />
-          </div>
+        </>
+      }
+    >
+      {found === false && page === target.page && (
+        <p class="notice pdf__notice" data-testid="pdf-not-found">
+          The quote could not be located exactly on this page; it may run onto the next one.
+        </p>
+      )}
+      {error !== null && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="overlay__scroll">
+        {doc === null && error === null && <p class="muted pdf__loading">Opening the PDF…</p>}
+        <div class="pdf__sheet" ref={sheet}>
+          <canvas ref={canvas} class="pdf__canvas" aria-label={`Page ${page} of the paper`} />
+          <div ref={layer} class="textLayer" data-testid="pdf-text" />
         </div>
       </div>
-    </div>
+    </Modal>
   );
 }
