@@ -150,38 +150,25 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Vec<u8>, Com
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaperLabelParams {
-    pub workspace: PathBuf,
-    pub paper: String,
-    #[serde(default)]
-    pub verdict: Option<Verdict>,
-    #[serde(default)]
-    pub score: Option<f64>,
-    #[serde(default)]
-    pub note: Option<String>,
+    #[serde(flatten)]
+    pub label: super::reviews::LabelParams,
     #[serde(default)]
     pub clear: bool,
 }
 
 /// Set or clear a paper's label; returns the label now in force.
 pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
+    let label = params.label;
     if params.clear {
         return blocking(move || {
-            let ws = Workspace::open(&params.workspace)?;
-            let record = find_paper(&ws, &params.paper)?;
+            let ws = Workspace::open(&label.workspace)?;
+            let record = find_paper(&ws, &label.paper)?;
             labels::clear(&ws, &record.id)?;
             Ok(None)
         })
         .await;
     }
-    super::reviews::label_set(super::reviews::LabelParams {
-        workspace: params.workspace,
-        paper: params.paper,
-        verdict: params.verdict,
-        score: params.score,
-        note: params.note,
-    })
-    .await
-    .map(Some)
+    super::reviews::label_set(label).await.map(Some)
 }
 
 /// The review rendered in `format` from its files as they are now.

@@ -205,6 +205,8 @@ async fn index_workspace(ctx: &AppContext, root: PathBuf) {
     }
 }
 
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LabelParams {
     pub workspace: PathBuf,
     /// A paper id, or a unique prefix of one.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use quire::agent::RunEvent;
 use quire::commands::review_view::{self as view, PaperLabelParams, ReviewState};
-use quire::commands::reviews::{ReviewLaunchParams, review_cancel, review_launch};
+use quire::commands::reviews::{LabelParams, ReviewLaunchParams, review_cancel, review_launch};
 use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
 use quire::review::outputs::ExportFormat;
 use quire::review::{EngineKind, Verdict};
@@ -153,11 +153,13 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     assert_eq!(missing.kind, "paper_not_found");
 
     let label = |verdict: Option<Verdict>, clear: bool| PaperLabelParams {
-        workspace: root.clone(),
-        paper: paper.clone(),
-        verdict,
-        score: None,
-        note: None,
+        label: LabelParams {
+            workspace: root.clone(),
+            paper: paper.clone(),
+            verdict,
+            score: None,
+            note: None,
+        },
         clear,
     };
     let set = view::paper_label(label(Some(Verdict::Exclude), false))
