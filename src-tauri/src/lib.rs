@@ -46,15 +46,60 @@ pub fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let app = configure(tauri::Builder::default(), AppContext::new(paths))
+    let ctx = AppContext::new(paths);
+    let app = configure(tauri::Builder::default(), ctx.clone())
+        .setup(|_app| {
+            #[cfg(unix)]
+            tauri::async_runtime::spawn(quit_on_signal(_app.handle().clone()));
+            Ok(())
+        })
         // Reads src-tauri/tauri.conf.json, a symlink to the root file, so the paths
         // in it resolve from src-tauri as the Tauri CLI expects.
-        .run(tauri::generate_context!());
+        .build(tauri::generate_context!());
     match app {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(app) => {
+            app.run(move |_, event| {
+                if let tauri::RunEvent::Exit = event {
+                    stop_runs_before_exit(&ctx);
+                }
+            });
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             tracing::error!(error = %e, "the desktop app failed");
             ExitCode::FAILURE
         }
     }
 }
+
+/// Quitting mid-review cancels the review, which writes its state, so it
+/// reopens as cancelled with its work kept; the process then ends at once
+/// instead of waiting on the run's tasks.
+fn stop_runs_before_exit(ctx: &AppContext) {
+    let left = ctx.stop_runs(EXIT_GRACE);
+    if left > 0 {
+        tracing::warn!(runs = left, "quit before every review had stopped");
+    }
+}
+
+/// SIGTERM (a logout, `kill`, a service manager) and SIGINT quit the way
+/// closing the window does, so running reviews are stopped cleanly.
+#[cfg(unix)]
+async fn quit_on_signal<R: Runtime>(app: tauri::AppHandle<R>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::warn!("cannot listen for quit signals");
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM: quitting"),
+        _ = int.recv() => tracing::info!("SIGINT: quitting"),
+    }
+    app.exit(0);
+}
+
+/// How long quitting waits for running reviews to write their state.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
@@ -66,8 +67,9 @@ pub struct AppContext {
     /// Set when a write to the index failed: the next use rebuilds it from the
     /// workspaces, so a moment of contention cannot leave the list stale.
     stale: Arc<AtomicBool>,
-    /// The reviews running in this process, by workspace root.
-    runs: Arc<Mutex<HashMap<PathBuf, CancellationToken>>>,
+    /// The reviews running in this process, by workspace root; the condvar is
+    /// told each time one ends, for [`AppContext::stop_runs`].
+    runs: Arc<(Mutex<HashMap<PathBuf, CancellationToken>>, Condvar)>,
     /// The binary extraction workers run from; `None` is this process's own.
     worker_exe: Option<PathBuf>,
 }
@@ -142,7 +144,7 @@ impl AppContext {
 
     /// Note that `root` has a run in this process; false when it already had one.
     pub(crate) fn claim_run(&self, root: &Path, cancel: CancellationToken) -> bool {
-        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut runs = self.runs.0.lock().unwrap_or_else(PoisonError::into_inner);
         if runs.contains_key(root) {
             return false;
         }
@@ -151,15 +153,42 @@ impl AppContext {
     }
 
     pub(crate) fn release_run(&self, root: &Path) {
-        self.runs
-            .lock()
+        let (runs, ended) = &*self.runs;
+        runs.lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(root);
+        ended.notify_all();
+    }
+
+    /// Cancel every run in this process and wait up to `grace` for them to
+    /// write their state and end, so quitting the app leaves each review
+    /// cancelled (resumable) rather than cut off mid-write. Blocking: the runs
+    /// end on the async runtime's threads, never on the caller's. Returns how
+    /// many were still running when the grace ran out.
+    pub fn stop_runs(&self, grace: Duration) -> usize {
+        let (runs, ended) = &*self.runs;
+        let mut runs = runs.lock().unwrap_or_else(PoisonError::into_inner);
+        for token in runs.values() {
+            token.cancel();
+        }
+        let deadline = Instant::now() + grace;
+        while !runs.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            runs = ended
+                .wait_timeout(runs, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        runs.len()
     }
 
     /// The cancellation token of the run in `root`, if one is running.
     pub fn run_in(&self, root: &Path) -> Option<CancellationToken> {
         self.runs
+            .0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(root)

@@ -13,7 +13,7 @@ use quire::review::outputs::ExportFormat;
 use quire::review::{EngineKind, Verdict};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use super::support::{dev_pdfs, folder_of, quire_bin};
+use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
 
 struct App {
     _data: tempfile::TempDir,
@@ -44,6 +44,16 @@ impl App {
         workspace: &std::path::Path,
         question: &str,
     ) -> Result<UnboundedReceiver<RunEvent>, quire::commands::CommandError> {
+        self.launch_with(workspace, question, EngineKind::Offline)
+            .await
+    }
+
+    async fn launch_with(
+        &self,
+        workspace: &std::path::Path,
+        question: &str,
+        engine: EngineKind,
+    ) -> Result<UnboundedReceiver<RunEvent>, quire::commands::CommandError> {
         let (tx, rx) = unbounded_channel();
         review_launch(
             &self.ctx,
@@ -51,7 +61,7 @@ impl App {
                 workspace: workspace.into(),
                 question: question.into(),
                 criteria: vec!["  ".into(), "reports an experiment".into()],
-                engine: EngineKind::Offline,
+                engine,
                 profile: None,
                 max_tokens: None,
                 max_cost_usd: None,
@@ -220,4 +230,51 @@ async fn an_empty_question_is_refused_before_anything_starts() {
     assert_eq!(err.kind, "empty_question");
     let opened = view::review_open(&app.ctx, root).await.unwrap();
     assert_eq!(opened.state, ReviewState::New);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_the_app_mid_run_stops_the_review_cleanly_and_keeps_it_resumable() {
+    // A slow model, so the run is surely still going when the app quits.
+    let server = testkit::ScriptedServer::start(testkit::ServerOptions {
+        latency: std::time::Duration::from_millis(400),
+        ..testkit::ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let app = App::new();
+    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    std::fs::create_dir_all(&app.ctx.paths().config_dir).unwrap();
+    std::fs::copy(
+        config.path().join("models.toml"),
+        app.ctx.paths().config_dir.join("models.toml"),
+    )
+    .unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let root = app.open(folder.path()).await;
+    let mut events = app
+        .launch_with(&root, "How are query plans optimised?", EngineKind::Agent)
+        .await
+        .unwrap();
+    while let Some(event) = events.recv().await {
+        if matches!(event, RunEvent::RunStarted { .. }) {
+            break;
+        }
+    }
+
+    // What the desktop shell does on its exit event, from a blocking thread.
+    let ctx = app.ctx.clone();
+    let left =
+        tokio::task::spawn_blocking(move || ctx.stop_runs(std::time::Duration::from_secs(20)))
+            .await
+            .unwrap();
+    assert_eq!(left, 0, "every run ended within the grace");
+    assert!(!review_cancel(&app.ctx, &root), "the run was released");
+    let rest = until_end(&mut events).await;
+    assert!(matches!(rest.last(), Some(RunEvent::Cancelled)), "{rest:?}");
+    let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    assert_eq!(opened.state, ReviewState::Cancelled);
+    assert_eq!(
+        opened.question.as_deref(),
+        Some("How are query plans optimised?")
+    );
 }

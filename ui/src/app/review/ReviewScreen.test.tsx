@@ -179,6 +179,25 @@ describe("a running review", () => {
   });
 });
 
+describe("a review that did not finish", () => {
+  it("says how far a cancelled review got when reopened, and resumes it with its question", async () => {
+    const review = newReview(ROOT, "dbs", "/papers/dbs");
+    review.state = "cancelled";
+    review.question = "How are query plans optimised?";
+    review.engine = "offline";
+    review.papers = review.papers.map((p, i) => (i === 0 ? { ...p, status: "ok", score: 7, verdict: "include" } : p));
+    await openReview();
+    platform.reviews.set(ROOT, review);
+    await click("[data-testid=back]");
+    await click("[data-testid=recent-open]");
+    const banner = $("[data-testid=interrupted]")?.textContent ?? "";
+    expect(banner).toContain("This review was cancelled: 1 of 3 papers are scored");
+    await click("[data-testid=resume-interrupted]");
+    expect(platform.launches).toHaveLength(1);
+    expect(platform.launches[0]).toMatchObject({ question: "How are query plans optimised?", engine: "offline" });
+  });
+});
+
 describe("the results", () => {
   it("lists every paper best first with a histogram, and opens one's detail", async () => {
     await runToResults();

@@ -165,7 +165,13 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBac
     }
   }
 
-  const interrupted = view !== null && !running && (view.state === "interrupted" || (view.state === "running" && run === undefined));
+  // A run that did not finish: cut off (quit, crash), cancelled, or going on in
+  // another window's process. Each says where it stands and offers the way on.
+  const interrupted =
+    view !== null &&
+    !running &&
+    (view.state === "interrupted" || view.state === "cancelled" || (view.state === "running" && run === undefined));
+  const scoredCount = view === null ? 0 : view.papers.filter((p) => p.score !== null).length;
   return (
     <main class="review-screen" data-testid="review-screen">
       <div class="review-screen__head">
@@ -216,7 +222,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBac
           <span>
             {view.state === "running"
               ? "A run of this review is going on in the background."
-              : `This review stopped before it finished: ${count(view.papers.filter((p) => p.score !== null).length)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work.`}
+              : `${view.state === "cancelled" ? "This review was cancelled" : "This review stopped before it finished"}: ${count(scoredCount)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work.`}
           </span>
           {view.state === "running" ? (
             <button type="button" class="button button--small" onClick={cancel}>
