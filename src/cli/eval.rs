@@ -2,6 +2,7 @@
 //! For each question of `questions.tsv`, the papers of its topic count as
 //! relevant and the rest as not; prints ROC-AUC per question, and the title
 //! accuracy of the metadata reader against the title slugs in the file names.
+//! `quire eval metadata` measures the metadata against a hand-checked table.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,14 +14,28 @@ use quire::pdf::metadata::read_metadata;
 use quire::pdf::{find_pdfs, sha256_file};
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct EvalArgs {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
     /// The corpus folder: dev/<topic>/*.pdf and questions.tsv.
     #[arg(long, default_value = "../shared/corpus")]
     corpus: PathBuf,
 }
 
+#[derive(clap::Subcommand)]
+enum EvalCommand {
+    /// Title, first-author and year accuracy of the metadata read from the
+    /// PDFs against a hand-checked table, with every miss.
+    Metadata(super::eval_metadata::MetadataEvalArgs),
+}
+
 pub(crate) async fn run(args: EvalArgs) -> ExitCode {
-    match evaluate(&args.corpus).await {
+    let outcome = match args.command {
+        Some(EvalCommand::Metadata(metadata)) => super::eval_metadata::run(metadata).await,
+        None => evaluate(&args.corpus).await,
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -54,7 +69,7 @@ async fn evaluate(corpus: &Path) -> Result<(), String> {
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned());
         topics.push(topic.unwrap_or_default());
-        let meta = read_metadata(&ex.info, &ex.pages);
+        let meta = read_metadata(&ex.info, &ex.pages, &ex.head);
         if ex.status.is_readable() {
             readable += 1;
             let slug = file

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use quire::pdf::ingest::{IngestOptions, extract_all};
+use quire::pdf::metadata::read_metadata;
 use quire::pdf::sha256_file;
 
 #[derive(Args)]
@@ -16,6 +17,10 @@ pub(crate) struct ExtractArgs {
     /// Print each file's pages of text too.
     #[arg(long)]
     text: bool,
+    /// Print page one's lines of type (size, distance from the top, text) and
+    /// the metadata read from them: for checking a wrong title or author.
+    #[arg(long)]
+    layout: bool,
     /// Print JSON lines: {file, status, reason, engine, pages}.
     #[arg(long)]
     json: bool,
@@ -55,6 +60,27 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
                 extracted.pages.len(),
                 engine,
                 file.display()
+            );
+        }
+        if args.layout {
+            for line in &extracted.head {
+                println!(
+                    "{:5.1}pt {:6.1} {:6.1} {}{}",
+                    line.size,
+                    line.top,
+                    line.left,
+                    if line.bold { "b " } else { "" },
+                    line.text
+                );
+            }
+            let meta = read_metadata(&extracted.info, &extracted.pages, &extracted.head);
+            println!(
+                "title: {}\nauthors: {}\nyear: {}  doi: {}  arxiv: {}",
+                meta.title.as_deref().unwrap_or("-"),
+                meta.meta.authors.join("; "),
+                meta.meta.year.map_or("-".into(), |y| y.to_string()),
+                meta.meta.doi.as_deref().unwrap_or("-"),
+                meta.meta.arxiv.as_deref().unwrap_or("-"),
             );
         }
         if args.text {

@@ -6,6 +6,7 @@ mod agents;
 mod bench;
 mod bench_agent;
 mod eval;
+mod eval_metadata;
 mod extract;
 mod models;
 mod review;
@@ -43,7 +44,8 @@ enum Command {
     Workspace(WorkspaceCommand),
     /// Review a folder of PDFs against a question (headless) and write the report.
     Review(review::ReviewArgs),
-    /// Measure the offline engine's ranking quality (ROC-AUC) on a labelled corpus.
+    /// Measure the offline engine's ranking quality (ROC-AUC) on a labelled corpus,
+    /// or (`eval metadata`) the metadata read from PDFs against a checked table.
     Eval(eval::EvalArgs),
     /// Speed figures: Quire's extraction against pdftotext, warm re-run, offline review.
     Bench(bench::BenchArgs),

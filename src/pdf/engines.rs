@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::layout::{self, TextLine};
+
 /// An extraction engine. `version` is part of the text cache key: bump it when an
 /// engine or its post-processing changes what it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -34,7 +36,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q2",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q3",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
         }
     }
@@ -65,6 +67,10 @@ pub struct RawText {
     /// Pages the engine failed on (their text is empty in `pages`).
     pub failed_pages: usize,
     pub info: InfoDict,
+    /// The first page's lines of type, for metadata; empty from engines that
+    /// give no layout.
+    #[serde(default)]
+    pub head: Vec<TextLine>,
 }
 
 /// Why an engine produced nothing.
@@ -122,7 +128,41 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
             }
         }
     }
+    if count > 0 {
+        raw.head = oxide_lines(&doc, 0);
+    }
     Ok(raw)
+}
+
+/// A page's lines of type; none when its spans cannot be read (the text may
+/// still be fine, so this is not a failure).
+fn oxide_lines(doc: &pdf_oxide::document::PdfDocument, page: usize) -> Vec<TextLine> {
+    let Ok(spans) = doc.extract_spans(page) else {
+        return Vec::new();
+    };
+    let spans: Vec<layout::Span> = spans
+        .into_iter()
+        .map(|s| layout::Span {
+            x: s.bbox.x,
+            y: s.bbox.y,
+            width: s.bbox.width,
+            // Some producers scale type with the text matrix and set a tiny
+            // font size (0.1 pt); the span's height is its real size then.
+            size: if s.font_size >= 2.0 {
+                s.font_size
+            } else {
+                s.bbox.height
+            },
+            bold: s.font_weight.is_bold(),
+            text: s.text,
+        })
+        .collect();
+    let top = match doc.get_page_media_box(page) {
+        Ok((_, bottom, _, top)) => top.max(bottom),
+        // Without a media box, the highest baseline stands in for the top.
+        Err(_) => spans.iter().map(|s| s.y + s.size).fold(0.0, f32::max),
+    };
+    layout::lines_from_spans(spans, top)
 }
 
 fn oxide_info(doc: &pdf_oxide::document::PdfDocument) -> InfoDict {
@@ -207,6 +247,7 @@ fn pdf_extract(bytes: &[u8], max_pages: usize) -> Result<RawText, EngineFailure>
         pages,
         failed_pages: 0,
         info: InfoDict::default(),
+        head: Vec::new(),
     })
 }
 

@@ -15,12 +15,13 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::engines::{Engine, EngineFailure, InfoDict};
+use super::layout::TextLine;
 use super::quality::{self, Quality, Verdict};
 use super::worker::{WorkerLimits, WorkerOutcome, WorkerReply, run_worker};
 use crate::workspace::PaperStatus;
 
 /// Changes whenever an engine, the cleaning or the classification changes.
-pub const CHAIN_VERSION: &str = "chain-3:pdf_oxide-0.3.78+q2,pdf-extract-0.12.1+q1";
+pub const CHAIN_VERSION: &str = "chain-4:pdf_oxide-0.3.78+q3,pdf-extract-0.12.1+q1";
 
 /// Files larger than this are `too_large` without being opened.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -61,6 +62,10 @@ pub struct Extracted {
     pub pages: Vec<String>,
     pub engine: Option<Engine>,
     pub info: InfoDict,
+    /// Page one's lines of type, for metadata (empty when the engine that
+    /// won gives no layout).
+    #[serde(default)]
+    pub head: Vec<TextLine>,
     pub quality: Option<Quality>,
     /// Filled when the result came from the cache (not stored in it).
     #[serde(skip)]
@@ -75,6 +80,7 @@ impl Extracted {
             pages: Vec::new(),
             engine: None,
             info: InfoDict::default(),
+            head: Vec::new(),
             quality: None,
             from_cache: false,
         }
@@ -199,6 +205,7 @@ struct Candidate {
     pages: Vec<String>,
     failed_pages: usize,
     info: InfoDict,
+    head: Vec<TextLine>,
     quality: Quality,
 }
 
@@ -217,6 +224,7 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
                     pages,
                     failed_pages: raw.failed_pages,
                     info: raw.info,
+                    head: raw.head,
                     quality,
                 });
                 if good {
@@ -355,6 +363,7 @@ fn classify_text(c: Candidate, truncated: bool) -> Extracted {
         pages: if keep_text { c.pages } else { Vec::new() },
         engine: Some(c.engine),
         info: c.info,
+        head: if keep_text { c.head } else { Vec::new() },
         quality: Some(c.quality),
         from_cache: false,
     }

@@ -8,6 +8,7 @@
 
 pub mod engines;
 pub mod ingest;
+pub mod layout;
 pub mod metadata;
 pub mod quality;
 mod scan;

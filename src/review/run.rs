@@ -239,7 +239,7 @@ pub async fn extract_papers(
     let ws = workspace.clone();
     blocking(move || {
         for (mut paper, ex) in to_extract.into_iter().zip(extracted) {
-            let metadata = read_metadata(&ex.info, &ex.pages);
+            let metadata = read_metadata(&ex.info, &ex.pages, &ex.head);
             paper.status = ex.status;
             paper.reason = ex.reason.clone();
             paper.pages = ex.pages.len();

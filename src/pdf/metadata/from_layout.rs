@@ -1,0 +1,272 @@
+//! Title and authors from page one's lines of type: the title is the largest
+//! type near the top that is not page furniture (a journal header, an arXiv
+//! stamp), with the lines that continue it; the authors are the name lines
+//! between it and the abstract.
+
+use super::furniture::is_furniture;
+use super::names::{Reading, names_in_line};
+use crate::pdf::layout::TextLine;
+
+/// Type within this many points of the title's size is the title's.
+const SAME_SIZE: f32 = 0.6;
+
+/// How far a title looks down the page: the front matter, not the body.
+const FRONT_MATTER_LINES: usize = 45;
+
+/// The title and where it ends in `lines`.
+pub struct Title {
+    pub text: String,
+    /// Index of the first line after the title.
+    pub next: usize,
+    pub size: f32,
+}
+
+pub fn title(lines: &[TextLine]) -> Option<Title> {
+    let body = body_size(lines)?;
+    let front = front_matter(lines, body);
+    let candidate = |l: &TextLine| {
+        let letters = l.text.chars().filter(|c| c.is_alphabetic()).count();
+        letters >= 4 && l.size > body + 0.9 && !is_furniture(&l.text) && !is_heading_word(&l.text)
+    };
+    let size = lines[..front]
+        .iter()
+        .filter(|l| candidate(l))
+        .map(|l| l.size)
+        .fold(0.0f32, f32::max);
+    if size == 0.0 {
+        return None;
+    }
+    let start = lines[..front]
+        .iter()
+        .position(|l| candidate(l) && (l.size - size).abs() <= SAME_SIZE)?;
+    let mut parts = vec![lines[start].text.clone()];
+    let mut last = &lines[start];
+    let mut next = start + 1;
+    while let Some(line) = lines.get(next) {
+        let same_band = (line.top - last.top).abs() < 0.3 * size;
+        let close = line.top - last.top <= 2.2 * size;
+        if (line.size - size).abs() > SAME_SIZE || !(close || same_band) || is_furniture(&line.text)
+        {
+            break;
+        }
+        parts.push(line.text.clone());
+        last = line;
+        next += 1;
+        if parts.len() == 5 {
+            break;
+        }
+    }
+    let text = join_title(&parts);
+    let words = text.split_whitespace().count();
+    (1..=40)
+        .contains(&words)
+        .then_some(Title { text, next, size })
+}
+
+/// The authors: the name lines after the title, before the abstract. An
+/// author block may interleave names with affiliations and emails; only lines
+/// that read wholly as names count, and they must share one type size.
+pub fn authors(lines: &[TextLine], title: &Title) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut size: Option<f32> = None;
+    for line in lines.iter().skip(title.next).take(24) {
+        if is_heading_word(&line.text) || is_body_text(line, title) {
+            break;
+        }
+        if size.is_some_and(|s| (line.size - s).abs() > 0.4) {
+            continue;
+        }
+        // The first author line may trail off into an affiliation or a date;
+        // later lines must read wholly as names and affiliations.
+        let reading = if names.is_empty() {
+            Reading::Leading
+        } else {
+            Reading::Strict
+        };
+        if let Some(found) = names_in_line(&line.text, reading) {
+            size.get_or_insert(line.size);
+            names.extend(found);
+        }
+    }
+    names
+}
+
+/// Lines before the abstract (or the introduction), at most a page's front.
+/// A heading above all the large type is a running header ("Introduction"
+/// over a chapter's title page), not the end of the front matter.
+fn front_matter(lines: &[TextLine], body: f32) -> usize {
+    let limit = lines.len().min(FRONT_MATTER_LINES);
+    let first_large = lines[..limit]
+        .iter()
+        .position(|l| l.size > body + 0.9)
+        .unwrap_or(0);
+    lines[..limit]
+        .iter()
+        .enumerate()
+        .skip(first_large)
+        .find(|(_, l)| is_heading_word(&l.text))
+        .map_or(limit, |(i, _)| i)
+}
+
+/// "Abstract", "ABSTRACT.", "1 Introduction", "Abstract—We study…".
+fn is_heading_word(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let lower = lower.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+    let squeezed: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    ["abstract", "introduction", "summary"].iter().any(|h| {
+        squeezed == *h
+            || squeezed
+                .strip_prefix(h)
+                .is_some_and(|rest| rest.starts_with(|c: char| !c.is_alphanumeric()))
+    })
+}
+
+/// A long line in the body's type: the text has begun.
+fn is_body_text(line: &TextLine, title: &Title) -> bool {
+    line.text.chars().count() > 90 && line.size < title.size
+}
+
+/// The type size most of the page is set in.
+fn body_size(lines: &[TextLine]) -> Option<f32> {
+    let mut sizes: Vec<(f32, usize)> = Vec::new();
+    for line in lines {
+        let chars = line.text.chars().count();
+        match sizes.iter_mut().find(|(s, _)| (s - line.size).abs() < 0.3) {
+            Some(entry) => entry.1 += chars,
+            None => sizes.push((line.size, chars)),
+        }
+    }
+    sizes
+        .into_iter()
+        .max_by_key(|(_, chars)| *chars)
+        .map(|(s, _)| s)
+}
+
+/// A title's lines joined: "Write-" + "Optimization" stays hyphenated,
+/// "optimi-" + "zation" becomes one word.
+fn join_title(parts: &[String]) -> String {
+    let mut text = String::new();
+    for part in parts {
+        if text.is_empty() {
+            text.push_str(part);
+        } else if text.ends_with('-')
+            && text[..text.len() - 1].ends_with(char::is_lowercase)
+            && part.starts_with(char::is_lowercase)
+        {
+            text.pop();
+            text.push_str(part);
+        } else if text.ends_with('-') {
+            text.push_str(part);
+        } else {
+            text.push(' ');
+            text.push_str(part);
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, size: f32, top: f32) -> TextLine {
+        TextLine {
+            text: text.into(),
+            size,
+            top,
+            left: 72.0,
+            right: 500.0,
+            bold: false,
+        }
+    }
+
+    fn page() -> Vec<TextLine> {
+        let mut lines = vec![
+            line(
+                "Journal of Computer and System Sciences 55, 1997",
+                8.0,
+                40.0,
+            ),
+            line("Can Datalog Be", 16.0, 100.0),
+            line("Approximated?", 16.0, 118.0),
+            line("Surajit Chaudhuri", 10.0, 150.0),
+            line("Microsoft Research, One Microsoft Way", 8.0, 162.0),
+            line("Phokion G. Kolaitis*", 10.0, 190.0),
+            line(
+                "Computer Science Department, University of California",
+                8.0,
+                202.0,
+            ),
+            line("Abstract", 10.0, 240.0),
+        ];
+        for i in 0..30 {
+            lines.push(line(
+                "In this paper, we investigate whether recursive Datalog predicates can be approximated.",
+                9.0,
+                260.0 + 11.0 * i as f32,
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn the_title_is_the_largest_type_and_the_authors_the_name_lines_under_it() {
+        let lines = page();
+        let title = title(&lines).unwrap();
+        assert_eq!(title.text, "Can Datalog Be Approximated?");
+        assert_eq!(
+            authors(&lines, &title),
+            vec!["Surajit Chaudhuri", "Phokion G. Kolaitis"]
+        );
+    }
+
+    #[test]
+    fn a_running_header_above_the_title_does_not_end_the_front_matter() {
+        let mut lines = vec![
+            line("Introduction", 8.0, 50.0),
+            line("Java: an Overview", 30.0, 116.0),
+            line("James Gosling, February 1995", 12.0, 130.0),
+            line("Introduction", 14.0, 217.0),
+        ];
+        for i in 0..20 {
+            lines.push(line(
+                "JAVA is a programming language and environment that was designed to solve",
+                10.0,
+                230.0 + 12.0 * i as f32,
+            ));
+        }
+        let title = title(&lines).unwrap();
+        assert_eq!(title.text, "Java: an Overview");
+        assert_eq!(authors(&lines, &title), vec!["James Gosling"]);
+    }
+
+    #[test]
+    fn a_page_in_one_size_has_no_layout_title() {
+        let lines: Vec<TextLine> = (0..20)
+            .map(|i| {
+                line(
+                    "Plain text of a scanned letter",
+                    10.0,
+                    50.0 + 12.0 * i as f32,
+                )
+            })
+            .collect();
+        assert!(title(&lines).is_none());
+    }
+
+    #[test]
+    fn joins_a_title_broken_over_lines() {
+        assert_eq!(
+            join_title(&["Write-".into(), "Optimization".into()]),
+            "Write-Optimization"
+        );
+        assert_eq!(
+            join_title(&["optimi-".into(), "zation".into()]),
+            "optimization"
+        );
+        assert_eq!(
+            join_title(&["Paxos".into(), "Made Simple".into()]),
+            "Paxos Made Simple"
+        );
+    }
+}

@@ -1,0 +1,377 @@
+//! People's names as papers print them: telling an author line from an
+//! affiliation, splitting a list of names, stripping footnote marks, and
+//! finding the family name ("Robbert van Renesse" → "van Renesse").
+
+/// Lowercase words that belong to the family name that follows them.
+const PARTICLES: [&str; 17] = [
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das",
+    "ten", "ter", "bin",
+];
+
+/// Words after a family name that are not part of it.
+const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
+
+/// Words that mark an affiliation, an address or a heading, never a person.
+const NOT_A_PERSON: [&str; 61] = [
+    "university",
+    "universität",
+    "université",
+    "universidad",
+    "università",
+    "universiteit",
+    "institute",
+    "institut",
+    "instituto",
+    "college",
+    "school",
+    "department",
+    "dept",
+    "faculty",
+    "laboratory",
+    "laboratories",
+    "lab",
+    "labs",
+    "research",
+    "center",
+    "centre",
+    "corporation",
+    "corp",
+    "inc",
+    "ltd",
+    "gmbh",
+    "foundation",
+    "academy",
+    "division",
+    "group",
+    "sciences",
+    "science",
+    "engineering",
+    "computer",
+    "computing",
+    "technology",
+    "technologies",
+    "polytechnic",
+    "hospital",
+    "street",
+    "avenue",
+    "road",
+    "usa",
+    "u.s.a.",
+    "abstract",
+    "introduction",
+    "keywords",
+    "email",
+    "e-mail",
+    "received",
+    "microsoft",
+    "google",
+    "ibm",
+    "systems",
+    "software",
+    "national",
+    "project",
+    "conference",
+    "proceedings",
+    "journal",
+    "association",
+];
+
+/// `line` with footnote marks and emails taken out. A mark after a name
+/// ("Yair Sovran∗ Russell Power∗", "Lu Jiang 1 Zhengyuan Zhou 2") ends it, so
+/// it becomes a comma.
+fn strip_marks(line: &str) -> String {
+    let mut out = String::new();
+    for word in line.split_whitespace() {
+        if word.contains('@') || word.starts_with("http") || word.starts_with("www.") {
+            out.push_str(", ");
+            continue;
+        }
+        let core = word.trim_start_matches(is_mark);
+        let kept = core.trim_end_matches(|c: char| is_mark(c) || c == ',');
+        if kept.is_empty() {
+            out.push_str(", ");
+            continue;
+        }
+        // A mark inside a word ends a name ("Damas†and Robin Milner"); a
+        // loose accent is dropped.
+        for c in kept.chars() {
+            if !is_mark(c) {
+                out.push(c);
+            } else if !is_loose_accent(c) {
+                out.push_str(", ");
+            }
+        }
+        if kept.len() < core.len() {
+            out.push_str(", ");
+        } else {
+            out.push(' ');
+        }
+    }
+    out.trim().trim_matches(',').trim().to_owned()
+}
+
+/// Footnote marks, stray accents and digits: never part of a printed name.
+fn is_mark(c: char) -> bool {
+    c.is_ascii_digit() || "*∗†‡§¶♯#⋆★•·♣♠♦♥^".contains(c) || is_loose_accent(c)
+}
+
+/// Combining accents and spacing modifiers that came loose from their letter.
+fn is_loose_accent(c: char) -> bool {
+    ('\u{02B0}'..='\u{036F}').contains(&c)
+}
+
+/// How strictly a line must read as names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Every part is a name or an affiliation ("Asaf Cidon, Stanford
+    /// University; Robert Escriva").
+    Strict,
+    /// The line starts with a name; reading stops at the first part that is
+    /// neither ("John Hughes, Institutionen för Datavetenskap", "James
+    /// Gosling, February 1995"). For the first author line only.
+    Leading,
+}
+
+/// The names in a line listing people ("A and B", "A, B, and C", "A · B");
+/// `None` when the line does not read as names (see [`Reading`]).
+pub fn names_in_line(line: &str, reading: Reading) -> Option<Vec<String>> {
+    let line = strip_marks(line);
+    let line = line
+        .strip_prefix("by ")
+        .or_else(|| line.strip_prefix("By "))
+        .unwrap_or(&line);
+    let mut names: Vec<String> = Vec::new();
+    for part in line
+        .split([',', ';', '&', '·', '|'])
+        .flat_map(|p| p.split(" and "))
+        .flat_map(|p| p.split(" AND "))
+        .map(str::trim)
+        .map(|p| p.strip_prefix("and ").unwrap_or(p).trim())
+        .filter(|p| !p.is_empty() && *p != "and")
+    {
+        if SUFFIXES.contains(&part.to_lowercase().as_str()) {
+            // "John Smith, Jr.": the suffix belongs to the name before it.
+            let last = names.last_mut()?;
+            last.push_str(", ");
+            last.push_str(part);
+            continue;
+        }
+        let part = without_letter_mark(part);
+        if is_person(part) {
+            names.push(title_case_if_shouting(part));
+        } else if is_affiliation(part) && !names.is_empty() {
+            continue;
+        } else if reading == Reading::Leading && !names.is_empty() {
+            break;
+        } else {
+            return None;
+        }
+    }
+    (!names.is_empty()).then_some(names)
+}
+
+/// "Jon M. Kleinberg y": a footnote mark set in a symbol font reads as a
+/// lone lowercase letter after the name.
+fn without_letter_mark(part: &str) -> &str {
+    match part.rsplit_once(' ') {
+        Some((name, mark)) if mark.chars().count() == 1 && mark.chars().all(char::is_lowercase) => {
+            name.trim_end()
+        }
+        _ => part,
+    }
+}
+
+/// A part naming an institution or a place in it ("Stanford University").
+fn is_affiliation(part: &str) -> bool {
+    part.split_whitespace().any(|w| {
+        let lower = w.to_lowercase();
+        NOT_A_PERSON.contains(&lower.trim_matches(|c: char| !c.is_alphanumeric()))
+    })
+}
+
+/// Two to five words, each capitalised, an initial, or a name particle, with
+/// no word that marks an institution.
+pub fn is_person(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if !(2..=5).contains(&words.len()) {
+        return false;
+    }
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 4 || text.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let capitalised = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    let ok_word = |w: &str| {
+        let lower = w.to_lowercase();
+        let bare = lower.trim_matches(|c: char| !c.is_alphanumeric());
+        !NOT_A_PERSON.contains(&bare)
+            && w.chars().all(|c| c.is_alphabetic() || "-.'’".contains(c))
+            && (capitalised(w) || PARTICLES.contains(&bare))
+    };
+    // "October ACMQUEUE": a shouted word among ordinary ones is a header.
+    let shouted = |w: &&str| {
+        w.chars().filter(|c| c.is_alphabetic()).count() >= 3 && !w.chars().any(char::is_lowercase)
+    };
+    let some_shouted = words.iter().any(shouted);
+    if some_shouted && !words.iter().all(|w| shouted(w) || w.chars().count() <= 2) {
+        return false;
+    }
+    // The last word is the family name: a particle cannot end a name.
+    let last = words[words.len() - 1].to_lowercase();
+    words.iter().all(|w| ok_word(w)) && !PARTICLES.contains(&last.as_str())
+}
+
+/// "MICHAEL STONEBRAKER" → "Michael Stonebraker"; other names are kept as printed.
+fn title_case_if_shouting(name: &str) -> String {
+    let letters: Vec<char> = name.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.len() < 4 || letters.iter().any(|c| c.is_lowercase()) {
+        return name.to_owned();
+    }
+    name.split_whitespace()
+        .map(|w| {
+            let mut chars = w.chars();
+            match chars.next() {
+                Some(first) => first
+                    .to_uppercase()
+                    .chain(chars.flat_map(char::to_lowercase))
+                    .collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// The family name of a name as printed: "Family, Given" or "Given Family",
+/// with its particles ("van Renesse") and without suffixes ("Jr.").
+pub fn family_name(name: &str) -> String {
+    split_name(name).1
+}
+
+/// (given, family) of a name as printed.
+pub fn split_name(name: &str) -> (String, String) {
+    let name = name.trim();
+    let mut words: Vec<&str> = name.split_whitespace().collect();
+    if let Some((family, given)) = name.split_once(',') {
+        let given = given.trim();
+        if !SUFFIXES.contains(&given.to_lowercase().as_str()) {
+            return (given.to_owned(), family.trim().to_owned());
+        }
+        words = family.split_whitespace().collect();
+    }
+    while words.len() > 1
+        && SUFFIXES.contains(&words[words.len() - 1].to_lowercase().trim_end_matches(','))
+    {
+        words.pop();
+    }
+    let Some(&last) = words.last() else {
+        return (String::new(), String::new());
+    };
+    let mut start = words.len() - 1;
+    while start > 1 && PARTICLES.contains(&words[start - 1].to_lowercase().as_str()) {
+        start -= 1;
+    }
+    if words.len() == 1 {
+        return (String::new(), last.to_owned());
+    }
+    (words[..start].join(" "), words[start..].join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lists_of_names_with_their_marks_taken_off() {
+        assert_eq!(
+            names_in_line(
+                "Michael A. Bender, Martin Farach-Colton, and Yang Zhan1,2",
+                Reading::Strict
+            ),
+            Some(vec![
+                "Michael A. Bender".to_owned(),
+                "Martin Farach-Colton".to_owned(),
+                "Yang Zhan".to_owned()
+            ])
+        );
+        assert_eq!(
+            names_in_line("Phokion G. Kolaitis*", Reading::Strict),
+            Some(vec!["Phokion G. Kolaitis".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("DIEGO ONGARO & JOHN OUSTERHOUT", Reading::Strict),
+            Some(vec![
+                "Diego Ongaro".to_owned(),
+                "John Ousterhout".to_owned()
+            ])
+        );
+        assert_eq!(
+            names_in_line("Yair Sovran∗ Russell Power∗ Jinyang Li†", Reading::Strict),
+            Some(vec![
+                "Yair Sovran".to_owned(),
+                "Russell Power".to_owned(),
+                "Jinyang Li".to_owned()
+            ])
+        );
+        assert_eq!(
+            names_in_line("Lu Jiang 1 Zhengyuan Zhou 2", Reading::Strict),
+            Some(vec!["Lu Jiang".to_owned(), "Zhengyuan Zhou".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Guy L. Steele, Jr.", Reading::Strict),
+            Some(vec!["Guy L. Steele, Jr.".to_owned()])
+        );
+    }
+
+    #[test]
+    fn names_among_affiliations_and_after_a_first_name() {
+        assert_eq!(
+            names_in_line(
+                "Asaf Cidon, Stanford University; Robert Escriva, Cornell University",
+                Reading::Strict
+            ),
+            Some(vec!["Asaf Cidon".to_owned(), "Robert Escriva".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Luis Damas†and Robin Milner", Reading::Strict),
+            Some(vec!["Luis Damas".to_owned(), "Robin Milner".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Jon M. Kleinberg y", Reading::Strict),
+            Some(vec!["Jon M. Kleinberg".to_owned()])
+        );
+        let mixed = "John Hughes, Institutionen för datavetenskap";
+        assert_eq!(names_in_line(mixed, Reading::Strict), None);
+        assert_eq!(
+            names_in_line(mixed, Reading::Leading),
+            Some(vec!["John Hughes".to_owned()])
+        );
+    }
+
+    #[test]
+    fn affiliations_addresses_and_headings_are_not_names() {
+        for line in [
+            "Microsoft Research",
+            "Computer Science Department, University of California",
+            "Mountain View, CA",
+            "Abstract",
+            "In this paper we study",
+            "Palo Alto, CA 94304",
+            "October ACMQUEUE",
+        ] {
+            assert_eq!(names_in_line(line, Reading::Strict), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn finds_family_names_with_particles_and_without_suffixes() {
+        assert_eq!(family_name("Robbert van Renesse"), "van Renesse");
+        assert_eq!(family_name("Lamport, Leslie"), "Lamport");
+        assert_eq!(family_name("Guy L. Steele, Jr."), "Steele");
+        assert_eq!(family_name("Ada"), "Ada");
+        assert_eq!(
+            split_name("Martin Farach-Colton"),
+            ("Martin".to_owned(), "Farach-Colton".to_owned())
+        );
+    }
+}
