@@ -40,22 +40,25 @@ pub fn title(lines: &[TextLine]) -> Option<Title> {
         .iter()
         .position(|l| candidate(l) && (l.size - size).abs() <= SAME_SIZE)?;
     let mut parts = vec![lines[start].text.clone()];
-    let mut last = &lines[start];
-    let mut next = start + 1;
-    while let Some(line) = lines.get(next) {
-        let same_band = (line.top - last.top).abs() < 0.3 * size;
-        let close = line.top - last.top <= 2.2 * size;
-        if (line.size - size).abs() > SAME_SIZE || !(close || same_band) || is_furniture(&line.text)
-        {
+    let mut last = start;
+    // The title goes on in the lines of its size just below it; on a
+    // two-column page the other column's lines come in between.
+    while parts.len() < 5 {
+        let below = lines
+            .iter()
+            .enumerate()
+            .skip(last + 1)
+            .take_while(|(_, l)| l.top - lines[last].top <= 2.2 * size);
+        let Some((i, line)) = below
+            .filter(|(_, l)| (l.size - size).abs() <= SAME_SIZE)
+            .find(|(_, l)| !is_furniture(&l.text))
+        else {
             break;
-        }
+        };
         parts.push(line.text.clone());
-        last = line;
-        next += 1;
-        if parts.len() == 5 {
-            break;
-        }
+        last = i;
     }
+    let next = last + 1;
     let text = join_title(&parts);
     let words = text.split_whitespace().count();
     (1..=40)
@@ -238,6 +241,33 @@ mod tests {
         let title = title(&lines).unwrap();
         assert_eq!(title.text, "Java: an Overview");
         assert_eq!(authors(&lines, &title), vec!["James Gosling"]);
+    }
+
+    #[test]
+    fn a_title_goes_on_past_the_other_columns_lines() {
+        let mut lines = vec![
+            line("Self-stabilizing Systems in", 19.2, 138.7),
+            line(
+                "We consider a connected graph in which the major-",
+                9.6,
+                147.1,
+            ),
+            line("Spite of Distributed Control", 19.2, 156.5),
+            line("Edsger W. Dijkstra", 9.6, 181.2),
+        ];
+        for i in 0..20 {
+            lines.push(line(
+                "ity of the possible edges are missing and a finite state",
+                9.6,
+                190.0 + 12.0 * i as f32,
+            ));
+        }
+        let title = title(&lines).unwrap();
+        assert_eq!(
+            title.text,
+            "Self-stabilizing Systems in Spite of Distributed Control"
+        );
+        assert_eq!(authors(&lines, &title), vec!["Edsger W. Dijkstra"]);
     }
 
     #[test]
