@@ -136,12 +136,15 @@ fn score_row(row: &Truth, found: &Metadata, fields: &mut [(&str, Tally); 6]) {
         title.is_some_and(|t| same(t, &row.title)),
     );
     let first = found.meta.authors.first().map(|a| family_name(a));
-    fields[1].1.record(
-        &row.file,
-        &row.first_author,
-        first.as_deref(),
-        first.as_deref().is_some_and(|f| same(f, &row.first_author)),
-    );
+    // A blank cell: the paper prints no author (or no title) to match.
+    if !row.first_author.is_empty() {
+        fields[1].1.record(
+            &row.file,
+            &row.first_author,
+            first.as_deref(),
+            first.as_deref().is_some_and(|f| same(f, &row.first_author)),
+        );
+    }
     if let Some(year) = row.year {
         let got = found.meta.year.map(|y| y.to_string());
         fields[2].1.record(

@@ -73,7 +73,7 @@ pub fn authors(lines: &[TextLine], title: &Title) -> Vec<String> {
     let mut names = Vec::new();
     let mut size: Option<f32> = None;
     for line in lines.iter().skip(title.next).take(24) {
-        if is_heading_word(&line.text) || is_body_text(line, title) {
+        if is_heading_word(&line.text) {
             break;
         }
         if size.is_some_and(|s| (line.size - s).abs() > 0.4) {
@@ -86,9 +86,13 @@ pub fn authors(lines: &[TextLine], title: &Title) -> Vec<String> {
         } else {
             Reading::Strict
         };
-        if let Some(found) = names_in_line(&line.text, reading) {
-            size.get_or_insert(line.size);
-            names.extend(found);
+        match names_in_line(&line.text, reading) {
+            Some(found) => {
+                size.get_or_insert(line.size);
+                names.extend(found);
+            }
+            None if is_body_text(line, title) => break,
+            None => {}
         }
     }
     names

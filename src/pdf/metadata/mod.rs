@@ -47,12 +47,17 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
         .map(|t| t.text.clone())
         .or(info_title)
         .or_else(|| plain::title_from_page(first_page));
-    let authors = layout_title
-        .as_ref()
-        .map(|t| from_layout::authors(head, t))
-        .filter(|a| !a.is_empty())
-        .or_else(|| info_authors(info, first_page))
-        .unwrap_or_else(|| plain::authors_from_page(first_page, title.as_deref()));
+    // When the layout showed the title but no names under it, the authors
+    // are printed elsewhere (at the end, in a footnote): guessing from the
+    // plain text would only pick up headings.
+    let authors = match &layout_title {
+        Some(t) => Some(from_layout::authors(head, t))
+            .filter(|a| !a.is_empty())
+            .or_else(|| info_authors(info, first_page))
+            .unwrap_or_default(),
+        None => info_authors(info, first_page)
+            .unwrap_or_else(|| plain::authors_from_page(first_page, title.as_deref())),
+    };
     let head_lines: Vec<&str> = if head.is_empty() {
         first_page.lines().collect()
     } else {

@@ -12,7 +12,7 @@ const PARTICLES: [&str; 17] = [
 const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
 
 /// Words that mark an affiliation, an address or a heading, never a person.
-const NOT_A_PERSON: [&str; 61] = [
+const NOT_A_PERSON: [&str; 66] = [
     "university",
     "universität",
     "université",
@@ -74,6 +74,11 @@ const NOT_A_PERSON: [&str; 61] = [
     "proceedings",
     "journal",
     "association",
+    "member",
+    "fellow",
+    "senior",
+    "student",
+    "ieee",
 ];
 
 /// `line` with footnote marks and emails taken out. A mark after a name
@@ -198,6 +203,18 @@ pub fn is_person(text: &str) -> bool {
     }
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     if letters < 4 || text.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    // Function words belong to prose and headings ("AMENABLE TO EXTENSIVE
+    // PARALLELIZATION"), never to a name.
+    const FUNCTION_WORDS: [&str; 14] = [
+        "to", "of", "the", "for", "in", "on", "with", "at", "from", "by", "is", "are", "an",
+        "using",
+    ];
+    if words
+        .iter()
+        .any(|w| FUNCTION_WORDS.contains(&w.to_lowercase().as_str()))
+    {
         return false;
     }
     let capitalised = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
@@ -358,6 +375,8 @@ mod tests {
             "In this paper we study",
             "Palo Alto, CA 94304",
             "October ACMQUEUE",
+            "Senior Member, IEEE",
+            "AMENABLE TO EXTENSIVE PARALLELIZATION",
         ] {
             assert_eq!(names_in_line(line, Reading::Strict), None, "{line}");
         }
