@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use quire::pdf::ingest::{IngestOptions, extract_all};
-use quire::pdf::metadata::{Metadata, family_name, normalise_for_match, read_metadata};
+use quire::pdf::metadata::{Metadata, normalise_for_match, read_metadata};
 use quire::pdf::sha256_file;
 
 #[derive(Args)]
@@ -135,7 +135,7 @@ fn score_row(row: &Truth, found: &Metadata, fields: &mut [(&str, Tally); 6]) {
         title,
         title.is_some_and(|t| same(t, &row.title)),
     );
-    let first = found.meta.authors.first().map(|a| family_name(a));
+    let first = found.meta.authors.first().map(|a| a.family.clone());
     // A blank cell: the paper prints no author (or no title) to match.
     if !row.first_author.is_empty() {
         fields[1].1.record(

@@ -77,7 +77,12 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
             println!(
                 "title: {}\nauthors: {}\nyear: {}  doi: {}  arxiv: {}",
                 meta.title.as_deref().unwrap_or("-"),
-                meta.meta.authors.join("; "),
+                meta.meta
+                    .authors
+                    .iter()
+                    .map(|a| a.display())
+                    .collect::<Vec<_>>()
+                    .join("; "),
                 meta.meta.year.map_or("-".into(), |y| y.to_string()),
                 meta.meta.doi.as_deref().unwrap_or("-"),
                 meta.meta.arxiv.as_deref().unwrap_or("-"),

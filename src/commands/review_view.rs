@@ -277,7 +277,7 @@ fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -
         id: record.id.0.clone(),
         file: record.file.clone(),
         title: record.title.clone(),
-        authors: record.meta.authors.clone(),
+        authors: record.meta.authors.iter().map(|a| a.display()).collect(),
         year: record.meta.year,
         status: record.status.as_str().to_owned(),
         reason: record.reason.clone(),

@@ -37,14 +37,20 @@ fn bib_escape(text: &str) -> String {
         .collect()
 }
 
+/// A verbatim field (DOI, eprint, file path) is taken as written, `_` and
+/// `%` included; only braces would unbalance the entry, and none belong in it.
+fn bib_verbatim(text: &str) -> String {
+    text.chars().filter(|c| !matches!(c, '{' | '}')).collect()
+}
+
 fn bib_key(p: &PaperRecord, used: &mut Vec<String>) -> String {
     let surname = p
         .meta
         .authors
         .first()
-        .and_then(|a| a.split_whitespace().last())
-        .map(|s| {
-            s.chars()
+        .map(|a| {
+            a.family
+                .chars()
                 .filter(|c| c.is_alphanumeric())
                 .collect::<String>()
         })
@@ -82,24 +88,31 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
         if !p.meta.authors.is_empty() {
             out.push_str(&format!(
                 "  author = {{{}}},\n",
-                bib_escape(&p.meta.authors.join(" and "))
+                bib_escape(
+                    &p.meta
+                        .authors
+                        .iter()
+                        .map(|a| a.family_first())
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )
             ));
         }
         if let Some(year) = p.meta.year {
             out.push_str(&format!("  year = {{{year}}},\n"));
         }
         if let Some(doi) = &p.meta.doi {
-            out.push_str(&format!("  doi = {{{}}},\n", bib_escape(doi)));
+            out.push_str(&format!("  doi = {{{}}},\n", bib_verbatim(doi)));
         }
         if let Some(arxiv) = &p.meta.arxiv {
             out.push_str(&format!(
                 "  eprint = {{{}}},\n  archivePrefix = {{arXiv}},\n",
-                bib_escape(arxiv)
+                bib_verbatim(arxiv)
             ));
         }
         out.push_str(&format!(
             "  file = {{{}}},\n",
-            bib_escape(&p.file.display().to_string())
+            bib_verbatim(&p.file.display().to_string())
         ));
         out.push_str(&format!(
             "  note = {{{}}}\n}}\n\n",
@@ -130,7 +143,12 @@ pub fn csv(data: &ReportData<'_>) -> String {
         let fields = [
             rank_text,
             title_of(p),
-            p.meta.authors.join("; "),
+            p.meta
+                .authors
+                .iter()
+                .map(|a| a.display())
+                .collect::<Vec<_>>()
+                .join("; "),
             p.meta.year.map(|y| y.to_string()).unwrap_or_default(),
             scored.map(|s| format!("{:.1}", s.0)).unwrap_or_default(),
             scored.map(|s| s.1.to_owned()).unwrap_or_default(),
@@ -157,7 +175,7 @@ pub fn ris(data: &ReportData<'_>) -> String {
         out.push_str(&line("TY", "GEN"));
         out.push_str(&line("TI", &title_of(p)));
         for author in &p.meta.authors {
-            out.push_str(&line("AU", author));
+            out.push_str(&line("AU", &author.family_first()));
         }
         if let Some(year) = p.meta.year {
             out.push_str(&line("PY", &year.to_string()));
@@ -171,4 +189,182 @@ pub fn ris(data: &ReportData<'_>) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    //! The exports read back with real parsers: typst's biblatex for BibTeX,
+    //! biblib for RIS, as a reference manager would import them.
+
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use biblib::CitationParser;
+
+    use super::*;
+    use crate::review::{EngineKind, ReviewSpec};
+    use crate::workspace::{
+        Author, PaperId, PaperMeta, PaperStatus, TaskMeta, TaskStatus, WorkspaceId,
+    };
+
+    fn paper(
+        id: &str,
+        title: &str,
+        authors: &[&str],
+        year: Option<u16>,
+        doi: Option<&str>,
+    ) -> PaperRecord {
+        PaperRecord {
+            id: PaperId(id.into()),
+            file: PathBuf::from(format!("/papers/{id}.pdf")),
+            sha256: format!("{id}{}", "0".repeat(64 - id.len())),
+            size: 1000,
+            status: PaperStatus::Ok,
+            title: Some(title.into()),
+            duplicates: Vec::new(),
+            reason: None,
+            pages: 10,
+            extractor: None,
+            meta: PaperMeta {
+                authors: authors.iter().map(|a| Author::parse(a)).collect(),
+                year,
+                doi: doi.map(str::to_owned),
+                arxiv: None,
+            },
+        }
+    }
+
+    fn papers() -> Vec<PaperRecord> {
+        vec![
+            paper(
+                "aa",
+                "Chain {Replication} for 100% Throughput & Availability",
+                &["Robbert van Renesse", "Fred B. Schneider"],
+                Some(2004),
+                Some("10.1145/1234567.1234568"),
+            ),
+            paper(
+                "bb",
+                "Niños: a_study",
+                &["Guy L. Steele, Jr.", "José Núñez"],
+                Some(1978),
+                Some("10.1007/978-3-642-15364-8_5"),
+            ),
+            paper("cc", "Anonymous notes", &[], None, None),
+        ]
+    }
+
+    fn with_data<T>(papers: &[PaperRecord], render: impl FnOnce(&ReportData<'_>) -> T) -> T {
+        let task = TaskMeta {
+            format: 1,
+            id: WorkspaceId("w".into()),
+            title: "t".into(),
+            source: None,
+            question: None,
+            criteria: Vec::new(),
+            status: TaskStatus::Done,
+            created_at: "2026-11-30T10:00:00Z".into(),
+            updated_at: "2026-11-30T10:00:00Z".into(),
+        };
+        let spec = ReviewSpec {
+            question: "q".into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+        };
+        render(&ReportData {
+            task: &task,
+            spec: &spec,
+            papers,
+            results: &BTreeMap::new(),
+            date: "2026-11-30T10:00:00Z",
+            model: None,
+            synthesis: None,
+            labels: &BTreeMap::new(),
+        })
+    }
+
+    #[test]
+    fn bibtex_reads_back_with_authors_years_and_dois_intact() {
+        let papers = papers();
+        let text = with_data(&papers, bibtex);
+        let bib = biblatex::Bibliography::parse(&text).unwrap();
+        assert_eq!(bib.len(), papers.len());
+        for (entry, paper) in bib.iter().zip(&papers) {
+            let people = entry.author().unwrap_or_default();
+            let got: Vec<(String, String)> = people
+                .iter()
+                .map(|p| {
+                    let family = [p.prefix.as_str(), p.name.as_str()]
+                        .iter()
+                        .filter(|s| !s.is_empty())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    (family, p.given_name.clone())
+                })
+                .collect();
+            let want: Vec<(String, String)> = paper
+                .meta
+                .authors
+                .iter()
+                .map(|a| (a.family.clone(), a.given.clone()))
+                .collect();
+            assert_eq!(got, want, "{text}");
+            let year = entry
+                .get("year")
+                .map(|chunks| chunks.iter().map(|c| c.v.get()).collect::<String>());
+            assert_eq!(year, paper.meta.year.map(|y| y.to_string()));
+            let doi = entry.doi().ok();
+            assert_eq!(doi, paper.meta.doi);
+        }
+        let title: String = bib
+            .iter()
+            .next()
+            .unwrap()
+            .title()
+            .unwrap()
+            .iter()
+            .map(|c| c.v.get())
+            .collect();
+        assert_eq!(
+            title,
+            "Chain {Replication} for 100% Throughput & Availability"
+        );
+    }
+
+    #[test]
+    fn ris_reads_back_with_authors_years_and_dois_intact() {
+        let papers = papers();
+        let text = with_data(&papers, ris);
+        let citations = biblib::RisParser::new().parse(&text).unwrap();
+        assert_eq!(citations.len(), papers.len());
+        for (citation, paper) in citations.iter().zip(&papers) {
+            assert_eq!(citation.title, paper.title.clone().unwrap());
+            let got: Vec<(String, String)> = citation
+                .authors
+                .iter()
+                .map(|a| {
+                    // biblib keeps middle names apart ("Fred" + "B.").
+                    let given = [a.given_name.as_deref(), a.middle_name.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    (a.name.clone(), given)
+                })
+                .collect();
+            let want: Vec<(String, String)> = paper
+                .meta
+                .authors
+                .iter()
+                .map(|a| (a.family.clone(), a.given.clone()))
+                .collect();
+            assert_eq!(got, want, "{text}");
+            assert_eq!(
+                citation.date.as_ref().map(|d| d.year),
+                paper.meta.year.map(i32::from)
+            );
+            assert_eq!(citation.doi, paper.meta.doi);
+        }
+    }
 }

@@ -94,9 +94,9 @@ pub(crate) fn file_name(p: &PaperRecord) -> String {
 pub(crate) fn authors_short(p: &PaperRecord) -> String {
     match p.meta.authors.as_slice() {
         [] => "—".to_owned(),
-        [one] => one.clone(),
-        [a, b] => format!("{a}, {b}"),
-        [a, ..] => format!("{a} et al."),
+        [one] => one.display(),
+        [a, b] => format!("{}, {}", a.display(), b.display()),
+        [a, ..] => format!("{} et al.", a.display()),
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod actions;
 mod atomic;
+mod author;
 mod error;
 pub mod layout;
 mod lock;
@@ -25,6 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES, MAX_PREVIEW_BYTES};
+pub use author::Author;
 pub use error::WorkspaceError;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{

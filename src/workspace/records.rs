@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::Author;
+
 /// Version of the on-disk record format; bumped on incompatible changes.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -171,7 +173,7 @@ pub struct PaperRecord {
 #[serde(rename_all = "camelCase")]
 pub struct PaperMeta {
     #[serde(default)]
-    pub authors: Vec<String>,
+    pub authors: Vec<Author>,
     #[serde(default)]
     pub year: Option<u16>,
     #[serde(default)]

@@ -15,9 +15,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::engines::InfoDict;
 use super::layout::TextLine;
-use crate::workspace::PaperMeta;
-
-pub use names::{family_name, split_name};
+use crate::workspace::{Author, PaperMeta};
 
 /// Title and metadata for one paper.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,7 +64,7 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
     Metadata {
         title,
         meta: PaperMeta {
-            authors,
+            authors: authors.iter().map(|a| Author::parse(a)).collect(),
             year: ids::year_of(&head_lines, &front).or_else(|| {
                 info.creation_date
                     .as_deref()
@@ -93,7 +91,7 @@ fn info_authors(info: &InfoDict, first_page: &str) -> Option<Vec<String>> {
             !names.is_empty()
                 && names
                     .iter()
-                    .all(|n| page.contains(&normalise_for_match(&family_name(n))))
+                    .all(|n| page.contains(&normalise_for_match(&Author::parse(n).family)))
         })
 }
 
@@ -144,7 +142,8 @@ mod tests {
             meta.title.as_deref(),
             Some("In Search of an Understandable Consensus Algorithm")
         );
-        assert_eq!(meta.meta.authors, vec!["Diego Ongaro", "John Ousterhout"]);
+        let names: Vec<String> = meta.meta.authors.iter().map(Author::display).collect();
+        assert_eq!(names, vec!["Diego Ongaro", "John Ousterhout"]);
     }
 
     #[test]

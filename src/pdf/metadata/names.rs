@@ -1,6 +1,6 @@
 //! People's names as papers print them: telling an author line from an
-//! affiliation, splitting a list of names, stripping footnote marks, and
-//! finding the family name ("Robbert van Renesse" → "van Renesse").
+//! affiliation, splitting a list of names, stripping footnote marks. (A
+//! name's given and family parts: `workspace::Author`.)
 
 /// Lowercase words that belong to the family name that follows them.
 const PARTICLES: [&str; 17] = [
@@ -259,41 +259,6 @@ fn title_case_if_shouting(name: &str) -> String {
         .join(" ")
 }
 
-/// The family name of a name as printed: "Family, Given" or "Given Family",
-/// with its particles ("van Renesse") and without suffixes ("Jr.").
-pub fn family_name(name: &str) -> String {
-    split_name(name).1
-}
-
-/// (given, family) of a name as printed.
-pub fn split_name(name: &str) -> (String, String) {
-    let name = name.trim();
-    let mut words: Vec<&str> = name.split_whitespace().collect();
-    if let Some((family, given)) = name.split_once(',') {
-        let given = given.trim();
-        if !SUFFIXES.contains(&given.to_lowercase().as_str()) {
-            return (given.to_owned(), family.trim().to_owned());
-        }
-        words = family.split_whitespace().collect();
-    }
-    while words.len() > 1
-        && SUFFIXES.contains(&words[words.len() - 1].to_lowercase().trim_end_matches(','))
-    {
-        words.pop();
-    }
-    let Some(&last) = words.last() else {
-        return (String::new(), String::new());
-    };
-    let mut start = words.len() - 1;
-    while start > 1 && PARTICLES.contains(&words[start - 1].to_lowercase().as_str()) {
-        start -= 1;
-    }
-    if words.len() == 1 {
-        return (String::new(), last.to_owned());
-    }
-    (words[..start].join(" "), words[start..].join(" "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,17 +345,5 @@ mod tests {
         ] {
             assert_eq!(names_in_line(line, Reading::Strict), None, "{line}");
         }
-    }
-
-    #[test]
-    fn finds_family_names_with_particles_and_without_suffixes() {
-        assert_eq!(family_name("Robbert van Renesse"), "van Renesse");
-        assert_eq!(family_name("Lamport, Leslie"), "Lamport");
-        assert_eq!(family_name("Guy L. Steele, Jr."), "Steele");
-        assert_eq!(family_name("Ada"), "Ada");
-        assert_eq!(
-            split_name("Martin Farach-Colton"),
-            ("Martin".to_owned(), "Farach-Colton".to_owned())
-        );
     }
 }
