@@ -60,6 +60,8 @@ pub struct PaperRow {
     pub status: String,
     pub reason: Option<String>,
     pub pages: usize,
+    /// The text was read by OCR.
+    pub ocr: bool,
     pub duplicates: usize,
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
@@ -282,6 +284,7 @@ fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -
         status: record.status.as_str().to_owned(),
         reason: record.reason.clone(),
         pages: record.pages,
+        ocr: record.ocr,
         duplicates: record.duplicates.len(),
         score: result.map(|r| r.score),
         verdict: result.map(|r| r.verdict),

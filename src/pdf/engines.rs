@@ -17,15 +17,20 @@ pub enum Engine {
     /// pdf-extract: the design card's engine; a second opinion when pdf_oxide's
     /// text fails the quality check.
     PdfExtract,
+    /// OCR (pdftoppm + Tesseract) for pages with no usable text layer.
+    Tesseract,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 2] = [Engine::PdfOxide, Engine::PdfExtract];
+    pub const ALL: [Engine; 3] = [Engine::PdfOxide, Engine::PdfExtract, Engine::Tesseract];
+    /// The engines that read a PDF's text layer, in the order they are tried.
+    pub const TEXT_LAYER: [Engine; 2] = [Engine::PdfOxide, Engine::PdfExtract];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::PdfOxide => "pdf-oxide",
             Self::PdfExtract => "pdf-extract",
+            Self::Tesseract => "tesseract",
         }
     }
 
@@ -38,6 +43,7 @@ impl Engine {
         match self {
             Self::PdfOxide => "pdf_oxide-0.3.78+q3",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
+            Self::Tesseract => "tesseract-5+pdftoppm-200dpi+q1",
         }
     }
 }
@@ -89,6 +95,7 @@ pub fn extract(engine: Engine, bytes: Vec<u8>, max_pages: usize) -> Result<RawTe
     match engine {
         Engine::PdfOxide => oxide(bytes, max_pages),
         Engine::PdfExtract => pdf_extract(&bytes, max_pages),
+        Engine::Tesseract => super::ocr::read_pages(&bytes, max_pages),
     }
 }
 

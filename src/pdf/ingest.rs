@@ -21,7 +21,8 @@ use super::worker::{WorkerLimits, WorkerOutcome, WorkerReply, run_worker};
 use crate::workspace::PaperStatus;
 
 /// Changes whenever an engine, the cleaning or the classification changes.
-pub const CHAIN_VERSION: &str = "chain-4:pdf_oxide-0.3.78+q3,pdf-extract-0.12.1+q1";
+pub const CHAIN_VERSION: &str =
+    "chain-5:pdf_oxide-0.3.78+q3,pdf-extract-0.12.1+q1,tesseract-5+pdftoppm-200dpi+q1";
 
 /// Files larger than this are `too_large` without being opened.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -36,6 +37,8 @@ pub struct IngestOptions {
     pub max_file_bytes: u64,
     /// Where extracted text is cached; `None` disables the cache.
     pub cache_dir: Option<PathBuf>,
+    /// Read pages with no usable text layer by OCR (see [`super::ocr`]).
+    pub ocr: bool,
 }
 
 impl IngestOptions {
@@ -48,6 +51,7 @@ impl IngestOptions {
                 .unwrap_or(2),
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             cache_dir: None,
+            ocr: super::ocr::available(),
         }
     }
 }
@@ -86,6 +90,11 @@ impl Extracted {
         }
     }
 
+    /// The text was read from page images, not from a text layer.
+    pub fn ocr(&self) -> bool {
+        self.engine == Some(Engine::Tesseract)
+    }
+
     /// `engine@version` for provenance.
     pub fn extractor(&self) -> Option<String> {
         self.engine.map(|e| format!("{}@{}", e.name(), e.version()))
@@ -96,6 +105,10 @@ impl Extracted {
 struct CacheEntry {
     chain: String,
     extracted: Extracted,
+    /// Whether OCR could run when the entry was made: a scan cached as
+    /// `needs_ocr` without it is read again once it can.
+    #[serde(default)]
+    ocr: bool,
 }
 
 /// Extract many files in parallel (at most `jobs` at once), calling `on_done` as
@@ -146,12 +159,15 @@ pub async fn extract_file(path: &Path, sha256: &str, options: &IngestOptions) ->
         .cache_dir
         .as_ref()
         .map(|dir| dir.join(format!("{sha256}.json")));
-    if let Some(cached) = cache_path.as_deref().and_then(read_cache) {
+    if let Some(cached) = cache_path
+        .as_deref()
+        .and_then(|p| read_cache(p, options.ocr))
+    {
         return cached;
     }
     let extracted = run_chain(path, options).await;
     if let Some(cache_path) = &cache_path {
-        write_cache(cache_path, &extracted);
+        write_cache(cache_path, &extracted, options.ocr);
     }
     extracted
 }
@@ -212,7 +228,11 @@ struct Candidate {
 async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut failures: Vec<(Engine, Extracted)> = Vec::new();
-    for engine in Engine::ALL {
+    // An engine killed by its memory cap or a signal: the file may be
+    // hostile (a decompression bomb), so it is not rendered for OCR either.
+    // A parser's panic is only that parser's limit.
+    let mut crashed = false;
+    for engine in Engine::TEXT_LAYER {
         let outcome = run_worker(&options.worker_exe, engine, path, options.limits).await;
         match outcome {
             WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
@@ -260,13 +280,21 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
                 ),
             )),
             WorkerOutcome::Crashed { detail } => {
+                crashed = true;
                 failures.push((engine, Extracted::failed(PaperStatus::Damaged, detail)));
             }
         }
     }
-    let best = candidates
+    let mut best = candidates
         .into_iter()
         .max_by(|a, b| a.quality.score().total_cmp(&b.quality.score()));
+    if let Some(candidate) = best.take_if(|c| needs_ocr(c) && !crashed) {
+        if !options.ocr {
+            return with_ocr_hint(classify_text(candidate, truncated(path)));
+        }
+        let read = read_by_ocr(path, options, &candidate.info).await;
+        best = Some(read.unwrap_or(candidate));
+    }
     match best {
         // No text, and another engine died trying: the file is hostile (e.g. a
         // decompression bomb), not a scan.
@@ -294,6 +322,52 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
             .next()
             .unwrap_or_else(|| Extracted::failed(PaperStatus::Damaged, "no extraction engine ran")),
     }
+}
+
+/// The text layer is missing or unreadable: only OCR can read the paper.
+fn needs_ocr(candidate: &Candidate) -> bool {
+    matches!(
+        candidate.quality.verdict(),
+        Verdict::Empty | Verdict::Garbage
+    )
+}
+
+/// The pages read by OCR in a worker, when they came out readable. The Info
+/// dictionary still comes from the PDF itself.
+async fn read_by_ocr(path: &Path, options: &IngestOptions, info: &InfoDict) -> Option<Candidate> {
+    let limits = WorkerLimits {
+        timeout: options.limits.ocr_timeout,
+        ..options.limits
+    };
+    match run_worker(&options.worker_exe, Engine::Tesseract, path, limits).await {
+        WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
+            let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
+            let quality = quality::assess(&pages);
+            let readable = matches!(quality.verdict(), Verdict::Good | Verdict::MissingSpaces);
+            readable.then(|| Candidate {
+                engine: Engine::Tesseract,
+                pages,
+                failed_pages: raw.failed_pages,
+                info: info.clone(),
+                head: Vec::new(),
+                quality,
+            })
+        }
+        outcome => {
+            tracing::debug!(file = %path.display(), ?outcome, "OCR gave no text");
+            None
+        }
+    }
+}
+
+/// A scan with no OCR engine here: say what would read it.
+fn with_ocr_hint(mut extracted: Extracted) -> Extracted {
+    if extracted.status == PaperStatus::NeedsOcr
+        && let Some(reason) = &mut extracted.reason
+    {
+        reason.push_str(" (install tesseract-ocr and poppler-utils to read it)");
+    }
+    extracted
 }
 
 fn failure_status(failure: EngineFailure) -> Extracted {
@@ -373,10 +447,12 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or(text)
 }
 
-fn read_cache(path: &Path) -> Option<Extracted> {
+fn read_cache(path: &Path, ocr_now: bool) -> Option<Extracted> {
     let bytes = std::fs::read(path).ok()?;
     let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
-    if entry.chain != CHAIN_VERSION {
+    if entry.chain != CHAIN_VERSION
+        || (entry.extracted.status == PaperStatus::NeedsOcr && ocr_now && !entry.ocr)
+    {
         return None;
     }
     let mut extracted = entry.extracted;
@@ -385,10 +461,11 @@ fn read_cache(path: &Path) -> Option<Extracted> {
 }
 
 /// Best effort: a cache that cannot be written only costs time later.
-fn write_cache(path: &Path, extracted: &Extracted) {
+fn write_cache(path: &Path, extracted: &Extracted, ocr: bool) {
     let entry = CacheEntry {
         chain: CHAIN_VERSION.to_owned(),
         extracted: extracted.clone(),
+        ocr,
     };
     let Ok(bytes) = serde_json::to_vec(&entry) else {
         return;

@@ -10,6 +10,7 @@ pub mod engines;
 pub mod ingest;
 pub mod layout;
 pub mod metadata;
+pub mod ocr;
 pub mod quality;
 mod scan;
 pub mod worker;

@@ -25,6 +25,8 @@ const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkerLimits {
     pub timeout: Duration,
+    /// The time limit of an OCR run, which renders and reads every page.
+    pub ocr_timeout: Duration,
     /// Address-space cap of the worker process.
     pub memory_bytes: u64,
     pub max_pages: usize,
@@ -34,6 +36,7 @@ impl Default for WorkerLimits {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(60),
+            ocr_timeout: Duration::from_secs(600),
             memory_bytes: 2 << 30,
             max_pages: 1500,
         }

@@ -225,6 +225,7 @@ mod tests {
             reason: None,
             pages: 10,
             extractor: None,
+            ocr: false,
             meta: PaperMeta {
                 authors: authors.iter().map(|a| Author::parse(a)).collect(),
                 year,

@@ -362,6 +362,10 @@ fn paper_section(
     facts.push(format!("score {:.1}/10", r.score));
     facts.push(r.verdict.as_str().to_owned());
     facts.push(format!("`{}`", file_name(p).replace('`', "'")));
+    if p.ocr {
+        // Quotes from OCR text may carry recognition errors.
+        facts.push("read by OCR".to_owned());
+    }
     out.push_str(&format!("{}\n\n", facts.join(" · ")));
     if let Some(doi) = &p.meta.doi {
         out.push_str(&format!("DOI: {}\n\n", inline(doi)));
@@ -447,6 +451,7 @@ mod tests {
                 .then(|| "not a PDF: the file has no %PDF- header".to_owned()),
             pages: 12,
             extractor: None,
+            ocr: false,
             meta: PaperMeta::default(),
         }
     }

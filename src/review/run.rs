@@ -243,6 +243,7 @@ pub async fn extract_papers(
             paper.status = ex.status;
             paper.reason = ex.reason.clone();
             paper.pages = ex.pages.len();
+            paper.ocr = ex.ocr();
             paper.extractor = Some(format!(
                 "{} ({CHAIN_VERSION})",
                 ex.extractor().unwrap_or_else(|| "none".into())

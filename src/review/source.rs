@@ -57,6 +57,7 @@ pub fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), R
                         reason: None,
                         pages: 0,
                         extractor: None,
+                        ocr: false,
                         meta: Default::default(),
                     },
                 );

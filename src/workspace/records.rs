@@ -164,6 +164,9 @@ pub struct PaperRecord {
     /// The engine and version whose text is in `text.txt`.
     #[serde(default)]
     pub extractor: Option<String>,
+    /// The text was read from page images by OCR (a scan with no text layer).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
     #[serde(default)]
     pub meta: PaperMeta,
 }

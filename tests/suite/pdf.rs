@@ -15,6 +15,13 @@ fn options(cache: Option<PathBuf>) -> IngestOptions {
     options
 }
 
+/// Without an OCR engine, as on a machine that has none installed.
+fn without_ocr(cache: Option<PathBuf>) -> IngestOptions {
+    let mut options = options(cache);
+    options.ocr = false;
+    options
+}
+
 fn with_hashes(files: &[PathBuf]) -> Vec<(PathBuf, String)> {
     files
         .iter()
@@ -37,7 +44,7 @@ async fn every_hostile_file_gets_its_expected_status() {
         ("nested-arrays-200k.pdf", PaperStatus::Ok),
     ];
     let files: Vec<PathBuf> = expected.iter().map(|(name, _)| bad.join(name)).collect();
-    let results = extract_all(with_hashes(&files), &options(None), |_, _| {}).await;
+    let results = extract_all(with_hashes(&files), &without_ocr(None), |_, _| {}).await;
     for ((name, status), result) in expected.iter().zip(&results) {
         assert_eq!(result.status, *status, "{name}: {:?}", result.reason);
         if *status != PaperStatus::Ok {
@@ -56,6 +63,11 @@ async fn every_hostile_file_gets_its_expected_status() {
                 .any(|p| p.split_whitespace().count() > 100)
     );
     assert!(results[8].pages[0].contains("Nested arrays hostile test"));
+    let scan = results[5].reason.as_deref().unwrap_or_default();
+    assert!(
+        scan.contains("tesseract-ocr"),
+        "says what would read it: {scan}"
+    );
     let truncated = &results[2];
     assert!(
         truncated.pages.len() >= 5,
@@ -99,4 +111,48 @@ async fn real_papers_come_out_as_clean_pages_and_the_second_pass_uses_the_cache(
         assert!(b.from_cache);
         assert_eq!(a.pages, b.pages);
     }
+}
+
+#[tokio::test]
+async fn a_scan_is_read_by_ocr_and_a_scan_cached_before_ocr_was_installed_is_read_again() {
+    assert!(
+        quire::pdf::ocr::available(),
+        "this test needs tesseract and pdftoppm (scripts/setup installs them)"
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let scan = vec![corpus().join("bad/no-text-layer-scan.pdf")];
+    let before = extract_all(
+        with_hashes(&scan),
+        &without_ocr(Some(cache.path().into())),
+        |_, _| {},
+    )
+    .await;
+    assert_eq!(before[0].status, PaperStatus::NeedsOcr);
+
+    let read = extract_all(
+        with_hashes(&scan),
+        &options(Some(cache.path().into())),
+        |_, _| {},
+    )
+    .await;
+    let read = &read[0];
+    assert!(!read.from_cache, "the needs_ocr entry is not reused");
+    assert_eq!(read.status, PaperStatus::Ok, "{:?}", read.reason);
+    assert!(read.ocr());
+    assert_eq!(read.pages.len(), 4);
+    let first = &read.pages[0];
+    assert!(
+        first.contains("ZooKeeper") && first.contains("coordination"),
+        "{first}"
+    );
+
+    // Read once, the OCR text comes from the cache.
+    let again = extract_all(
+        with_hashes(&scan),
+        &options(Some(cache.path().into())),
+        |_, _| {},
+    )
+    .await;
+    assert!(again[0].from_cache && again[0].ocr());
+    assert_eq!(again[0].pages, read.pages);
 }

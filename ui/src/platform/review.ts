@@ -25,6 +25,8 @@ export interface PaperRow {
   status: string;
   reason: string | null;
   pages: number;
+  /** The text was read from page images by OCR (a scan). */
+  ocr: boolean;
   duplicates: number;
   score: number | null;
   verdict: Verdict | null;

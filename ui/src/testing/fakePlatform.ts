@@ -341,6 +341,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     status: "pending",
     reason: null,
     pages: 0,
+    ocr: false,
     duplicates: 0,
     score: null,
     verdict: null,

@@ -67,7 +67,13 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote }:
     );
   }
   const { paper: row, result } = detail;
-  const facts = [row.authors.join(", "), row.year?.toString() ?? "", fileName(row.file)].filter(Boolean);
+  const facts = [
+    row.authors.join(", "),
+    row.year?.toString() ?? "",
+    fileName(row.file),
+    // Quotes from a scan may carry recognition errors; say so.
+    row.ocr ? "read by OCR" : "",
+  ].filter(Boolean);
   return (
     <aside class="pane" data-testid="paper-pane" aria-labelledby="pane-title">
       <h2 id="pane-title" class="pane__title" data-testid="pane-title">

@@ -12,6 +12,7 @@ const paper: PaperRow = {
   status: "ok",
   reason: null,
   pages: 1,
+  ocr: false,
   duplicates: 0,
   score: 5,
   verdict: "maybe",
