@@ -16,6 +16,7 @@ fn main() {
         "paper_detail",
         "paper_pdf",
         "paper_label",
+        "paper_meta",
         "review_render",
         "review_export",
         "ui_ready",

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use quire::agent::{EventSink, RunEvent};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::review_view::{
-    self as view, ExportWritten, PaperDetail, PaperLabelParams, ReviewView,
+    self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, ReviewView,
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::{
@@ -134,6 +134,11 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Response, Co
 #[tauri::command]
 pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
     view::paper_label(params).await
+}
+
+#[tauri::command]
+pub async fn paper_meta(params: PaperMetaParams) -> Result<PaperDetail, CommandError> {
+    view::paper_meta(params).await
 }
 
 #[tauri::command]

@@ -30,6 +30,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::paper_detail,
             commands::paper_pdf,
             commands::paper_label,
+            commands::paper_meta,
             commands::review_render,
             commands::review_export,
             commands::ui_ready

@@ -79,6 +79,10 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
     let mut options = IngestOptions::new(exe.clone());
     options.jobs = jobs;
     options.cache_dir = Some(scratch.path().join("cache"));
+    // pdftotext reads text layers only; OCR of scans (seconds a page) is
+    // timed apart below, so the ratio compares like with like.
+    let ocr = options.ocr;
+    options.ocr = false;
     let files: Vec<(PathBuf, String)> = pdfs
         .iter()
         .map(|p| (p.clone(), sha256_file(p).unwrap_or_default()))
@@ -135,6 +139,31 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
         "bag-of-words F1 against pdftotext: mean {mean:.3} over {} papers ({below} below 0.8)",
         f1.len()
     );
+
+    // The scans, read by OCR (the text-layer run above left them needs_ocr).
+    let scans: Vec<(PathBuf, String)> = pdfs
+        .iter()
+        .zip(&cold)
+        .filter(|(_, e)| e.status == quire::workspace::PaperStatus::NeedsOcr)
+        .map(|(p, _)| (p.clone(), sha256_file(p).unwrap_or_default()))
+        .collect();
+    if ocr && !scans.is_empty() {
+        let mut with_ocr = options.clone();
+        with_ocr.ocr = true;
+        with_ocr.cache_dir = Some(scratch.path().join("ocr-cache"));
+        let t = Instant::now();
+        let read = extract_all(scans.clone(), &with_ocr, |_, _| {}).await;
+        let ocr_s = t.elapsed().as_secs_f64();
+        let pages: usize = read.iter().filter(|e| e.ocr()).map(|e| e.pages.len()).sum();
+        println!(
+            "OCR of the {} papers with no usable text layer: {ocr_s:.1} s, {} read, {pages} pages ({:.1} s a page)",
+            scans.len(),
+            read.iter().filter(|e| e.ocr()).count(),
+            ocr_s / pages.max(1) as f64
+        );
+    } else if !scans.is_empty() {
+        println!("{} papers need OCR; no OCR engine here", scans.len());
+    }
 
     // A whole offline review, extraction included, on a fresh data folder.
     let subset = scratch.path().join("subset");

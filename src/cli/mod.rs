@@ -8,6 +8,7 @@ mod bench_agent;
 mod eval;
 mod eval_metadata;
 mod extract;
+mod meta;
 mod models;
 mod review;
 mod tool;
@@ -65,6 +66,9 @@ enum Command {
     Agent(agents::AgentCommand),
     /// Record your own verdict, score or note for a paper of a review.
     Label(agents::LabelArgs),
+    /// Correct a paper's title, authors, year, DOI or arXiv id by hand.
+    #[command(subcommand)]
+    Meta(meta::MetaCommand),
     /// Maintain the SQLite index of workspaces.
     #[command(subcommand)]
     Index(IndexCommand),
@@ -128,6 +132,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Agents(args) => report(agents::list(args).await),
         Command::Agent(cmd) => report(agents::run(cmd).await),
         Command::Label(args) => report(agents::label(args).await),
+        Command::Meta(cmd) => report(meta::run(cmd).await),
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod agents;
 mod context;
 mod error;
+pub mod metadata;
 pub mod models;
 pub mod review_view;
 pub mod reviews;

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{AppContext, CommandError};
 use crate::agent::NoEvents;
 use crate::blocking::blocking;
+use crate::review::corrections;
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
 use crate::review::run::extract_papers;
@@ -173,6 +174,30 @@ pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, Comm
     super::reviews::label_set(label).await.map(Some)
 }
 
+/// The detail pane's metadata edit: the fields to correct, or `clear` to
+/// take every correction away.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperMetaParams {
+    #[serde(flatten)]
+    pub meta: super::metadata::MetaSetParams,
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// Correct (or un-correct) a paper's metadata; returns its detail as it now
+/// reads, corrections applied.
+pub async fn paper_meta(params: PaperMetaParams) -> Result<PaperDetail, CommandError> {
+    let workspace = params.meta.workspace.clone();
+    let paper = params.meta.paper.clone();
+    if params.clear {
+        super::metadata::meta_clear(workspace.clone(), paper.clone()).await?;
+    } else {
+        super::metadata::meta_set(params.meta).await?;
+    }
+    paper_detail(workspace, paper).await
+}
+
 /// The review rendered in `format` from its files as they are now.
 pub async fn review_render(
     workspace: PathBuf,
@@ -250,7 +275,7 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
         }
     };
     let mut papers = Vec::new();
-    for record in ws.papers()? {
+    for record in corrections::corrected(ws)? {
         let head = result_head_of(ws, &record.id)?;
         let label = labels::load(ws, &record.id)?;
         papers.push(row(&record, head, label));
@@ -294,7 +319,7 @@ fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -
 
 fn find_paper(ws: &Workspace, id: &str) -> Result<PaperRecord, CommandError> {
     let wanted = PaperId(id.to_owned());
-    ws.papers()?
+    corrections::corrected(ws)?
         .into_iter()
         .find(|p| p.id == wanted)
         .ok_or_else(|| {

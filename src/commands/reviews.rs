@@ -32,7 +32,7 @@ use crate::review::run::{
 };
 use crate::review::source::canonical_source;
 use crate::review::{EngineKind, ReviewSpec};
-use crate::workspace::Workspace;
+use crate::workspace::{PaperId, Workspace};
 
 /// How long a cancelled run gets to stop on its own before it is aborted.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
@@ -236,40 +236,41 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
     }
     blocking(move || {
         let ws = Workspace::open(&params.workspace)?;
-        let papers = ws.papers()?;
-        let matches: Vec<_> = papers
-            .iter()
-            .filter(|p| p.id.0.starts_with(params.paper.trim()))
-            .collect();
-        let paper = match matches.as_slice() {
-            [one] => *one,
-            [] => {
-                return Err(CommandError::new(
-                    "paper_not_found",
-                    format!("no paper id starts with {:?}", params.paper),
-                ));
-            }
-            many => {
-                return Err(CommandError::new(
-                    "paper_ambiguous",
-                    format!(
-                        "{} paper ids start with {:?}; give more digits",
-                        many.len(),
-                        params.paper
-                    ),
-                ));
-            }
-        };
+        let paper = paper_by_prefix(&ws, &params.paper)?;
         let label = Label {
             verdict: params.verdict,
             score: params.score,
             note: params.note,
             at: crate::workspace::records::now_rfc3339(),
         };
-        save(&ws, &paper.id, &label)?;
+        save(&ws, &paper, &label)?;
         Ok(label)
     })
     .await
+}
+
+/// The paper whose id is `prefix` or starts with it; an error names an
+/// unknown or ambiguous prefix.
+pub(crate) fn paper_by_prefix(ws: &Workspace, prefix: &str) -> Result<PaperId, CommandError> {
+    let papers = ws.papers()?;
+    let matches: Vec<_> = papers
+        .iter()
+        .filter(|p| p.id.0.starts_with(prefix.trim()))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one.id.clone()),
+        [] => Err(CommandError::new(
+            "paper_not_found",
+            format!("no paper id starts with {prefix:?}"),
+        )),
+        many => Err(CommandError::new(
+            "paper_ambiguous",
+            format!(
+                "{} paper ids start with {prefix:?}; give more digits",
+                many.len()
+            ),
+        )),
+    }
 }
 
 /// A review the app starts on a workspace it has open.

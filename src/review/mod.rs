@@ -2,6 +2,7 @@
 //! over a workspace (ingest, engine, results, reports), and rendering exports.
 
 pub mod agentic;
+pub mod corrections;
 mod error;
 pub mod estimate;
 pub mod exports;

@@ -57,7 +57,7 @@ impl ReviewFiles {
     /// section).
     pub fn read(ws: &Workspace, engine: EngineKind) -> Result<Self, ReviewError> {
         let task = ws.task()?;
-        let papers = ws.papers()?;
+        let papers = super::corrections::corrected(ws)?;
         let mut results = BTreeMap::new();
         for p in &papers {
             if let Some(result) = result_of(ws, &p.id)? {

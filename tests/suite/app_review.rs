@@ -278,3 +278,84 @@ async fn quitting_the_app_mid_run_stops_the_review_cleanly_and_keeps_it_resumabl
         Some("How are query plans optimised?")
     );
 }
+
+#[tokio::test]
+async fn a_hand_corrected_title_and_authors_survive_a_rerun_and_reach_the_exports() {
+    use quire::commands::metadata::{MetaSetParams, meta_clear, meta_set};
+    let app = App::new();
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let root = app.open(folder.path()).await;
+    let mut events = app
+        .launch(&root, "How are queries optimised?")
+        .await
+        .unwrap();
+    until_end(&mut events).await;
+    let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    let paper = opened.papers[0].id.clone();
+    let extracted_title = opened.papers[0].title.clone();
+
+    let bad = meta_set(MetaSetParams {
+        workspace: root.clone(),
+        paper: paper.clone(),
+        doi: Some("not a doi".into()),
+        ..MetaSetParams::default()
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(bad.kind, "invalid_metadata");
+    meta_set(MetaSetParams {
+        workspace: root.clone(),
+        paper: paper[..6].to_owned(),
+        title: Some("A Corrected Title".into()),
+        authors: Some(vec![
+            "Robbert van Renesse".into(),
+            "Schneider, Fred B.".into(),
+        ]),
+        year: Some(2004),
+        ..MetaSetParams::default()
+    })
+    .await
+    .unwrap();
+    // A second correction adds the DOI and keeps the rest.
+    let held = meta_set(MetaSetParams {
+        workspace: root.clone(),
+        paper: paper.clone(),
+        doi: Some("10.5555/1251254.1251261".into()),
+        ..MetaSetParams::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(held.title.as_deref(), Some("A Corrected Title"));
+
+    // Running the review again re-reads the files; the corrections stand.
+    let mut events = app
+        .launch(&root, "How are queries optimised?")
+        .await
+        .unwrap();
+    until_end(&mut events).await;
+    let detail = view::paper_detail(root.clone(), paper.clone())
+        .await
+        .unwrap();
+    assert_eq!(detail.paper.title.as_deref(), Some("A Corrected Title"));
+    assert_eq!(
+        detail.paper.authors,
+        vec!["Robbert van Renesse", "Fred B. Schneider"]
+    );
+    let bib = view::review_render(root.clone(), ExportFormat::Bibtex)
+        .await
+        .unwrap();
+    assert!(bib.contains("title = {A Corrected Title}"), "{bib}");
+    assert!(
+        bib.contains("author = {van Renesse, Robbert and Schneider, Fred B.}"),
+        "{bib}"
+    );
+    assert!(bib.contains("doi = {10.5555/1251254.1251261}"), "{bib}");
+    let ris = view::review_render(root.clone(), ExportFormat::Ris)
+        .await
+        .unwrap();
+    assert!(ris.contains("PY  - 2004"), "{ris}");
+
+    meta_clear(root.clone(), paper.clone()).await.unwrap();
+    let detail = view::paper_detail(root.clone(), paper).await.unwrap();
+    assert_eq!(detail.paper.title, extracted_title);
+}

@@ -12,5 +12,6 @@ export type {
   WorkspaceList,
   WorkspaceSummary,
   LabelChange,
+  MetaChange,
 } from "./types";
 export type * from "./review";

@@ -100,6 +100,11 @@ export const tauriPlatform: Platform = {
       params: label === null ? { workspace, paper, clear: true } : { workspace, paper, ...label },
     }),
 
+  correctPaper: (workspace, paper, change) =>
+    call<PaperDetail>("paper_meta", {
+      params: change === null ? { workspace, paper, clear: true } : { workspace, paper, ...change },
+    }),
+
   uiReady: () => call<undefined>("ui_ready"),
 
   renderReview: (workspace, format) => call<string>("review_render", { workspace, format }),

@@ -70,6 +70,12 @@ export interface Platform {
   paperPdf(workspace: string, paper: string): Promise<ArrayBuffer>;
   /** Set a label, or clear it with `null`; returns the label in force. */
   setLabel(workspace: string, paper: string, label: LabelChange | null): Promise<Label | null>;
+  /**
+   * Correct a paper's metadata by hand (kept apart from extraction, which never
+   * overwrites it), or take every correction away with `null`; returns the
+   * paper's detail as it now reads.
+   */
+  correctPaper(workspace: string, paper: string, change: MetaChange | null): Promise<PaperDetail>;
   /** The review rendered in a format from its files as they stand. */
   renderReview(workspace: string, format: ExportFormat): Promise<string>;
   /** The first screen is painted (the host logs its start-up time). */
@@ -83,6 +89,15 @@ export interface LabelChange {
   verdict?: Verdict | null;
   score?: number | null;
   note?: string | null;
+}
+
+/** The metadata fields a correction sets; those left out keep their value. */
+export interface MetaChange {
+  title?: string;
+  /** Each as printed ("Robbert van Renesse"), in order; replaces the list. */
+  authors?: string[];
+  year?: number;
+  doi?: string;
 }
 
 /** An error from a command: a stable kind and a sentence for a person. */

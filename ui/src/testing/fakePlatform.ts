@@ -9,6 +9,8 @@ import {
   type ExportWritten,
   type Label,
   type LabelChange,
+  type MetaChange,
+  type PaperRow,
   type PaperDetail,
   type PaperResult,
   type ReviewLaunch,
@@ -293,6 +295,27 @@ export class FakePlatform implements Platform {
     const view = this.review(root);
     view.papers = view.papers.map((p) => (p.id === paper ? { ...p, label: saved } : p));
     return Promise.resolve(saved);
+  }
+
+  metaCalls: { paper: string; change: MetaChange | null }[] = [];
+  /** What each corrected paper read before its first correction. */
+  private extracted = new Map<string, PaperRow>();
+
+  correctPaper(root: string, paper: string, change: MetaChange | null): Promise<PaperDetail> {
+    this.metaCalls.push({ paper, change });
+    const view = this.review(root);
+    view.papers = view.papers.map((p) => {
+      if (p.id !== paper) return p;
+      if (!this.extracted.has(paper)) this.extracted.set(paper, structuredClone(p));
+      if (change === null) return structuredClone(this.extracted.get(paper) ?? p);
+      return {
+        ...p,
+        title: change.title ?? p.title,
+        authors: change.authors ?? p.authors,
+        year: change.year ?? p.year,
+      };
+    });
+    return this.paperDetail(root, paper);
   }
 
   readyCalls = 0;

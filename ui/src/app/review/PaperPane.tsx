@@ -5,7 +5,8 @@
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type PaperDetail, type Platform, QuireError } from "../../platform";
+import { type MetaChange, type PaperDetail, type PaperRow, type Platform, QuireError } from "../../platform";
+import { MetaEditor } from "./MetaEditor";
 import { FILE_STATUS, fileName } from "./format";
 import { titleOf } from "./table";
 
@@ -17,13 +18,27 @@ export interface PaperPaneProps {
   revision: string;
   /** Opens the paper at a quote's page. */
   onOpenQuote: (paper: string, title: string, page: number, quote: string) => void;
+  /** The paper's details were corrected; the table shows the new row. */
+  onRowChange: (row: PaperRow) => void;
 }
 
 const OUTCOME: Record<string, string> = { met: "Met", not_met: "Not met", unclear: "Unclear" };
 
-export function PaperPane({ platform, workspace, paper, revision, onOpenQuote }: PaperPaneProps) {
+export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, onRowChange }: PaperPaneProps) {
   const [detail, setDetail] = useState<PaperDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+
+  useEffect(() => {
+    setEditing(false);
+  }, [paper]);
+
+  const correct = async (change: MetaChange | null) => {
+    if (paper === null) return;
+    const updated = await platform.correctPaper(workspace, paper, change);
+    setDetail(updated);
+    onRowChange(updated.paper);
+  };
 
   useEffect(() => {
     if (paper === null) return;
@@ -79,7 +94,15 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote }:
       <h2 id="pane-title" class="pane__title" data-testid="pane-title">
         {titleOf(row)}
       </h2>
-      <p class="pane__facts">{facts.join(" · ")}</p>
+      <p class="pane__facts">
+        {facts.join(" · ")}{" "}
+        {!editing && (
+          <button type="button" class="link-button" data-testid="meta-edit" onClick={() => { setEditing(true); }}>
+            Correct details
+          </button>
+        )}
+      </p>
+      {editing && <MetaEditor row={row} onSave={correct} onClose={() => { setEditing(false); }} />}
       {row.label !== null && (
         <p class="pane__label" data-testid="pane-label">
           Your label:{" "}

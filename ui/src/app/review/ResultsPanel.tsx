@@ -232,6 +232,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           onOpenQuote={(paper, title, page, quote) => {
             setViewing({ workspace: view.root, paper, title, page, quote });
           }}
+          onRowChange={onRowChange}
         />
       </div>
       {previewing && (

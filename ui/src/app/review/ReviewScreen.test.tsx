@@ -213,6 +213,41 @@ describe("the results", () => {
     expect($("[data-testid=quotes]")?.textContent).toContain("We evaluate on two data sets.");
   });
 
+  it("corrects a paper's details from the pane, and the table shows them", async () => {
+    await runToResults();
+    await act(() => {
+      (all("[data-testid=result-row]")[0] as HTMLElement).click();
+    });
+    await settle();
+    await click("[data-testid=meta-edit]");
+    const input = async (selector: string, value: string) => {
+      await act(() => {
+        const el = $(selector) as HTMLInputElement;
+        el.value = value;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+    };
+    await input("[data-testid=meta-year]", "soon");
+    await click("[data-testid=meta-save]");
+    expect($("[data-testid=meta-editor]")?.textContent).toContain("soon is not a year.");
+    expect(platform.metaCalls).toHaveLength(0);
+    await input("[data-testid=meta-title]", "Paxos Made Simple");
+    await input("[data-testid=meta-authors]", "Leslie Lamport\n\n");
+    await input("[data-testid=meta-year]", "2001");
+    await click("[data-testid=meta-save]");
+    expect(platform.metaCalls[0]).toEqual({
+      paper: "p1",
+      change: { title: "Paxos Made Simple", authors: ["Leslie Lamport"], year: 2001 },
+    });
+    expect($("[data-testid=meta-editor]")).toBeNull();
+    expect($("[data-testid=pane-title]")?.textContent).toBe("Paxos Made Simple");
+    expect($("[data-testid=result-row][data-paper=p1]")?.textContent).toContain("Paxos Made Simple");
+    await click("[data-testid=meta-edit]");
+    await click("[data-testid=meta-restore]");
+    expect(platform.metaCalls[1]).toEqual({ paper: "p1", change: null });
+    expect($("[data-testid=pane-title]")?.textContent).not.toBe("Paxos Made Simple");
+  });
+
   it("labels from the keyboard, overrides a score, and undoes", async () => {
     await runToResults();
     await press("j");

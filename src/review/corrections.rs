@@ -1,0 +1,109 @@
+//! The researcher's corrections to a paper's metadata,
+//! `papers/<id>/corrections.json`: a title, authors, year, DOI or arXiv id
+//! typed by hand. Extraction rewrites `paper.json` whenever it runs and never
+//! touches this file, so a correction outlives every re-extraction; the
+//! report, the exports and the app read the papers through [`corrected`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::workspace::{Author, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
+
+/// The fields the researcher set; `None` leaves what extraction found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Corrections {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<Vec<Author>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    /// When the researcher last changed them (RFC 3339).
+    #[serde(default)]
+    pub at: String,
+}
+
+impl Corrections {
+    /// Later corrections win field by field; unset fields keep earlier ones.
+    pub fn merged_with(mut self, newer: Corrections) -> Self {
+        self.title = newer.title.or(self.title);
+        self.authors = newer.authors.or(self.authors);
+        self.year = newer.year.or(self.year);
+        self.doi = newer.doi.or(self.doi);
+        self.arxiv = newer.arxiv.or(self.arxiv);
+        self.at = newer.at;
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.authors.is_none()
+            && self.year.is_none()
+            && self.doi.is_none()
+            && self.arxiv.is_none()
+    }
+
+    /// The record as the researcher sees it: their values over the extracted ones.
+    pub fn apply(&self, record: &mut PaperRecord) {
+        if let Some(title) = &self.title {
+            record.title = Some(title.clone());
+        }
+        if let Some(authors) = &self.authors {
+            record.meta.authors = authors.clone();
+        }
+        if let Some(year) = self.year {
+            record.meta.year = Some(year);
+        }
+        if let Some(doi) = &self.doi {
+            record.meta.doi = Some(doi.clone());
+        }
+        if let Some(arxiv) = &self.arxiv {
+            record.meta.arxiv = Some(arxiv.clone());
+        }
+    }
+}
+
+pub fn corrections_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
+    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "corrections.json"])
+}
+
+/// The paper's corrections, if the researcher made any.
+pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Corrections>, WorkspaceError> {
+    match ws.read_json(&corrections_path(id)?) {
+        Ok(corrections) => Ok(Some(corrections)),
+        Err(WorkspaceError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn save(ws: &Workspace, id: &PaperId, corrections: &Corrections) -> Result<(), WorkspaceError> {
+    ws.write_json(&corrections_path(id)?, corrections)
+}
+
+/// Take every correction of the paper away: what extraction found stands again.
+pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
+    ws.remove_file(&corrections_path(id)?)
+}
+
+/// One paper's record with its corrections applied.
+pub fn corrected_paper(
+    ws: &Workspace,
+    mut record: PaperRecord,
+) -> Result<PaperRecord, WorkspaceError> {
+    if let Some(corrections) = load(ws, &record.id)? {
+        corrections.apply(&mut record);
+    }
+    Ok(record)
+}
+
+/// Every paper of the workspace with its corrections applied.
+pub fn corrected(ws: &Workspace) -> Result<Vec<PaperRecord>, WorkspaceError> {
+    ws.papers()?
+        .into_iter()
+        .map(|record| corrected_paper(ws, record))
+        .collect()
+}
