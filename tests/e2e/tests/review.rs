@@ -171,6 +171,33 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
     app.wait_text("[data-testid=pane-label]", UI_TIMEOUT)
         .await?;
 
+    // Correcting the paper's details: the pane and the table show them, and
+    // the export carries them.
+    app.click("[data-testid=meta-edit]").await?;
+    let title_input = app
+        .client
+        .find(Locator::Css("[data-testid=meta-title]"))
+        .await?;
+    title_input.clear().await?;
+    let corrected = "Query Plans, Corrected by Hand";
+    title_input.send_keys(corrected).await?;
+    let year_input = app
+        .client
+        .find(Locator::Css("[data-testid=meta-year]"))
+        .await?;
+    year_input.clear().await?;
+    year_input.send_keys("1999").await?;
+    app.screenshot("correct-details").await?;
+    app.click("[data-testid=meta-save]").await?;
+    eventually("the corrected title in the pane", UI_TIMEOUT, || async {
+        let shown = app.text_content("[data-testid=pane-title]").await?;
+        Ok(shown.filter(|t| t == corrected).map(|_| ()))
+    })
+    .await?;
+    let rows = app.text_contents("[data-testid=result-row]").await?;
+    assert!(rows.iter().any(|r| r.contains(corrected)), "{rows:?}");
+    let title = corrected.to_owned();
+
     // The report preview renders the Markdown the export writes, label included.
     app.click("[data-testid=preview-report]").await?;
     let preview = eventually("the report preview", UI_TIMEOUT, || async {
@@ -207,7 +234,8 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
         markdown.contains("**Researcher's label.** exclude"),
         "{markdown}"
     );
-    assert!(markdown.contains(&title));
+    assert!(markdown.contains(&title), "the corrected title: {markdown}");
+    assert!(markdown.contains("1999"), "the corrected year: {markdown}");
 
     // Filters narrow the table; a filter matching nothing says so.
     app.type_into("[data-testid=filter-text]", "zzzz-no-such-paper")
