@@ -255,6 +255,16 @@ mod tests {
         ]
     }
 
+    /// The authors as the record holds them: (family, given) each.
+    fn family_and_given(paper: &PaperRecord) -> Vec<(String, String)> {
+        paper
+            .meta
+            .authors
+            .iter()
+            .map(|a| (a.family.clone(), a.given.clone()))
+            .collect()
+    }
+
     fn with_data<T>(papers: &[PaperRecord], render: impl FnOnce(&ReportData<'_>) -> T) -> T {
         let task = TaskMeta {
             format: 1,
@@ -304,13 +314,7 @@ mod tests {
                     (family, p.given_name.clone())
                 })
                 .collect();
-            let want: Vec<(String, String)> = paper
-                .meta
-                .authors
-                .iter()
-                .map(|a| (a.family.clone(), a.given.clone()))
-                .collect();
-            assert_eq!(got, want, "{text}");
+            assert_eq!(got, family_and_given(paper), "{text}");
             let year = entry
                 .get("year")
                 .map(|chunks| chunks.iter().map(|c| c.v.get()).collect::<String>());
@@ -354,13 +358,7 @@ mod tests {
                     (a.name.clone(), given)
                 })
                 .collect();
-            let want: Vec<(String, String)> = paper
-                .meta
-                .authors
-                .iter()
-                .map(|a| (a.family.clone(), a.given.clone()))
-                .collect();
-            assert_eq!(got, want, "{text}");
+            assert_eq!(got, family_and_given(paper), "{text}");
             assert_eq!(
                 citation.date.as_ref().map(|d| d.year),
                 paper.meta.year.map(i32::from)

@@ -5,13 +5,13 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Lowercase words that belong to the family name that follows them.
-const PARTICLES: [&str; 17] = [
+pub(crate) const PARTICLES: [&str; 17] = [
     "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das",
     "ten", "ter", "bin",
 ];
 
 /// Words after a family name that are not part of it.
-const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
+pub(crate) const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Author {

@@ -9,7 +9,7 @@
 
 mod actions;
 mod atomic;
-mod author;
+pub(crate) mod author;
 mod error;
 pub mod layout;
 mod lock;

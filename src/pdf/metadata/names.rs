@@ -2,14 +2,7 @@
 //! affiliation, splitting a list of names, stripping footnote marks. (A
 //! name's given and family parts: `workspace::Author`.)
 
-/// Lowercase words that belong to the family name that follows them.
-const PARTICLES: [&str; 17] = [
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das",
-    "ten", "ter", "bin",
-];
-
-/// Words after a family name that are not part of it.
-const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
+use crate::workspace::author::{PARTICLES, SUFFIXES};
 
 /// Words that mark an affiliation, an address or a heading, never a person.
 const NOT_A_PERSON: [&str; 66] = [
