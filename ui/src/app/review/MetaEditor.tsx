@@ -74,7 +74,7 @@ export function MetaEditor({ row, onSave, onClose }: MetaEditorProps) {
       </label>
       <label class="field">
         <span>Authors, one per line</span>
-        <textarea data-testid="meta-authors" rows={3} value={authors} onInput={(e) => { setAuthors(e.currentTarget.value); }} />
+        <textarea class="field__input" data-testid="meta-authors" rows={3} value={authors} onInput={(e) => { setAuthors(e.currentTarget.value); }} />
       </label>
       <div class="meta-editor__row">
         <label class="field">
