@@ -296,13 +296,23 @@ fn render_actions(input: &ContextInput<'_>, budget: u64) -> (String, bool) {
             format!("error[{}]", record.code.as_deref().unwrap_or("error"))
         };
         let preview = record.preview.as_deref().unwrap_or(&record.summary);
-        let line = format!(
-            "- step {} · {}({}) → {outcome}: {}",
+        let call = format!(
+            "- step {} · {}({}) → {outcome}: ",
             record.step.unwrap_or(0),
             record.tool,
             clip_line(&record.args, 300),
-            preview.replace('\n', " ⏎ ")
         );
+        let whole = format!("{call}{}", preview.replace('\n', " ⏎ "));
+        let latest = index + 1 == shown;
+        // An earlier result that does not fit its share shows its first line,
+        // which the tools write as a headline, and how much it left out.
+        let line = match preview.split_once('\n') {
+            Some((headline, rest)) if !latest && count_tokens(&whole) > per_action => {
+                cut = true;
+                format!("{call}{headline} (+{} lines)", rest.lines().count())
+            }
+            _ => whole,
+        };
         let (fitted, was_cut) = fit_text(&line, per_action);
         cut |= was_cut;
         lines.push(fitted);
@@ -422,6 +432,37 @@ mod tests {
             prompt.user.starts_with("# Task\nReview every paper.\n"),
             "the task comes first and whole"
         );
+    }
+
+    #[test]
+    fn an_earlier_result_too_long_for_its_share_shows_its_headline() {
+        let long = format!(
+            "Read 40 of 40 papers; 12 include\n{}",
+            "abcdef0123456789 · 4/10 maybe\n".repeat(40)
+        );
+        let actions = vec![
+            action(1, "read_papers", &long),
+            action(2, "write_notes", "wrote tasks/t1/notes.md\n(3 lines)"),
+            action(3, "read_papers", &long),
+        ];
+        let prompt = build(&input(&[], &actions, ""));
+        let lines: Vec<&str> = prompt
+            .user
+            .lines()
+            .filter(|l| l.starts_with("- step "))
+            .collect();
+        assert_eq!(
+            lines[0],
+            "- step 1 · read_papers({\"ids\":[\"a\"]}) → ok: Read 40 of 40 papers; 12 include (+40 lines)"
+        );
+        // What fits is shown whole; the latest result gets the larger share.
+        assert!(
+            lines[1].ends_with("wrote tasks/t1/notes.md ⏎ (3 lines)"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(lines[2].matches("4/10 maybe").count(), 40, "{}", lines[2]);
+        assert!(prompt.degraded.contains(&"actions"));
     }
 
     #[test]

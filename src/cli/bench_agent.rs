@@ -201,6 +201,8 @@ struct Call {
     completion_tokens: u64,
     baseline: bool,
     latency_ms: u64,
+    /// When the answer arrived, in milliseconds since the run started.
+    done_ms: u64,
 }
 
 struct Jsonl {
@@ -234,6 +236,7 @@ struct RunLog {
     out: Arc<Jsonl>,
     papers: usize,
     baseline: bool,
+    started: Instant,
     mine: Mutex<Vec<Call>>,
 }
 
@@ -253,6 +256,7 @@ impl CallLog for RunLog {
             completion_tokens: call.output_tokens,
             baseline: self.baseline,
             latency_ms: call.latency_ms,
+            done_ms: self.started.elapsed().as_millis() as u64,
         };
         if let (Ok(mut file), Ok(text)) = (self.out.file.lock(), serde_json::to_string(&line)) {
             let _ = writeln!(file, "{text}");
@@ -329,6 +333,7 @@ async fn review(
         out,
         papers,
         baseline,
+        started: Instant::now(),
         mine: Mutex::new(Vec::new()),
     });
     let budget = Arc::new(Budget::new(Caps::default()));

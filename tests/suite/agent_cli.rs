@@ -115,3 +115,143 @@ async fn quire_agent_run_runs_any_agent_on_any_workspace() {
     assert_eq!(graph["tasks"][0]["status"], "finished");
     assert!(!server.requests().is_empty());
 }
+
+/// The reviewer's `read_papers` takes named ids or a count of open papers, and
+/// refuses neither or both with a message the model can act on; whichever way
+/// a paper is asked for, it is read once.
+#[tokio::test]
+async fn read_papers_takes_named_ids_or_the_next_open_ones() {
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let data = tempfile::tempdir().unwrap();
+    let folder = super::support::folder_of(&super::support::dev_pdfs("distributed-systems", 3));
+    let ws = data.path().join("ws");
+    let (config_dir, data_dir) = (config.path().to_owned(), data.path().to_owned());
+    let run = move |args: Vec<String>| {
+        let (config_dir, data_dir) = (config_dir.clone(), data_dir.clone());
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            quire(&args, &config_dir, &data_dir)
+        })
+    };
+    let ws_arg = ws.to_str().unwrap().to_owned();
+    // An offline review registers and extracts the papers; its results are
+    // not the agent's, so all three are open to the reviewer.
+    let out = run(vec![
+        "review".into(),
+        folder.path().to_str().unwrap().into(),
+        "--question".into(),
+        "How is state replicated?".into(),
+        "--workspace".into(),
+        ws_arg.clone(),
+        "--json".into(),
+    ])
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut ids: Vec<String> = std::fs::read_dir(ws.join("papers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 3);
+
+    use testkit::{Reply, ScriptedCall, Step};
+    // Steps are served in arrival order; a paper's read is one request (the
+    // reader policy answers it) between the reviewer's steps.
+    let reader: Step = Reply::Policy.into();
+    server.push([
+        Step::tools(vec![ScriptedCall::new(
+            "read_papers",
+            serde_json::json!({"ids": [ids[1]]}),
+        )]),
+        reader.clone(),
+        Step::tools(vec![ScriptedCall::new(
+            "read_papers",
+            serde_json::json!({"open": 1}),
+        )]),
+        reader,
+        Step::tools(vec![ScriptedCall::new(
+            "read_papers",
+            serde_json::json!({}),
+        )]),
+        Step::tools(vec![ScriptedCall::new(
+            "read_papers",
+            serde_json::json!({"ids": [ids[2]], "open": 1}),
+        )]),
+    ]);
+    let out = run(vec![
+        "agent".into(),
+        "run".into(),
+        "reviewer".into(),
+        "--json".into(),
+        "--workspace".into(),
+        ws_arg,
+        "--task".into(),
+        "Have every readable paper read and scored.".into(),
+    ])
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let response: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(response["status"], "finished", "{response}");
+
+    let log = std::fs::read_to_string(ws.join("tasks/t0001-reviewer/actions.jsonl")).unwrap();
+    let actions: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|a: &serde_json::Value| a["tool"] == "read_papers")
+        .collect();
+    let preview = |a: &serde_json::Value| a["preview"].as_str().unwrap_or("").to_owned();
+    // By id: that paper. By count: the first open one, which is ids[0].
+    assert_eq!(actions[0]["ok"], true);
+    assert!(
+        preview(&actions[0]).starts_with("Read 1 of 1 papers"),
+        "{}",
+        preview(&actions[0])
+    );
+    assert!(preview(&actions[0]).contains(&format!(": {} ", ids[1])));
+    assert!(preview(&actions[0]).contains("2 papers still open"));
+    assert!(
+        preview(&actions[1]).contains(&format!(": {} ", ids[0])),
+        "{}",
+        preview(&actions[1])
+    );
+    assert!(preview(&actions[1]).contains("1 papers still open"));
+    for refused in &actions[2..4] {
+        assert_eq!(refused["ok"], false, "{refused}");
+        assert_eq!(refused["code"], "invalid_arguments", "{refused}");
+    }
+    assert!(
+        actions[2]["summary"].as_str().unwrap().contains("open: N"),
+        "{}",
+        actions[2]
+    );
+    assert!(
+        actions[3]["summary"].as_str().unwrap().contains("not both"),
+        "{}",
+        actions[3]
+    );
+    // The policy read the last one; every paper has the agent's result, each
+    // from one reader call.
+    for id in &ids {
+        let result: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(ws.join("papers").join(id).join("result.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(result["provenance"]["engine"], "agent", "{id}");
+    }
+    let reads = super::agent_review::reader_calls(&server.requests());
+    assert_eq!(reads.len(), 3, "{reads:?}");
+    assert!(reads.values().all(|n| *n == 1), "{reads:?}");
+}

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -108,70 +108,75 @@ impl ReviewDomain {
     }
 
     /// Read the papers `ids` (up to the reader's concurrency at once), write
-    /// each result to its file, and return one line per paper, in order.
-    pub async fn read_batch(self: &Arc<Self>, ids: &[String], by: CoveredBy) -> Vec<String> {
-        let mut lines: Vec<Option<String>> = vec![None; ids.len()];
+    /// each result to its file, and say how each went, in order.
+    pub async fn read_batch(self: &Arc<Self>, ids: &[String], by: CoveredBy) -> Vec<BatchLine> {
+        let mut outcomes: Vec<Option<BatchOutcome>> = vec![None; ids.len()];
         let mut todo: Vec<(usize, PaperRecord)> = Vec::new();
         {
             let mut coverage = self.coverage();
             for (i, raw) in ids.iter().enumerate() {
                 let id = PaperId(raw.trim().to_owned());
-                let line = match coverage.readable.get(&id) {
-                    None => Some(format!("{raw} · not a readable paper of this review")),
-                    Some(_) if coverage.done.contains(&id) => {
-                        Some(format!("{raw} · already reviewed; not read again"))
-                    }
-                    Some(_) if coverage.reading.contains(&id) => {
-                        Some(format!("{raw} · being read by another call"))
-                    }
+                let skipped = match coverage.readable.get(&id) {
+                    None => Some(Skip::NotReadable),
+                    Some(_) if coverage.done.contains(&id) => Some(Skip::AlreadyReviewed),
+                    Some(_) if coverage.reading.contains(&id) => Some(Skip::BeingRead),
                     Some(paper) => {
                         todo.push((i, paper.clone()));
                         None
                     }
                 };
-                if line.is_none() {
+                if skipped.is_none() {
                     coverage.reading.insert(id);
                 }
-                lines[i] = line;
+                outcomes[i] = skipped.map(BatchOutcome::Skipped);
             }
         }
-        let gate = Arc::new(Semaphore::new(self.reader.concurrency()));
+        let gates = Gates {
+            // Planning is CPU work: a core each, in batch order, so the first
+            // papers are ready first.
+            plan: Arc::new(Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            )),
+            call: Arc::new(Semaphore::new(self.reader.concurrency())),
+        };
         let mut set = JoinSet::new();
         for (i, paper) in todo {
             let domain = self.clone();
-            let gate = gate.clone();
+            let gate = gates.clone();
             self.events.emit(RunEvent::PaperStatus {
                 paper: paper.id.0.clone(),
                 phase: PaperPhase::Queued,
                 detail: None,
             });
-            set.spawn(async move {
-                let permit = gate.acquire_owned().await.ok();
-                (i, domain.read_one(&paper, by, permit).await)
-            });
+            set.spawn(async move { (i, domain.read_one(&paper, by, gate).await) });
         }
         while let Some(joined) = set.join_next().await {
-            if let Ok((i, line)) = joined {
-                lines[i] = Some(line);
+            if let Ok((i, outcome)) = joined {
+                outcomes[i] = Some(outcome);
             }
         }
-        lines
+        outcomes
             .into_iter()
             .zip(ids)
-            .map(|(l, id)| l.unwrap_or_else(|| format!("{id} · the read did not complete")))
+            .map(|(outcome, id)| BatchLine {
+                id: id.trim().to_owned(),
+                outcome: outcome.unwrap_or(BatchOutcome::Incomplete),
+            })
             .collect()
     }
 
-    /// Read one paper holding `permit` (a slot of the batch) for its model
-    /// calls only: writing the result does not keep the next paper waiting.
+    /// Read one paper, holding a call slot of the batch's `gate` for its
+    /// model calls only: loading and planning it happen before, while other
+    /// papers' calls are in flight, and writing its result after, so neither
+    /// keeps the next paper waiting.
     async fn read_one(
         self: &Arc<Self>,
         paper: &PaperRecord,
         by: CoveredBy,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> String {
+        gate: Gates,
+    ) -> BatchOutcome {
         let id = paper.id.clone();
-        match self.read_and_save(paper, by, permit).await {
+        match self.read_and_save(paper, by, gate).await {
             Ok((result, reading)) => {
                 let mut coverage = self.coverage();
                 coverage.reading.remove(&id);
@@ -190,26 +195,17 @@ impl ReviewDomain {
                         result.verdict.as_str()
                     )),
                 });
-                // The title was in the list the ids came from; the line says
-                // what the read found, compactly.
-                format!(
-                    "{} · {:.0}/10 {} · {}/{} quotes verified{}",
-                    id.0,
-                    result.score,
-                    result.verdict.as_str(),
-                    reading.quotes_verified,
-                    reading.quotes_verified + reading.quotes_dropped,
-                    if reading.chunks > 1 {
-                        format!(" · {} parts", reading.chunks)
-                    } else {
-                        String::new()
-                    }
-                )
+                BatchOutcome::Scored {
+                    score: result.score,
+                    verdict: result.verdict,
+                    verified: reading.quotes_verified,
+                    dropped: reading.quotes_dropped,
+                }
             }
             Err(_) if self.cancel.is_cancelled() => {
                 // Not a failure of the paper: the run stopped under it.
                 self.coverage().reading.remove(&id);
-                format!("{} · not read: the run was cancelled", id.0)
+                BatchOutcome::Cancelled
             }
             Err(reason) => {
                 let mut coverage = self.coverage();
@@ -227,7 +223,7 @@ impl ReviewDomain {
                     phase: PaperPhase::Failed,
                     detail: Some(reason.clone()),
                 });
-                format!("{} · failed (attempt {attempts}): {reason}", id.0)
+                BatchOutcome::Failed { attempts, reason }
             }
         }
     }
@@ -236,23 +232,36 @@ impl ReviewDomain {
         &self,
         paper: &PaperRecord,
         by: CoveredBy,
-        permit: Option<OwnedSemaphorePermit>,
+        gate: Gates,
     ) -> Result<(PaperResult, Reading), String> {
         if self.cancel.is_cancelled() {
             return Err("the run was cancelled".into());
         }
+        let (pages, plan) = {
+            let _planning = gate.plan.acquire().await.ok();
+            let (ws, id, reader) = (self.ws.clone(), paper.id.clone(), self.reader.clone());
+            let (title, spec) = (paper.title.clone(), self.spec.clone());
+            tokio::task::spawn_blocking(move || {
+                let pages = paper_text::load(&ws, &id)
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default();
+                let plan = reader.plan(&PaperInput {
+                    title: title.as_deref(),
+                    pages: &pages,
+                    question: &spec.question,
+                    criteria: &spec.criteria,
+                });
+                Ok::<_, String>((pages, plan))
+            })
+            .await
+            .map_err(|e| e.to_string())??
+        };
+        let permit = gate.call.acquire().await.ok();
         self.events.emit(RunEvent::PaperStatus {
             paper: paper.id.0.clone(),
             phase: PaperPhase::Reading,
             detail: None,
         });
-        let ws = self.ws.clone();
-        let id = paper.id.clone();
-        let pages = tokio::task::spawn_blocking(move || paper_text::load(&ws, &id))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?
-            .unwrap_or_default();
         let started_at = now_rfc3339();
         let input = PaperInput {
             title: paper.title.as_deref(),
@@ -260,7 +269,11 @@ impl ReviewDomain {
             question: &self.spec.question,
             criteria: &self.spec.criteria,
         };
-        let reading = self.reader.read(&input).await.map_err(|e| e.to_string());
+        let reading = match plan {
+            Ok(plan) => self.reader.read_planned(&input, plan).await,
+            Err(e) => Err(e),
+        }
+        .map_err(|e| e.to_string());
         drop(permit);
         let reading = reading?;
         let answer = reading.answer.clone();
@@ -298,11 +311,65 @@ impl ReviewDomain {
     }
 }
 
-/// Papers one `read_papers` call takes at a reader concurrency: four per
-/// slot, as a batch is a barrier (the reviewer waits for all of it), so fewer,
-/// larger batches lose less to their last, partly filled wave of calls.
+/// A batch's slots: for planning papers (CPU) and for their model calls.
+#[derive(Clone)]
+struct Gates {
+    plan: Arc<Semaphore>,
+    call: Arc<Semaphore>,
+}
+
+/// How one paper of a batch went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BatchOutcome {
+    Scored {
+        score: f64,
+        verdict: Verdict,
+        /// Evidence quotes found on their cited pages, and dropped.
+        verified: usize,
+        dropped: usize,
+    },
+    Skipped(Skip),
+    Failed {
+        attempts: u32,
+        reason: String,
+    },
+    /// The run was cancelled before the read finished.
+    Cancelled,
+    /// The read's task ended without an outcome (it panicked).
+    Incomplete,
+}
+
+/// Why a paper named in a batch was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    NotReadable,
+    AlreadyReviewed,
+    BeingRead,
+}
+
+impl Skip {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::NotReadable => "not a readable paper of this review",
+            Self::AlreadyReviewed => "already reviewed; not read again",
+            Self::BeingRead => "being read by another call",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchLine {
+    pub id: String,
+    pub outcome: BatchOutcome,
+}
+
+/// Papers one `read_papers` call takes at a reader concurrency: eight per
+/// slot. A batch is a barrier (the reviewer waits for all of it), and its last
+/// wave of calls is partly empty; with eight waves a batch that loses at most
+/// one wave loses an eighth, and the reviewer takes half the steps it would
+/// with four.
 pub fn batch_size(concurrency: usize) -> usize {
-    (concurrency.max(1) * 4).clamp(4, 32)
+    (concurrency.max(1) * 8).clamp(4, 64)
 }
 
 pub fn short_hash(text: &str) -> String {

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::domain::{CoveredBy, ReviewDomain};
-use crate::review::{PaperResult, labels, paper_text};
+use super::domain::{BatchLine, BatchOutcome, CoveredBy, ReviewDomain};
+use crate::review::{PaperResult, Verdict, labels, paper_text};
 use crate::tools::{Tool, ToolContext, ToolError, parse_args};
 use crate::workspace::PaperId;
 
@@ -124,7 +124,11 @@ pub struct ReadPapers(pub Arc<ReviewDomain>);
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
+    #[serde(default)]
     ids: Vec<String>,
+    /// Read the next this many open papers, without naming them.
+    #[serde(default)]
+    open: Option<usize>,
 }
 
 #[async_trait]
@@ -134,10 +138,12 @@ impl Tool for ReadPapers {
     }
 
     fn description(&self) -> &str {
-        "Read a batch of papers by id, in parallel. Each paper is read in isolation against the \
-         review question and criteria; its result (summary, score, verdict, rationale, evidence \
-         with pages) is written to papers/<id>/result.json. Returns one line per paper: id, \
-         score, verdict, title, quotes verified. A reviewed paper is not read again."
+        "Read a batch of papers in parallel: name them with ids, or give open: N to read the \
+         next N open papers (in list_papers order). Each paper is read in isolation against \
+         the review question and criteria; its result (summary, score, verdict, rationale, \
+         evidence with pages) is written to papers/<id>/result.json. Returns one line per \
+         paper: id, score, verdict, and whether its evidence quotes were found on their pages. A \
+         reviewed paper is not read again."
     }
 
     fn parameters(&self) -> Value {
@@ -150,35 +156,138 @@ impl Tool for ReadPapers {
                     "minItems": 1,
                     "maxItems": self.0.batch_max,
                     "description": "Paper ids from list_papers."
+                },
+                "open": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": self.0.batch_max,
+                    "description": "Instead of ids: read the next this many open papers."
                 }
             },
-            "required": ["ids"],
             "additionalProperties": false
         })
     }
 
     async fn call(&self, _ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
         let args: ReadArgs = parse_args(args)?;
-        if args.ids.is_empty() {
-            return Err(ToolError::invalid_arguments("ids is empty"));
+        let ids = self.batch_of(args)?;
+        if ids.is_empty() {
+            return Ok(
+                "No paper is open: every readable paper is reviewed, being read, or \
+                       failed twice."
+                    .into(),
+            );
         }
-        if args.ids.len() > self.0.batch_max {
-            return Err(ToolError::invalid_arguments(format!(
-                "{} ids is more than the {} one call reads; split the batch",
-                args.ids.len(),
-                self.0.batch_max
-            )));
-        }
-        if let Err(over) = self.0.batch_fits(&args.ids) {
+        if let Err(over) = self.0.batch_fits(&ids) {
             return Err(ToolError::fatal(
                 crate::agent::budget::BUDGET_EXHAUSTED,
                 over.0,
             ));
         }
-        let lines = self.0.read_batch(&args.ids, CoveredBy::Agent).await;
+        let lines = self.0.read_batch(&ids, CoveredBy::Agent).await;
         let open = self.0.coverage().open().len();
-        Ok(format!("{}\n{open} papers still open", lines.join("\n")))
+        Ok(digest(&lines, open))
     }
+}
+
+impl ReadPapers {
+    /// The ids a call names, or the next open ones it asks for.
+    fn batch_of(&self, args: ReadArgs) -> Result<Vec<String>, ToolError> {
+        let max = self.0.batch_max;
+        match (args.ids.is_empty(), args.open) {
+            (false, Some(_)) => Err(ToolError::invalid_arguments(
+                "give either ids or open, not both",
+            )),
+            (true, None) => Err(ToolError::invalid_arguments(
+                "give the ids to read, or open: N to read the next N open papers",
+            )),
+            (true, Some(0)) => Err(ToolError::invalid_arguments("open must be at least 1")),
+            (true, Some(n)) => Ok(self
+                .0
+                .coverage()
+                .open()
+                .iter()
+                .take(n.min(max))
+                .map(|p| p.id.0.clone())
+                .collect()),
+            (false, None) if args.ids.len() > max => Err(ToolError::invalid_arguments(format!(
+                "{} ids is more than the {max} one call reads; split the batch",
+                args.ids.len(),
+            ))),
+            (false, None) => Ok(args.ids),
+        }
+    }
+}
+
+/// What a batch read returns: a line of totals, then the papers grouped by
+/// verdict with their scores, then what needs a look (no verified evidence,
+/// dropped quotes, failures, skips), one line each. The results themselves
+/// are in the papers' files.
+fn digest(lines: &[BatchLine], open: usize) -> String {
+    let mut groups: Vec<(Verdict, Vec<String>)> =
+        [Verdict::Include, Verdict::Maybe, Verdict::Exclude]
+            .into_iter()
+            .map(|v| (v, Vec::new()))
+            .collect();
+    let (mut verified, mut dropped) = (0, 0);
+    let (mut unsupported, mut with_dropped) = (Vec::new(), Vec::new());
+    let mut problems = Vec::new();
+    for line in lines {
+        match &line.outcome {
+            BatchOutcome::Scored {
+                score,
+                verdict,
+                verified: v,
+                dropped: d,
+            } => {
+                if let Some((_, ids)) = groups.iter_mut().find(|(k, _)| k == verdict) {
+                    ids.push(format!("{} {score:.0}/10", line.id));
+                }
+                verified += v;
+                dropped += d;
+                if *v == 0 {
+                    unsupported.push(line.id.clone());
+                } else if *d > 0 {
+                    with_dropped.push(format!("{} ({d})", line.id));
+                }
+            }
+            BatchOutcome::Skipped(why) => problems.push(format!("{}: {}", line.id, why.reason())),
+            BatchOutcome::Failed { attempts, reason } => problems.push(format!(
+                "{}: failed (attempt {attempts}): {reason}",
+                line.id
+            )),
+            BatchOutcome::Cancelled => {
+                problems.push(format!("{}: not read, the run was cancelled", line.id))
+            }
+            BatchOutcome::Incomplete => {
+                problems.push(format!("{}: the read did not complete", line.id))
+            }
+        }
+    }
+    let scored: usize = groups.iter().map(|(_, ids)| ids.len()).sum();
+    let mut out = vec![format!(
+        "Read {scored} of {} papers; quotes: {verified} verified, {dropped} dropped. {open} papers still open.",
+        lines.len()
+    )];
+    for (verdict, ids) in groups.iter().filter(|(_, ids)| !ids.is_empty()) {
+        out.push(format!(
+            "{} ({}): {}",
+            verdict.as_str(),
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
+    if !unsupported.is_empty() {
+        out.push(format!("no verified evidence: {}", unsupported.join(", ")));
+    }
+    if !with_dropped.is_empty() {
+        out.push(format!(
+            "quotes not on their cited page, dropped: {}",
+            with_dropped.join(", ")
+        ));
+    }
+    out.extend(problems);
+    out.join("\n")
 }
 
 pub struct ReadResults(pub Arc<ReviewDomain>);
@@ -335,5 +444,57 @@ impl Tool for AnswerFromPdf {
             .answer_question(title.as_deref(), &pages, &args.question)
             .await
             .map_err(|e| ToolError::new(e.code(), e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::agentic::domain::Skip;
+
+    fn scored(id: &str, score: f64, verified: usize, dropped: usize) -> BatchLine {
+        BatchLine {
+            id: id.into(),
+            outcome: BatchOutcome::Scored {
+                score,
+                verdict: Verdict::from_score(score),
+                verified,
+                dropped,
+            },
+        }
+    }
+
+    #[test]
+    fn a_batch_digest_groups_papers_by_verdict_and_flags_what_needs_a_look() {
+        let lines = vec![
+            scored("a1", 8.0, 3, 0),
+            scored("b2", 4.0, 2, 1),
+            scored("c3", 1.0, 0, 0),
+            scored("f6", 9.0, 1, 0),
+            BatchLine {
+                id: "d4".into(),
+                outcome: BatchOutcome::Failed {
+                    attempts: 1,
+                    reason: "the server closed the connection".into(),
+                },
+            },
+            BatchLine {
+                id: "e5".into(),
+                outcome: BatchOutcome::Skipped(Skip::AlreadyReviewed),
+            },
+        ];
+        let text = digest(&lines, 7);
+        let name = |score: f64| Verdict::from_score(score).as_str();
+        let expected = [
+            "Read 4 of 6 papers; quotes: 6 verified, 1 dropped. 7 papers still open.".to_owned(),
+            format!("{} (2): a1 8/10, f6 9/10", name(8.0)),
+            format!("{} (1): b2 4/10", name(4.0)),
+            format!("{} (1): c3 1/10", name(1.0)),
+            "no verified evidence: c3".to_owned(),
+            "quotes not on their cited page, dropped: b2 (1)".to_owned(),
+            "d4: failed (attempt 1): the server closed the connection".to_owned(),
+            "e5: already reviewed; not read again".to_owned(),
+        ];
+        assert_eq!(text.lines().collect::<Vec<_>>(), expected);
     }
 }

@@ -113,10 +113,29 @@ impl Reader {
 
     /// Read one paper.
     pub async fn read(&self, input: &PaperInput<'_>) -> Result<Reading, ReadError> {
+        let plan = self.plan(input)?;
+        self.read_planned(input, plan).await
+    }
+
+    /// The parts a paper is read in. Counting its tokens is CPU work, done
+    /// before the paper takes a slot for its calls (see [`Self::read_planned`]).
+    pub fn plan(&self, input: &PaperInput<'_>) -> Result<Vec<Chunk>, ReadError> {
         if input.pages.iter().all(|p| p.trim().is_empty()) {
             return Err(ReadError::NoText);
         }
-        let mut pending = chunks::split(input.pages, self.chunk_tokens(input));
+        Ok(chunks::split(input.pages, self.chunk_tokens(input)))
+    }
+
+    /// Read one paper in the parts [`Self::plan`] gave for it.
+    pub async fn read_planned(
+        &self,
+        input: &PaperInput<'_>,
+        plan: Vec<Chunk>,
+    ) -> Result<Reading, ReadError> {
+        let mut pending = plan;
+        if pending.is_empty() {
+            return Err(ReadError::NoText);
+        }
         let total = pending.len();
         let mut parts: Vec<(Chunk, ReaderAnswer)> = Vec::new();
         let mut calls = 0u32;

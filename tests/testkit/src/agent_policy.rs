@@ -4,10 +4,11 @@
 //!
 //! - a consolidation turn: it rewrites its notes from the progress counters,
 //!   the todo list and its recent actions;
-//! - with a batch reading tool (one that takes `ids`): it reads the ids that
-//!   its recent `list_*` results showed and it has not read yet, lists open
-//!   work when it has none in view, and finishes when the progress line says
-//!   nothing is open;
+//! - with a batch reading tool (one that takes `ids`): while the progress line
+//!   says papers are open, it asks for the next open ones when the tool can
+//!   take a count (`open`), else reads the ids that its recent `list_*`
+//!   results showed and it has not read yet, listing open work when it has
+//!   none in view; it finishes when nothing is open;
 //! - otherwise it follows its todo list: with none, it writes one from the
 //!   task's numbered steps; it calls the tool the first open item names, and
 //!   marks the item completed once a recent action shows that call succeeded;
@@ -201,6 +202,16 @@ fn batch_worker(
         .pointer("/properties/ids/maxItems")
         .and_then(Value::as_u64)
         .unwrap_or(8) as usize;
+    let open = open_count(&prompt.progress);
+    // A tool that picks open work itself needs no list: ask for a full batch.
+    if open.unwrap_or(0) > 0
+        && let Some(most) = batch
+            .parameters
+            .pointer("/properties/open/maximum")
+            .and_then(Value::as_u64)
+    {
+        return call(&batch.name, json!({ "open": most }));
+    }
     let mut listed: Vec<String> = Vec::new();
     let mut read: Vec<String> = Vec::new();
     for (tool, args, ok, preview) in &prompt.actions {
@@ -237,7 +248,6 @@ fn batch_worker(
     if !latest_is_list {
         listed.clear();
     }
-    let open = open_count(&prompt.progress);
     let unread: Vec<String> = listed.into_iter().filter(|id| !read.contains(id)).collect();
     if open.unwrap_or(0) > 0 && !unread.is_empty() {
         let ids: Vec<String> = unread.into_iter().take(max).collect();

@@ -273,13 +273,16 @@ async fn answer(
     let step = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| Reply::Policy.into());
-    tokio::time::sleep(shared.options.latency + step.faults.first_byte_delay).await;
+    // The latency is the time to the answer, as a real server's is: the
+    // policy's own work happens inside it, not on top of it.
+    let due = tokio::time::Instant::now() + shared.options.latency + step.faults.first_byte_delay;
     let (text, calls) = match step.reply {
         Reply::Status {
             status,
             retry_after,
             message,
         } => {
+            tokio::time::sleep_until(due).await;
             let body = render::error_body(request.protocol, status, &message);
             let headers: Vec<(&str, String)> = retry_after
                 .map(|r| ("retry-after", r))
@@ -312,6 +315,7 @@ async fn answer(
             }
         },
     };
+    tokio::time::sleep_until(due).await;
     let answer = Answer {
         text,
         calls,
