@@ -320,6 +320,16 @@ fn terminate(child: &mut Child) {
 /// Kill every process of the app binary (the app and its extraction
 /// workers) with SIGKILL, as a crash would end them, and wait until they are gone.
 pub async fn crash_app() -> Result<()> {
+    signal_app("KILL", Duration::from_secs(10)).await
+}
+
+/// Ask every running app process to quit, as a logout or `kill` does
+/// (SIGTERM), and wait up to `within` for them to be gone.
+pub async fn terminate_app(within: Duration) -> Result<()> {
+    signal_app("TERM", within).await
+}
+
+async fn signal_app(signal: &str, within: Duration) -> Result<()> {
     let binary = app_binary()?;
     let left = || -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -336,10 +346,10 @@ pub async fn crash_app() -> Result<()> {
     };
     for pid in left() {
         let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
+            .args([&format!("-{signal}"), &pid.to_string()])
             .status();
     }
-    eventually("the app to be gone", Duration::from_secs(10), || async {
+    eventually("the app to be gone", within, || async {
         Ok(left().is_empty().then_some(()))
     })
     .await

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use fantoccini::Locator;
-use quire_e2e::{App, ModelServer, crash_app, eventually, folder_of_papers};
+use quire_e2e::{App, ModelServer, crash_app, eventually, folder_of_papers, terminate_app};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(60);
@@ -469,6 +469,53 @@ async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Resu
         "the scored paper is kept: {banner}"
     );
     app.screenshot("interrupted").await?;
+    app.click("[data-testid=resume-interrupted]").await?;
+    let rows = scored_rows(&app, 4).await?;
+    assert_eq!(rows.len(), 4);
+    app.stop().await
+}
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn quitting_the_app_with_sigterm_mid_run_cancels_cleanly_and_resumes() -> Result<()> {
+    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
+    let data = tempfile::tempdir()?;
+    let config = server.profile_in(data.path(), "concurrency = 1")?;
+    let env = [
+        ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
+        ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+
+    let app = App::start_with(&env).await?;
+    let (_papers, _root) = open_review(&app, "distributed-systems", 4).await?;
+    start_review(&app, "How do replicated systems agree on an order?").await?;
+    eventually("a first paper to be scored", UI_TIMEOUT, || async {
+        let scored = app
+            .client
+            .find_all(Locator::Css("[data-testid=board-paper][data-phase=scored]"))
+            .await?;
+        Ok((!scored.is_empty()).then_some(()))
+    })
+    .await?;
+    // SIGTERM (a logout, `kill`) quits the way closing the window does: the
+    // run is cancelled and writes its state within the app's grace period.
+    terminate_app(Duration::from_secs(10)).await?;
+    let _ = app.stop().await;
+
+    let app = App::start_with(&env).await?;
+    app.click("[data-testid=recent-open]").await?;
+    let banner = app
+        .wait_text("[data-testid=interrupted]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        banner.starts_with("This review was cancelled"),
+        "a clean stop, not a crash: {banner}"
+    );
+    assert!(
+        !banner.contains(": 0 of 4"),
+        "the scored paper is kept: {banner}"
+    );
     app.click("[data-testid=resume-interrupted]").await?;
     let rows = scored_rows(&app, 4).await?;
     assert_eq!(rows.len(), 4);
