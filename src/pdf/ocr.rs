@@ -16,6 +16,20 @@ const DPI: &str = "200";
 /// `QUIRE_OCR=0` turns OCR off even when the programs are installed.
 pub const OCR_SETTING: &str = "QUIRE_OCR";
 
+/// `QUIRE_OCR_TIMEOUT=SECONDS`: how long OCR may take on one paper.
+pub const OCR_TIMEOUT_SETTING: &str = "QUIRE_OCR_TIMEOUT";
+/// Ten minutes: a 100-page scan at about 1.5 s a page, with room to spare.
+const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The time limit for reading one paper by OCR, from the setting.
+pub fn time_limit() -> std::time::Duration {
+    std::env::var(OCR_TIMEOUT_SETTING)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .map_or(DEFAULT_TIME_LIMIT, std::time::Duration::from_secs_f64)
+}
+
 /// Whether OCR can run here: `tesseract` and `pdftoppm` are on the PATH and
 /// the setting does not turn it off.
 pub fn available() -> bool {

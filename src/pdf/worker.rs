@@ -36,7 +36,7 @@ impl Default for WorkerLimits {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(60),
-            ocr_timeout: Duration::from_secs(600),
+            ocr_timeout: super::ocr::time_limit(),
             memory_bytes: 2 << 30,
             max_pages: 1500,
         }
@@ -81,6 +81,10 @@ pub async fn run_worker(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true);
+    // Its own process group, so that at its time limit the programs it
+    // started (pdftoppm, tesseract) are killed with it.
+    #[cfg(unix)]
+    command.process_group(0);
     let child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -89,9 +93,13 @@ pub async fn run_worker(
             };
         }
     };
+    let group = child.id();
     // On timeout the future is dropped and kill_on_drop ends the worker.
     let output = match tokio::time::timeout(limits.timeout, child.wait_with_output()).await {
-        Err(_) => return WorkerOutcome::TimedOut,
+        Err(_) => {
+            kill_group(group);
+            return WorkerOutcome::TimedOut;
+        }
         Ok(Err(e)) => {
             return WorkerOutcome::Crashed {
                 detail: e.to_string(),
@@ -105,6 +113,23 @@ pub async fn run_worker(
             detail: describe_exit(&output.status),
         },
     }
+}
+
+/// SIGKILL to every process of the worker's group: what it started lives on
+/// otherwise, using a core, after the worker is gone.
+fn kill_group(group: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(group) = group {
+        // `kill` rather than libc: the crate has no unsafe code.
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{group}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    #[cfg(not(unix))]
+    let _ = group;
 }
 
 fn describe_exit(status: &std::process::ExitStatus) -> String {

@@ -156,3 +156,62 @@ async fn a_scan_is_read_by_ocr_and_a_scan_cached_before_ocr_was_installed_is_rea
     assert!(again[0].from_cache && again[0].ocr());
     assert_eq!(again[0].pages, read.pages);
 }
+
+/// OCR past its time limit is stopped whole: the worker and every program it
+/// started. (A stand-in `pdftoppm` that hangs, first on the PATH.)
+#[test]
+fn ocr_past_its_time_limit_leaves_no_program_running() {
+    if !quire::pdf::ocr::available() {
+        panic!("this test needs tesseract and pdftoppm (scripts/setup installs them)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let fake = dir.path().join("pdftoppm");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho $$ >> '{}'\nexec sleep 120\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let scan = corpus().join("bad/no-text-layer-scan.pdf");
+    let out = std::process::Command::new(quire_bin())
+        .args(["extract", "--json"])
+        .arg(&scan)
+        .env("PATH", path)
+        .env("QUIRE_OCR_TIMEOUT", "2")
+        .env("QUIRE_DATA_DIR", dir.path().join("data"))
+        .output()
+        .unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!("{}", String::from_utf8_lossy(&out.stderr));
+    });
+    assert_eq!(line["status"], "needs_ocr", "{line}");
+    let started = std::fs::read_to_string(&pids).unwrap();
+    assert!(!started.trim().is_empty(), "the stand-in was run");
+    // Killed processes are reaped by whoever adopted them; give that a moment.
+    let alive = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(") ")
+                .next()
+                .is_some_and(|s| !s.starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while started.lines().any(alive) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let left: Vec<&str> = started.lines().filter(|p| alive(p)).collect();
+    assert!(
+        left.is_empty(),
+        "still running after the time limit: {left:?}"
+    );
+}
