@@ -320,17 +320,28 @@ fn terminate(child: &mut Child) {
 /// Kill every process of the app binary (the app and its extraction
 /// workers) with SIGKILL, as a crash would end them, and wait until they are gone.
 pub async fn crash_app() -> Result<()> {
-    signal_app("KILL", Duration::from_secs(10)).await
+    signal_app("KILL", Duration::from_secs(10), None).await
 }
 
-/// Ask every running app process to quit, as a logout or `kill` does
-/// (SIGTERM), and wait up to `within` for them to be gone.
-pub async fn terminate_app(within: Duration) -> Result<()> {
-    signal_app("TERM", within).await
+/// Ask the app running on the data folder `data` (and the workers it
+/// started) to quit, as a logout or `kill` does (SIGTERM), and wait up to
+/// `within` for them to be gone. Other apps, an earlier test's that is still
+/// closing, are left alone.
+pub async fn terminate_app(data: &Path, within: Duration) -> Result<()> {
+    signal_app("TERM", within, Some(data)).await
 }
 
-async fn signal_app(signal: &str, within: Duration) -> Result<()> {
+async fn signal_app(signal: &str, within: Duration, data: Option<&Path>) -> Result<()> {
     let binary = app_binary()?;
+    let on_data = |pid: &Path| {
+        let Some(data) = data else { return true };
+        let wanted = format!("QUIRE_DATA_DIR={}", data.display());
+        std::fs::read(pid.join("environ")).is_ok_and(|environ| {
+            environ
+                .split(|b| *b == 0)
+                .any(|var| var == wanted.as_bytes())
+        })
+    };
     let left = || -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return Vec::new();
@@ -340,7 +351,7 @@ async fn signal_app(signal: &str, within: Duration) -> Result<()> {
             .filter_map(|e| {
                 let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
                 let exe = std::fs::read_link(e.path().join("exe")).ok()?;
-                (exe == binary).then_some(pid)
+                (exe == binary && on_data(&e.path())).then_some(pid)
             })
             .collect()
     };

@@ -424,34 +424,68 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
     app.stop().await
 }
 
+/// An agent review of four papers against a slow scripted server (one call
+/// at a time), caught once its first paper is scored: a run to cut off.
+struct Midway {
+    _server: ModelServer,
+    data: tempfile::TempDir,
+    _papers: tempfile::TempDir,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Midway {
+    async fn start(topic: &str, question: &str) -> Result<(Self, App)> {
+        let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
+        let data = tempfile::tempdir()?;
+        let config = server.profile_in(data.path(), "concurrency = 1")?;
+        let env = vec![
+            ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
+            ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
+        ];
+        let app = App::start_with(&Self::borrowed(&env)).await?;
+        let (papers, _root) = open_review(&app, topic, 4).await?;
+        start_review(&app, question).await?;
+        eventually("a first paper to be scored", UI_TIMEOUT, || async {
+            let scored = app
+                .client
+                .find_all(Locator::Css("[data-testid=board-paper][data-phase=scored]"))
+                .await?;
+            Ok((!scored.is_empty()).then_some(()))
+        })
+        .await?;
+        let midway = Self {
+            _server: server,
+            data,
+            _papers: papers,
+            env,
+        };
+        Ok((midway, app))
+    }
+
+    fn borrowed<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+        env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+    }
+
+    fn data(&self) -> &std::path::Path {
+        self.data.path()
+    }
+
+    /// The environment the app runs in, for starting it again.
+    fn env(&self) -> Vec<(&str, &str)> {
+        Self::borrowed(&self.env)
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Result<()> {
-    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
-    let data = tempfile::tempdir()?;
-    let config = server.profile_in(data.path(), "concurrency = 1")?;
-    let env = [
-        ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
-        ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
-    ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-
     // First session: start an agent review and crash once a paper is scored.
-    let app = App::start_with(&env).await?;
-    let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
-    start_review(
-        &app,
+    let (midway, app) = Midway::start(
+        "machine-learning",
         "Which methods improve generalisation of neural networks?",
     )
     .await?;
-    eventually("a first paper to be scored", UI_TIMEOUT, || async {
-        let scored = app
-            .client
-            .find_all(Locator::Css("[data-testid=board-paper][data-phase=scored]"))
-            .await?;
-        Ok((!scored.is_empty()).then_some(()))
-    })
-    .await?;
+    let env = midway.env();
     // A crash mid-run (the session's end cannot be relied on to stop the
     // process at once).
     crash_app().await?;
@@ -478,29 +512,15 @@ async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Resu
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn quitting_the_app_with_sigterm_mid_run_cancels_cleanly_and_resumes() -> Result<()> {
-    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "300"])?;
-    let data = tempfile::tempdir()?;
-    let config = server.profile_in(data.path(), "concurrency = 1")?;
-    let env = [
-        ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
-        ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
-    ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-
-    let app = App::start_with(&env).await?;
-    let (_papers, _root) = open_review(&app, "distributed-systems", 4).await?;
-    start_review(&app, "How do replicated systems agree on an order?").await?;
-    eventually("a first paper to be scored", UI_TIMEOUT, || async {
-        let scored = app
-            .client
-            .find_all(Locator::Css("[data-testid=board-paper][data-phase=scored]"))
-            .await?;
-        Ok((!scored.is_empty()).then_some(()))
-    })
+    let (midway, app) = Midway::start(
+        "distributed-systems",
+        "How do replicated systems agree on an order?",
+    )
     .await?;
+    let env = midway.env();
     // SIGTERM (a logout, `kill`) quits the way closing the window does: the
     // run is cancelled and writes its state within the app's grace period.
-    terminate_app(Duration::from_secs(10)).await?;
+    terminate_app(midway.data(), Duration::from_secs(10)).await?;
     let _ = app.stop().await;
 
     let app = App::start_with(&env).await?;
