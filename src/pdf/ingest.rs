@@ -233,7 +233,7 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
     // A parser's panic is only that parser's limit.
     let mut crashed = false;
     for engine in Engine::TEXT_LAYER {
-        let outcome = run_worker(&options.worker_exe, engine, path, options.limits).await;
+        let outcome = run_worker(&options.worker_exe, engine, path, options.limits, None).await;
         match outcome {
             WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
                 let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
@@ -339,7 +339,18 @@ async fn read_by_ocr(path: &Path, options: &IngestOptions, info: &InfoDict) -> O
         timeout: options.limits.ocr_timeout,
         ..options.limits
     };
-    match run_worker(&options.worker_exe, Engine::Tesseract, path, limits).await {
+    // Page images go in a folder removed here, whatever becomes of the worker.
+    let scratch = tempfile::Builder::new().prefix("quire-ocr-").tempdir().ok();
+    let outcome = run_worker(
+        &options.worker_exe,
+        Engine::Tesseract,
+        path,
+        limits,
+        scratch.as_ref().map(|d| d.path()),
+    )
+    .await;
+    drop(scratch);
+    match outcome {
         WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
             let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
             let quality = quality::assess(&pages);

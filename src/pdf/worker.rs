@@ -63,14 +63,21 @@ pub enum WorkerOutcome {
     },
 }
 
-/// Run one extraction in a worker process.
+/// Run one extraction in a worker process. With `scratch`, the worker's
+/// temporary files (OCR's page images) go in that folder, which the caller
+/// owns and removes however the worker ends: a worker killed at its time
+/// limit cannot clean up after itself.
 pub async fn run_worker(
     exe: &Path,
     engine: Engine,
     pdf: &Path,
     limits: WorkerLimits,
+    scratch: Option<&Path>,
 ) -> WorkerOutcome {
     let mut command = tokio::process::Command::new(exe);
+    if let Some(dir) = scratch {
+        command.env("TMPDIR", dir);
+    }
     command
         .arg(WORKER_ARG)
         .arg(engine.name())

@@ -158,7 +158,7 @@ async fn a_scan_is_read_by_ocr_and_a_scan_cached_before_ocr_was_installed_is_rea
 }
 
 /// OCR past its time limit is stopped whole: the worker and every program it
-/// started. (A stand-in `pdftoppm` that hangs, first on the PATH.)
+/// started, and its page images are removed. (A stand-in `pdftoppm` that hangs, first on the PATH.)
 #[test]
 fn ocr_past_its_time_limit_leaves_no_program_running() {
     if !quire::pdf::ocr::available() {
@@ -183,11 +183,14 @@ fn ocr_past_its_time_limit_leaves_no_program_running() {
         std::env::var("PATH").unwrap_or_default()
     );
     let scan = corpus().join("bad/no-text-layer-scan.pdf");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
     let out = std::process::Command::new(quire_bin())
         .args(["extract", "--json"])
         .arg(&scan)
         .env("PATH", path)
         .env("QUIRE_OCR_TIMEOUT", "2")
+        .env("TMPDIR", &tmp)
         .env("QUIRE_DATA_DIR", dir.path().join("data"))
         .output()
         .unwrap();
@@ -214,4 +217,7 @@ fn ocr_past_its_time_limit_leaves_no_program_running() {
         left.is_empty(),
         "still running after the time limit: {left:?}"
     );
+    // Nor are its page images left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(leftovers.is_empty(), "left in TMPDIR: {leftovers:?}");
 }

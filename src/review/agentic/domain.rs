@@ -142,13 +142,13 @@ impl ReviewDomain {
         let mut set = JoinSet::new();
         for (i, paper) in todo {
             let domain = self.clone();
-            let gate = gates.clone();
+            let gates = gates.clone();
             self.events.emit(RunEvent::PaperStatus {
                 paper: paper.id.0.clone(),
                 phase: PaperPhase::Queued,
                 detail: None,
             });
-            set.spawn(async move { (i, domain.read_one(&paper, by, gate).await) });
+            set.spawn(async move { (i, domain.read_one(&paper, by, gates).await) });
         }
         while let Some(joined) = set.join_next().await {
             if let Ok((i, outcome)) = joined {
@@ -165,7 +165,7 @@ impl ReviewDomain {
             .collect()
     }
 
-    /// Read one paper, holding a call slot of the batch's `gate` for its
+    /// Read one paper, holding a call slot of the batch's `gates` for its
     /// model calls only: loading and planning it happen before, while other
     /// papers' calls are in flight, and writing its result after, so neither
     /// keeps the next paper waiting.
@@ -173,10 +173,10 @@ impl ReviewDomain {
         self: &Arc<Self>,
         paper: &PaperRecord,
         by: CoveredBy,
-        gate: Gates,
+        gates: Gates,
     ) -> BatchOutcome {
         let id = paper.id.clone();
-        match self.read_and_save(paper, by, gate).await {
+        match self.read_and_save(paper, by, gates).await {
             Ok((result, reading)) => {
                 let mut coverage = self.coverage();
                 coverage.reading.remove(&id);
@@ -232,13 +232,13 @@ impl ReviewDomain {
         &self,
         paper: &PaperRecord,
         by: CoveredBy,
-        gate: Gates,
+        gates: Gates,
     ) -> Result<(PaperResult, Reading), String> {
         if self.cancel.is_cancelled() {
             return Err("the run was cancelled".into());
         }
         let (pages, plan) = {
-            let _planning = gate.plan.acquire().await.ok();
+            let _planning = gates.plan.acquire().await.ok();
             let (ws, id, reader) = (self.ws.clone(), paper.id.clone(), self.reader.clone());
             let (title, spec) = (paper.title.clone(), self.spec.clone());
             tokio::task::spawn_blocking(move || {
@@ -256,7 +256,7 @@ impl ReviewDomain {
             .await
             .map_err(|e| e.to_string())??
         };
-        let permit = gate.call.acquire().await.ok();
+        let permit = gates.call.acquire().await.ok();
         self.events.emit(RunEvent::PaperStatus {
             paper: paper.id.0.clone(),
             phase: PaperPhase::Reading,
