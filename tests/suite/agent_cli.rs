@@ -19,6 +19,18 @@ fn quire(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> Out
         .unwrap()
 }
 
+/// The JSON answer of a `quire agent run --json` that succeeded and finished.
+fn finished(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let response: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(response["status"], "finished", "{response}");
+    response
+}
+
 #[test]
 fn quire_agents_lists_the_builtins_and_a_workspaces_own() {
     let dir = tempfile::tempdir().unwrap();
@@ -99,13 +111,7 @@ async fn quire_agent_run_runs_any_agent_on_any_workspace() {
     })
     .await
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let response: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(response["status"], "finished", "{response}");
+    let response = finished(&out);
     assert!(response["modelCalls"].as_u64().unwrap() >= 4);
     assert!(ws.join("notes.md").is_file());
     let todo = std::fs::read_to_string(ws.join("tasks/t0001-planner/todo.md")).unwrap();
@@ -198,13 +204,7 @@ async fn read_papers_takes_named_ids_or_the_next_open_ones() {
     ])
     .await
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let response: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(response["status"], "finished", "{response}");
+    finished(&out);
 
     let log = std::fs::read_to_string(ws.join("tasks/t0001-reviewer/actions.jsonl")).unwrap();
     let actions: Vec<serde_json::Value> = log

@@ -476,6 +476,30 @@ impl Midway {
     }
 }
 
+/// Start the app again on `env`, open the review a run was cut off in, and
+/// resume it from its banner (screenshotted as `screenshot`, if given) until
+/// all four papers are scored, keeping the one scored before. Returns the
+/// banner's text.
+async fn reopen_and_resume(env: &[(&str, &str)], screenshot: Option<&str>) -> Result<String> {
+    let app = App::start_with(env).await?;
+    app.click("[data-testid=recent-open]").await?;
+    let banner = app
+        .wait_text("[data-testid=interrupted]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        !banner.contains(": 0 of 4"),
+        "the scored paper is kept: {banner}"
+    );
+    if let Some(name) = screenshot {
+        app.screenshot(name).await?;
+    }
+    app.click("[data-testid=resume-interrupted]").await?;
+    let rows = scored_rows(&app, 4).await?;
+    assert_eq!(rows.len(), 4);
+    app.stop().await?;
+    Ok(banner)
+}
+
 #[tokio::test]
 #[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
 async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Result<()> {
@@ -492,21 +516,9 @@ async fn a_run_cut_off_by_a_crash_resumes_with_one_click_when_reopened() -> Resu
     let _ = app.stop().await;
 
     // Second session: the review says where it stopped, and one click resumes it.
-    let app = App::start_with(&env).await?;
-    app.click("[data-testid=recent-open]").await?;
-    let banner = app
-        .wait_text("[data-testid=interrupted]", UI_TIMEOUT)
-        .await?;
+    let banner = reopen_and_resume(&env, Some("interrupted")).await?;
     assert!(banner.contains("stopped before it finished"), "{banner}");
-    assert!(
-        !banner.contains(": 0 of 4"),
-        "the scored paper is kept: {banner}"
-    );
-    app.screenshot("interrupted").await?;
-    app.click("[data-testid=resume-interrupted]").await?;
-    let rows = scored_rows(&app, 4).await?;
-    assert_eq!(rows.len(), 4);
-    app.stop().await
+    Ok(())
 }
 
 #[tokio::test]
@@ -523,21 +535,10 @@ async fn quitting_the_app_with_sigterm_mid_run_cancels_cleanly_and_resumes() -> 
     terminate_app(midway.data(), Duration::from_secs(10)).await?;
     let _ = app.stop().await;
 
-    let app = App::start_with(&env).await?;
-    app.click("[data-testid=recent-open]").await?;
-    let banner = app
-        .wait_text("[data-testid=interrupted]", UI_TIMEOUT)
-        .await?;
+    let banner = reopen_and_resume(&env, None).await?;
     assert!(
         banner.starts_with("This review was cancelled"),
         "a clean stop, not a crash: {banner}"
     );
-    assert!(
-        !banner.contains(": 0 of 4"),
-        "the scored paper is kept: {banner}"
-    );
-    app.click("[data-testid=resume-interrupted]").await?;
-    let rows = scored_rows(&app, 4).await?;
-    assert_eq!(rows.len(), 4);
-    app.stop().await
+    Ok(())
 }
