@@ -189,6 +189,7 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
         workspace: scratch.path().join("workspace"),
         ingest,
         engine: EngineSetup::Offline,
+        lookup: None,
     };
     let extracted = Arc::new(ExtractionCounter(AtomicUsize::new(0)));
     let t = Instant::now();

@@ -495,6 +495,7 @@ async fn corpus_texts(
         workspace: workspace.clone(),
         ingest,
         engine: EngineSetup::Offline,
+        lookup: None,
     };
     reviews::start(&ctx, request, Arc::new(quire::agent::NoEvents))
         .finish()

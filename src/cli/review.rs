@@ -9,7 +9,7 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use quire::agent::{Caps, RunEvent};
-use quire::commands::reviews::{ReviewParams, review_estimate, review_start};
+use quire::commands::reviews::{LookupChoice, ReviewParams, review_estimate, review_start};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::estimate::{ASSUMED_CALL_SECONDS, Estimate};
 use quire::review::run::ReviewSummary;
@@ -60,6 +60,10 @@ pub(crate) struct ReviewArgs {
     /// Print a JSON summary on stdout instead of progress and a table.
     #[arg(long)]
     json: bool,
+    /// Do not look the papers up in Crossref, arXiv and OpenAlex (which are
+    /// sent DOIs, arXiv ids and titles only). Also QUIRE_OFFLINE=1.
+    #[arg(long)]
+    offline: bool,
 }
 
 pub(crate) fn default_paths() -> Result<AppPaths, String> {
@@ -138,6 +142,7 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
             max_tokens: args.max_tokens,
             max_cost_usd: args.max_cost,
         },
+        lookups: LookupChoice::from_env(args.offline),
     };
 
     if args.estimate {

@@ -18,7 +18,7 @@ use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
 use crate::review::run::extract_papers;
 use crate::review::{EngineKind, PaperResult, Verdict};
-use crate::workspace::{PaperId, PaperRecord, TaskStatus, Workspace};
+use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
 /// Where a review stands, for the screen that opens it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -74,6 +74,9 @@ pub struct PaperRow {
 #[serde(rename_all = "camelCase")]
 pub struct PaperDetail {
     pub paper: PaperRow,
+    /// The whole bibliographic record: venue, DOI, arXiv id, abstract, and
+    /// where each field came from (the PDF, an index, a correction).
+    pub meta: PaperMeta,
     pub result: Option<PaperResult>,
 }
 
@@ -122,6 +125,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
                 }),
                 label,
             ),
+            meta: record.meta.clone(),
             result,
         })
     })

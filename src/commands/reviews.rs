@@ -32,6 +32,7 @@ use crate::review::run::{
 };
 use crate::review::source::canonical_source;
 use crate::review::{EngineKind, ReviewSpec};
+use crate::scholar::{Endpoints, Lookup, LookupOptions};
 use crate::workspace::{PaperId, Workspace};
 
 /// How long a cancelled run gets to stop on its own before it is aborted.
@@ -46,6 +47,55 @@ pub struct ReviewParams {
     /// The model profile for the agent engine (default: the configured one).
     pub profile: Option<String>,
     pub caps: Caps,
+    pub lookups: LookupChoice,
+}
+
+/// Whether a review looks its papers up in the scholarly indexes (sending
+/// their DOIs, arXiv ids and titles, nothing else), and the contact address
+/// the requests carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LookupChoice {
+    pub enabled: bool,
+    #[serde(default)]
+    pub contact: Option<String>,
+}
+
+impl LookupChoice {
+    /// On, unless `offline` or `QUIRE_OFFLINE` says no; the contact from
+    /// `QUIRE_CONTACT_EMAIL`.
+    pub fn from_env(offline: bool) -> Self {
+        Self {
+            enabled: !offline,
+            contact: std::env::var("QUIRE_CONTACT_EMAIL").ok(),
+        }
+    }
+}
+
+/// `QUIRE_OFFLINE=1` keeps every review off the network, whatever it asked.
+pub fn offline_forced() -> bool {
+    std::env::var("QUIRE_OFFLINE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"))
+}
+
+fn lookup_for(
+    ctx: &AppContext,
+    choice: &LookupChoice,
+) -> Result<Option<Arc<Lookup>>, CommandError> {
+    if !choice.enabled || offline_forced() {
+        return Ok(None);
+    }
+    let contact = choice
+        .contact
+        .clone()
+        .filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::var("QUIRE_CONTACT_EMAIL").ok());
+    let options = LookupOptions::new(
+        Endpoints::from_env(),
+        contact,
+        Some(ctx.paths().data_dir.join("scholar")),
+    );
+    let lookup = Lookup::new(options).map_err(|e| CommandError::new("lookup_setup", e))?;
+    Ok(Some(Arc::new(lookup)))
 }
 
 /// A running review.
@@ -159,6 +209,7 @@ async fn resolve(
         workspace,
         ingest: params.ingest,
         engine,
+        lookup: lookup_for(ctx, &params.lookups)?,
     };
     Ok((request, model))
 }
@@ -289,6 +340,9 @@ pub struct ReviewLaunchParams {
     pub max_tokens: Option<u64>,
     #[serde(default)]
     pub max_cost_usd: Option<f64>,
+    /// Look the papers up in the scholarly indexes (the app's setting).
+    #[serde(default)]
+    pub lookups: LookupChoice,
 }
 
 /// Start a review of an open workspace and return at once; the run goes on in
@@ -380,6 +434,7 @@ async fn launch_params(
             max_tokens: params.max_tokens,
             max_cost_usd: params.max_cost_usd,
         },
+        lookups: params.lookups,
     })
 }
 

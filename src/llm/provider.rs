@@ -7,7 +7,7 @@
 //! tool turns on servers that lose streamed tool calls) is the same call with
 //! the whole text delivered at once.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -50,20 +50,10 @@ pub struct HttpProvider {
     http: reqwest::Client,
 }
 
-/// reqwest is built without a default TLS crypto provider (see Cargo.toml);
-/// install ring's once per process before the first client is built.
-fn install_crypto_provider() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        // Err means another provider is already installed, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 /// An HTTP client with the settings' connect and read timeouts. Never a total
 /// `timeout`: on a stream that would be a deadline for the whole answer.
 pub fn http_client(settings: &ModelSettings) -> Result<reqwest::Client, LlmError> {
-    install_crypto_provider();
+    crate::net::install_crypto_provider();
     reqwest::Client::builder()
         .connect_timeout(settings.connect_timeout())
         .read_timeout(settings.read_timeout())

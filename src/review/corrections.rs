@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::workspace::{Author, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{
+    Author, MetaField, Origin, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout,
+};
 
 /// The fields the researcher set; `None` leaves what extraction found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -47,22 +49,33 @@ impl Corrections {
             && self.arxiv.is_none()
     }
 
-    /// The record as the researcher sees it: their values over the extracted ones.
+    /// The record as the researcher sees it: their values over the extracted
+    /// (or looked-up) ones, each marked as corrected.
     pub fn apply(&self, record: &mut PaperRecord) {
+        let meta = &mut record.meta;
+        let mut took = Vec::new();
         if let Some(title) = &self.title {
             record.title = Some(title.clone());
+            took.push(MetaField::Title);
         }
         if let Some(authors) = &self.authors {
-            record.meta.authors = authors.clone();
+            meta.authors = authors.clone();
+            took.push(MetaField::Authors);
         }
         if let Some(year) = self.year {
-            record.meta.year = Some(year);
+            meta.year = Some(year);
+            took.push(MetaField::Year);
         }
         if let Some(doi) = &self.doi {
-            record.meta.doi = Some(doi.clone());
+            meta.doi = Some(doi.clone());
+            took.push(MetaField::Doi);
         }
         if let Some(arxiv) = &self.arxiv {
-            record.meta.arxiv = Some(arxiv.clone());
+            meta.arxiv = Some(arxiv.clone());
+            took.push(MetaField::Arxiv);
+        }
+        for field in took {
+            meta.sources.insert(field, Origin::Corrected);
         }
     }
 }
@@ -89,18 +102,20 @@ pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
     ws.remove_file(&corrections_path(id)?)
 }
 
-/// One paper's record with its corrections applied.
+/// One paper's record as the researcher sees it: what the PDF said, under
+/// what an index said (`lookup.json`), under their own corrections.
 pub fn corrected_paper(
     ws: &Workspace,
     mut record: PaperRecord,
 ) -> Result<PaperRecord, WorkspaceError> {
+    super::enrich::apply_saved(ws, &mut record)?;
     if let Some(corrections) = load(ws, &record.id)? {
         corrections.apply(&mut record);
     }
     Ok(record)
 }
 
-/// Every paper of the workspace with its corrections applied.
+/// Every paper of the workspace with its looked-up records and corrections applied.
 pub fn corrected(ws: &Workspace) -> Result<Vec<PaperRecord>, WorkspaceError> {
     ws.papers()?
         .into_iter()

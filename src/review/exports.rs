@@ -101,6 +101,9 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
         if let Some(year) = p.meta.year {
             out.push_str(&format!("  year = {{{year}}},\n"));
         }
+        if let Some(venue) = &p.meta.venue {
+            out.push_str(&format!("  howpublished = {{{}}},\n", bib_escape(venue)));
+        }
         if let Some(doi) = &p.meta.doi {
             out.push_str(&format!("  doi = {{{}}},\n", bib_verbatim(doi)));
         }
@@ -109,6 +112,9 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
                 "  eprint = {{{}}},\n  archivePrefix = {{arXiv}},\n",
                 bib_verbatim(arxiv)
             ));
+        }
+        if let Some(text) = &p.meta.abstract_text {
+            out.push_str(&format!("  abstract = {{{}}},\n", bib_escape(text)));
         }
         out.push_str(&format!(
             "  file = {{{}}},\n",
@@ -131,7 +137,7 @@ fn csv_field(text: &str) -> String {
 }
 
 pub fn csv(data: &ReportData<'_>) -> String {
-    let mut out = String::from("rank,title,authors,year,score,verdict,status,doi,file\n");
+    let mut out = String::from("rank,title,authors,year,venue,score,verdict,status,doi,file\n");
     let mut rank = 0;
     for (p, scored) in ordered(data) {
         let rank_text = if scored.is_some() {
@@ -150,6 +156,7 @@ pub fn csv(data: &ReportData<'_>) -> String {
                 .collect::<Vec<_>>()
                 .join("; "),
             p.meta.year.map(|y| y.to_string()).unwrap_or_default(),
+            p.meta.venue.clone().unwrap_or_default(),
             scored.map(|s| format!("{:.1}", s.0)).unwrap_or_default(),
             scored.map(|s| s.1.to_owned()).unwrap_or_default(),
             p.status.as_str().to_owned(),
@@ -180,8 +187,14 @@ pub fn ris(data: &ReportData<'_>) -> String {
         if let Some(year) = p.meta.year {
             out.push_str(&line("PY", &year.to_string()));
         }
+        if let Some(venue) = &p.meta.venue {
+            out.push_str(&line("T2", venue));
+        }
         if let Some(doi) = &p.meta.doi {
             out.push_str(&line("DO", doi));
+        }
+        if let Some(text) = &p.meta.abstract_text {
+            out.push_str(&line("AB", text));
         }
         out.push_str(&line("L1", &p.file.display().to_string()));
         out.push_str(&line("N1", &note(p, scored)));
@@ -230,7 +243,7 @@ mod tests {
                 authors: authors.iter().map(|a| Author::parse(a)).collect(),
                 year,
                 doi: doi.map(str::to_owned),
-                arxiv: None,
+                ..PaperMeta::default()
             },
         }
     }

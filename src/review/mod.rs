@@ -3,6 +3,7 @@
 
 pub mod agentic;
 pub mod corrections;
+pub mod enrich;
 mod error;
 pub mod estimate;
 pub mod exports;

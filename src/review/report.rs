@@ -518,8 +518,7 @@ mod tests {
         raft.meta = PaperMeta {
             authors: vec!["Diego Ongaro".into(), "John Ousterhout".into()],
             year: Some(2014),
-            doi: None,
-            arxiv: None,
+            ..PaperMeta::default()
         };
         raft.duplicates = vec![PathBuf::from("/papers/raft copy.pdf")];
         let gc = paper(

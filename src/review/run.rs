@@ -14,9 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::agentic::result_path;
 use super::agentic::{self, AgentEngine, AgentReport};
+use super::enrich::{EnrichOutcome, enrich_papers};
 use super::outputs::{self, ExportFormat};
 use super::source::{canonical_source, register_papers};
-use super::{PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, paper_text, report};
+use super::{
+    PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, corrections, paper_text, report,
+};
 use crate::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
 use crate::blocking::blocking;
 use crate::llm::accounting::{CallLog, PriceTable};
@@ -26,9 +29,10 @@ use crate::offline;
 use crate::pdf::find_pdfs;
 use crate::pdf::ingest::{CHAIN_VERSION, IngestOptions, extract_all};
 use crate::pdf::metadata::read_metadata;
+use crate::scholar::Lookup;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
-    PaperId, PaperRecord, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus, Workspace,
+    PaperId, PaperMeta, PaperRecord, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus, Workspace,
     WorkspaceId, WsPath, layout,
 };
 
@@ -42,6 +46,8 @@ pub struct ReviewRequest {
     pub workspace: PathBuf,
     pub ingest: IngestOptions,
     pub engine: EngineSetup,
+    /// Look the papers up in the scholarly indexes; `None` stays offline.
+    pub lookup: Option<Arc<Lookup>>,
 }
 
 /// What the chosen engine needs.
@@ -78,6 +84,8 @@ pub struct ReviewSummary {
     pub agent: Option<AgentReport>,
     /// done, cancelled, or stopped (a budget cap); the last two resume.
     pub status: String,
+    /// How the scholarly lookups went (`None` offline).
+    pub lookups: Option<EnrichOutcome>,
 }
 
 /// One file of the review.
@@ -89,6 +97,8 @@ pub struct PaperLine {
     pub status: String,
     pub reason: Option<String>,
     pub title: Option<String>,
+    /// Authors, year, DOI, arXiv id, venue, abstract, and where each came from.
+    pub meta: PaperMeta,
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
 }
@@ -114,6 +124,12 @@ pub async fn run_review(
         papers: papers.len(),
     });
     let started_at = now_rfc3339();
+    // The lookups run beside the engine (which reads text, not bibliographic
+    // records) and are joined before the report is written.
+    let lookups = request.lookup.clone().map(|lookup| {
+        let (ws, papers) = (workspace.clone(), papers.clone());
+        tokio::spawn(async move { enrich_papers(&ws, &papers, lookup).await })
+    });
     save_run(
         &workspace,
         &run_id,
@@ -146,6 +162,10 @@ pub async fn run_review(
             (results, Some(report), Some(model))
         }
     };
+    let lookups = match lookups {
+        Some(task) => finish_lookups(task, &cancel).await,
+        None => None,
+    };
     let stopped = agent.as_ref().and_then(|a| a.stopped.clone());
     let status = match stopped.as_deref() {
         None => "done",
@@ -167,6 +187,7 @@ pub async fn run_review(
         )
     })
     .await?;
+    let summary = ReviewSummary { lookups, ..summary };
     match (&summary.agent, status) {
         (_, "cancelled") => events.emit(RunEvent::Cancelled),
         (Some(a), "stopped") => events.emit(RunEvent::Failed {
@@ -494,7 +515,7 @@ fn write_report(
     run_id: &RunId,
     started_at: &str,
 ) -> Result<ReviewSummary, ReviewError> {
-    let papers = ws.papers()?;
+    let papers = corrections::corrected(ws)?;
     let labelled = outputs::labels_of(ws, &papers)?;
     let synthesis = outputs::synthesis_of(ws, spec.engine);
     let mut task = ws.task()?;
@@ -536,7 +557,36 @@ fn write_report(
         papers: paper_lines(&papers, results),
         agent,
         status: status.to_owned(),
+        lookups: None,
     })
+}
+
+/// The lookups' outcome; a cancelled review does not wait for them (what was
+/// answered is cached for the next run), and a failed lookup only loses the
+/// lookups: the review stands on what the PDFs say.
+async fn finish_lookups(
+    task: tokio::task::JoinHandle<Result<EnrichOutcome, ReviewError>>,
+    cancel: &CancellationToken,
+) -> Option<EnrichOutcome> {
+    let abort = task.abort_handle();
+    let joined = tokio::select! {
+        joined = task => joined,
+        () = cancel.cancelled() => {
+            abort.abort();
+            return None;
+        }
+    };
+    match joined {
+        Ok(Ok(outcome)) => Some(outcome),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "the scholarly lookups failed; keeping what the PDFs say");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the scholarly lookups stopped");
+            None
+        }
+    }
 }
 
 fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>) -> Vec<PaperLine> {
@@ -549,6 +599,7 @@ fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>)
             status: p.status.as_str().to_owned(),
             reason: p.reason.clone(),
             title: p.title.clone(),
+            meta: p.meta.clone(),
             score: result.map(|r| r.score),
             verdict: result.map(|r| r.verdict),
         });
@@ -559,6 +610,7 @@ fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>)
                 status: "duplicate".into(),
                 reason: Some(format!("same content as {}", p.file.display())),
                 title: p.title.clone(),
+                meta: p.meta.clone(),
                 score: None,
                 verdict: None,
             });

@@ -30,8 +30,8 @@ pub use author::Author;
 pub use error::WorkspaceError;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
-    ModelCallRecord, PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus,
-    TaskMeta, TaskStatus, WorkspaceId,
+    MetaField, ModelCallRecord, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus, RunId,
+    RunRecord, RunStatus, TaskMeta, TaskStatus, WorkspaceId,
 };
 
 pub type Result<T, E = WorkspaceError> = std::result::Result<T, E>;

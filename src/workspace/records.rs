@@ -2,6 +2,7 @@
 //! paper, one per run. They are the record of truth the index is rebuilt from, so
 //! every field the index shows lives here first.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -171,7 +172,9 @@ pub struct PaperRecord {
     pub meta: PaperMeta,
 }
 
-/// Bibliographic metadata read offline from the PDF itself.
+/// Bibliographic metadata: read offline from the PDF itself, then, where a
+/// scholarly index knows the paper, its authoritative values. `sources` says
+/// where each field came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaperMeta {
@@ -183,6 +186,52 @@ pub struct PaperMeta {
     pub doi: Option<String>,
     #[serde(default)]
     pub arxiv: Option<String>,
+    /// The journal, proceedings or conference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
+    #[serde(default, rename = "abstract", skip_serializing_if = "Option::is_none")]
+    pub abstract_text: Option<String>,
+    /// Where each field's value came from; a field not listed was not found.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sources: BTreeMap<MetaField, Origin>,
+}
+
+/// A field of a paper's bibliographic record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetaField {
+    Title,
+    Authors,
+    Year,
+    Venue,
+    Doi,
+    Arxiv,
+    Abstract,
+}
+
+/// Where a field's value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// Read from the PDF (its first pages, its info dictionary).
+    Pdf,
+    Crossref,
+    Arxiv,
+    Openalex,
+    /// Typed by the researcher (`corrections.json`).
+    Corrected,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pdf => "pdf",
+            Self::Crossref => "crossref",
+            Self::Arxiv => "arxiv",
+            Self::Openalex => "openalex",
+            Self::Corrected => "corrected",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

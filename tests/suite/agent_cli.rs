@@ -13,6 +13,8 @@ fn quire(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> Out
         .args(args)
         .env("QUIRE_CONFIG_DIR", config)
         .env("QUIRE_DATA_DIR", data)
+        // Hermetic: no lookups in the scholarly indexes.
+        .env("QUIRE_OFFLINE", "1")
         .env("QUIRE_SECRET_STORE", "file")
         .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
         .output()

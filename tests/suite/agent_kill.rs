@@ -55,6 +55,8 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
             .arg(folder.path())
             .env("QUIRE_CONFIG_DIR", config.path())
             .env("QUIRE_DATA_DIR", data.path())
+            // Hermetic: no lookups in the scholarly indexes.
+            .env("QUIRE_OFFLINE", "1")
             .env("QUIRE_SECRET_STORE", "file")
             .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
             .stdout(Stdio::null())

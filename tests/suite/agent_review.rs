@@ -93,6 +93,7 @@ impl Rig {
                 base_backoff: Some(Duration::from_millis(10)),
                 extra_log: None,
             }),
+            lookup: None,
         }
     }
 

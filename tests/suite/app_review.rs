@@ -65,6 +65,7 @@ impl App {
                 profile: None,
                 max_tokens: None,
                 max_cost_usd: None,
+                lookups: Default::default(),
             },
             Arc::new(tx),
         )

@@ -12,6 +12,7 @@ mod llm;
 mod models_cli;
 mod pdf;
 mod review;
+mod scholar;
 mod support;
 mod tools;
 mod workspace;

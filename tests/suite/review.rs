@@ -29,6 +29,7 @@ fn request(source: &Path, workspace: &Path, cache: &Path) -> ReviewRequest {
         workspace: workspace.to_path_buf(),
         ingest,
         engine: EngineSetup::Offline,
+        lookup: None,
     }
 }
 
@@ -211,6 +212,8 @@ fn quire_review_json_lists_every_file_with_status_and_score() {
         ])
         .arg(&out)
         .env("QUIRE_DATA_DIR", data.path())
+        // Hermetic: no lookups in the scholarly indexes.
+        .env("QUIRE_OFFLINE", "1")
         .output()
         .unwrap();
     assert!(
@@ -254,6 +257,8 @@ fn quire_review_refuses_a_missing_folder_and_an_unknown_engine() {
         std::process::Command::new(quire_bin())
             .args(args)
             .env("QUIRE_DATA_DIR", data.path())
+            // Hermetic: no lookups in the scholarly indexes.
+            .env("QUIRE_OFFLINE", "1")
             .output()
             .unwrap()
     };

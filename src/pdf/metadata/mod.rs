@@ -4,6 +4,7 @@
 //! document information dictionary and XMP only fill what the page did not
 //! give, and only when their values pass a plausibility check.
 
+mod abstract_text;
 mod from_layout;
 mod furniture;
 mod ids;
@@ -15,7 +16,9 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::engines::InfoDict;
 use super::layout::TextLine;
-use crate::workspace::{Author, PaperMeta};
+use std::collections::BTreeMap;
+
+use crate::workspace::{Author, MetaField, Origin, PaperMeta};
 
 /// Title and metadata for one paper.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,7 +75,32 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
             }),
             doi: ids::find_doi(&front),
             arxiv: ids::find_arxiv(&front),
+            venue: None,
+            abstract_text: abstract_text::abstract_of(&front),
+            sources: BTreeMap::new(),
         },
+    }
+    .marked_as_read_from_pdf()
+}
+
+impl Metadata {
+    /// Every field found is marked as read from the PDF.
+    fn marked_as_read_from_pdf(mut self) -> Self {
+        let meta = &self.meta;
+        let found = [
+            (MetaField::Title, self.title.is_some()),
+            (MetaField::Authors, !meta.authors.is_empty()),
+            (MetaField::Year, meta.year.is_some()),
+            (MetaField::Doi, meta.doi.is_some()),
+            (MetaField::Arxiv, meta.arxiv.is_some()),
+            (MetaField::Abstract, meta.abstract_text.is_some()),
+        ];
+        self.meta.sources = found
+            .into_iter()
+            .filter(|(_, present)| *present)
+            .map(|(field, _)| (field, Origin::Pdf))
+            .collect();
+        self
     }
 }
 

@@ -92,6 +92,8 @@ impl App {
             // The app inherits these through tauri-driver and WebKitWebDriver:
             // its own data and settings, keys in a file, no real Ollama.
             .env("QUIRE_DATA_DIR", data_dir.path())
+            // Hermetic: no lookups in the scholarly indexes.
+            .env("QUIRE_OFFLINE", "1")
             .env("QUIRE_CONFIG_DIR", data_dir.path().join("config"))
             .env("QUIRE_SECRET_STORE", "file")
             .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")

@@ -17,6 +17,7 @@ pub mod pdf;
 pub mod reader;
 mod render;
 mod request;
+pub mod scholar;
 mod script;
 mod server;
 

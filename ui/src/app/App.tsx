@@ -82,6 +82,7 @@ export function App({ platform }: { platform: Platform }) {
           runs={runs}
           model={models.state.setup?.active ?? null}
           defaultEngine={prefs.engine}
+          lookups={{ enabled: prefs.lookups, contact: prefs.contact === "" ? null : prefs.contact }}
           onBack={() => {
             setRoute({ screen: "home" });
             void reload(); // runs may have changed the reviews' status

@@ -1,4 +1,5 @@
-// Window settings: the theme and the engine a new review starts with. Model
+// Window settings: the theme, the engine a new review starts with, and the
+// scholarly lookups (on by default, saying exactly what they send). Model
 // profiles (and each one's concurrency) are in the model panel.
 
 import type { Preferences, ThemeChoice } from "./preferences";
@@ -76,6 +77,39 @@ export function SettingsPanel({
             }}
           />
           The offline engine
+        </label>
+      </fieldset>
+      <fieldset class="settings__group">
+        <legend class="field__label">Paper records</legend>
+        <label class="check">
+          <input
+            type="checkbox"
+            data-testid="lookups"
+            checked={prefs.lookups}
+            aria-describedby="lookups-hint"
+            onChange={(e) => {
+              onChange({ lookups: e.currentTarget.checked });
+            }}
+          />
+          Look papers up in Crossref, arXiv and OpenAlex
+        </label>
+        <p id="lookups-hint" class="field__hint" data-testid="lookups-hint">
+          Sends each paper's DOI, arXiv id or title, nothing else, to fill in exact titles, authors, years and venues.
+          Answers are kept in Quire's data folder; without a network, reviews use what the PDFs say.
+        </p>
+        <label class="field">
+          <span class="field__label">Contact email sent with the lookups (optional)</span>
+          <input
+            class="field__input"
+            type="email"
+            data-testid="contact"
+            value={prefs.contact}
+            placeholder="you@university.edu"
+            disabled={!prefs.lookups}
+            onInput={(e) => {
+              onChange({ contact: e.currentTarget.value.trim() });
+            }}
+          />
         </label>
       </fieldset>
       <p class="field__hint">How many model calls run at once is set per model profile, in the model panel.</p>

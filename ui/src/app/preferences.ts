@@ -1,6 +1,8 @@
 // The researcher's preferences that live in the window, not in the core:
-// the theme (light, dark, or the system's) and the engine a new review
-// starts with. Kept in the webview's local storage.
+// the theme (light, dark, or the system's), the engine a new review starts
+// with, and whether reviews look papers up in the scholarly indexes (and the
+// contact address sent with those requests). Kept in the webview's local
+// storage.
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 
@@ -12,9 +14,13 @@ export interface Preferences {
   theme: ThemeChoice;
   /** The engine a new review offers first (the agent needs a model). */
   engine: EngineKind;
+  /** Look papers up in Crossref, arXiv and OpenAlex (identifiers and titles are sent). */
+  lookups: boolean;
+  /** An email address sent with the lookups; empty for none. */
+  contact: string;
 }
 
-export const DEFAULT_PREFERENCES: Preferences = { theme: "system", engine: "agent" };
+export const DEFAULT_PREFERENCES: Preferences = { theme: "system", engine: "agent", lookups: true, contact: "" };
 
 const KEY = "quire.preferences";
 
@@ -25,7 +31,9 @@ export function loadPreferences(storage: Pick<Storage, "getItem">): Preferences 
     const stored = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
     const theme = stored.theme === "light" || stored.theme === "dark" ? stored.theme : "system";
     const engine = stored.engine === "offline" ? "offline" : "agent";
-    return { theme, engine };
+    const lookups = stored.lookups !== false;
+    const contact = typeof stored.contact === "string" ? stored.contact.trim() : "";
+    return { theme, engine, lookups, contact };
   } catch {
     return DEFAULT_PREFERENCES;
   }

@@ -67,9 +67,31 @@ export interface PaperResult {
   provenance: { engine: EngineKind; model: string | null; finishedAt: string };
 }
 
+/** Where a field of a paper's record came from. */
+export type Origin = "pdf" | "crossref" | "arxiv" | "openalex" | "corrected";
+
+/** A paper's whole bibliographic record, with each field's source. */
+export interface PaperMeta {
+  authors: { given: string; family: string }[];
+  year: number | null;
+  doi: string | null;
+  arxiv: string | null;
+  venue?: string | null;
+  abstract?: string | null;
+  sources?: Partial<Record<"title" | "authors" | "year" | "venue" | "doi" | "arxiv" | "abstract", Origin>>;
+}
+
 export interface PaperDetail {
   paper: PaperRow;
+  meta: PaperMeta;
   result: PaperResult | null;
+}
+
+/** Whether a review looks its papers up in the scholarly indexes. */
+export interface LookupChoice {
+  enabled: boolean;
+  /** Sent with each request, as Crossref and OpenAlex ask; optional. */
+  contact?: string | null;
 }
 
 /** What starting a review sends. */
@@ -81,6 +103,7 @@ export interface ReviewLaunch {
   profile?: string | null;
   maxTokens?: number | null;
   maxCostUsd?: number | null;
+  lookups?: LookupChoice;
 }
 
 /** What an agent review would cost, before anything is spent. */

@@ -10,6 +10,7 @@ import {
   type Label,
   type LabelChange,
   type MetaChange,
+  type PaperMeta,
   type PaperRow,
   type PaperDetail,
   type PaperResult,
@@ -278,7 +279,14 @@ export class FakePlatform implements Platform {
   paperDetail(root: string, paper: string): Promise<PaperDetail> {
     const row = this.review(root).papers.find((p) => p.id === paper);
     if (row === undefined) return Promise.reject(new QuireError("paper_not_found", `no paper ${paper} in this review`));
-    return Promise.resolve({ paper: structuredClone(row), result: this.results.get(paper) ?? null });
+    const meta: PaperMeta = this.metas.get(paper) ?? {
+      authors: row.authors.map((name) => ({ given: "", family: name })),
+      year: row.year,
+      doi: null,
+      arxiv: null,
+      sources: this.corrected.get(paper) ?? {},
+    };
+    return Promise.resolve({ paper: structuredClone(row), meta, result: this.results.get(paper) ?? null });
   }
 
   paperPdf(): Promise<ArrayBuffer> {
@@ -298,6 +306,9 @@ export class FakePlatform implements Platform {
   }
 
   metaCalls: { paper: string; change: MetaChange | null }[] = [];
+  /** Whole records a test sets (venue, abstract, sources), by paper id. */
+  metas = new Map<string, PaperMeta>();
+  private corrected = new Map<string, PaperMeta["sources"]>();
   /** What each corrected paper read before its first correction. */
   private extracted = new Map<string, PaperRow>();
 
@@ -307,7 +318,12 @@ export class FakePlatform implements Platform {
     view.papers = view.papers.map((p) => {
       if (p.id !== paper) return p;
       if (!this.extracted.has(paper)) this.extracted.set(paper, structuredClone(p));
-      if (change === null) return structuredClone(this.extracted.get(paper) ?? p);
+      if (change === null) {
+        this.corrected.delete(paper);
+        return structuredClone(this.extracted.get(paper) ?? p);
+      }
+      const fields = (["title", "authors", "year"] as const).filter((f) => change[f] !== undefined);
+      this.corrected.set(paper, Object.fromEntries(fields.map((f) => [f, "corrected"])));
       return {
         ...p,
         title: change.title ?? p.title,

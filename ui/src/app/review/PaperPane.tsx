@@ -5,7 +5,15 @@
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type MetaChange, type PaperDetail, type PaperRow, type Platform, QuireError } from "../../platform";
+import {
+  type MetaChange,
+  type Origin,
+  type PaperDetail,
+  type PaperMeta,
+  type PaperRow,
+  type Platform,
+  QuireError,
+} from "../../platform";
 import { MetaEditor } from "./MetaEditor";
 import { FILE_STATUS, fileName } from "./format";
 import { titleOf } from "./table";
@@ -81,10 +89,12 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
       </aside>
     );
   }
-  const { paper: row, result } = detail;
+  const { paper: row, meta, result } = detail;
   const facts = [
     row.authors.join(", "),
     row.year?.toString() ?? "",
+    meta.venue ?? "",
+    meta.doi === null ? "" : `DOI ${meta.doi}`,
     fileName(row.file),
     // Quotes from a scan may carry recognition errors; say so.
     row.ocr ? "read by OCR" : "",
@@ -102,6 +112,11 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           </button>
         )}
       </p>
+      {sourcesLine(meta) !== "" && (
+        <p class="pane__sources muted" data-testid="pane-sources">
+          {sourcesLine(meta)}
+        </p>
+      )}
       {editing && <MetaEditor row={row} onSave={correct} onClose={() => { setEditing(false); }} />}
       {row.label !== null && (
         <p class="pane__label" data-testid="pane-label">
@@ -181,6 +196,39 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           )}
         </>
       )}
+      {meta.abstract !== undefined && meta.abstract !== null && (
+        <details class="pane__abstract" data-testid="pane-abstract">
+          <summary class="subhead">Abstract</summary>
+          <p>{meta.abstract}</p>
+        </details>
+      )}
     </aside>
   );
+}
+
+const ORIGIN_LABELS: Record<Origin, string> = {
+  pdf: "the PDF",
+  crossref: "Crossref",
+  arxiv: "arXiv",
+  openalex: "OpenAlex",
+  corrected: "your correction",
+};
+
+/** "Title, authors and year from Crossref · abstract from the PDF": where the record came from. */
+export function sourcesLine(meta: PaperMeta): string {
+  const sources = meta.sources ?? {};
+  const byOrigin = new Map<Origin, string[]>();
+  for (const field of ["title", "authors", "year", "venue", "doi", "arxiv", "abstract"] as const) {
+    const origin = sources[field];
+    if (origin === undefined) continue;
+    byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), field === "doi" ? "DOI" : field === "arxiv" ? "arXiv id" : field]);
+  }
+  // Only worth a line when something did not come from the PDF.
+  if ([...byOrigin.keys()].every((o) => o === "pdf")) return "";
+  const parts = [...byOrigin.entries()].map(([origin, fields]) => {
+    const last = fields[fields.length - 1] ?? "";
+    const list = fields.length === 1 ? last : `${fields.slice(0, -1).join(", ")} and ${last}`;
+    return `${list.charAt(0).toUpperCase()}${list.slice(1)} from ${ORIGIN_LABELS[origin]}`;
+  });
+  return parts.join(" · ");
 }

@@ -112,12 +112,15 @@ describe("a running review", () => {
     await openReview();
     await type("[data-testid=question]", "How are query plans optimised?");
     await type("[data-testid=criteria]", "Reports an experiment\n\n");
+    // On by default, and the form says what the lookups send.
+    expect($("[data-testid=lookups-line]")?.textContent).toContain("DOI, arXiv id or title is sent, nothing else");
     await click("[data-testid=start]");
     expect(platform.launches[0]).toMatchObject({
       workspace: ROOT,
       question: "How are query plans optimised?",
       criteria: ["Reports an experiment"],
       engine: "offline",
+      lookups: { enabled: true, contact: null },
     });
     await act(() => {
       platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "agent", papers: 3 });
@@ -213,6 +216,35 @@ describe("the results", () => {
     expect($("[data-testid=quotes]")?.textContent).toContain("We evaluate on two data sets.");
   });
 
+  it("shows where a paper's record came from, its venue, DOI and abstract", async () => {
+    platform.metas.set("p1", {
+      authors: [{ given: "Leslie", family: "Lamport" }],
+      year: 2001,
+      doi: "10.1145/568425.568433",
+      arxiv: null,
+      venue: "ACM SIGACT News",
+      abstract: "The Paxos algorithm, when presented in plain English, is very simple.",
+      sources: { title: "crossref", authors: "crossref", year: "crossref", venue: "crossref", abstract: "pdf" },
+    });
+    await runToResults();
+    await act(() => {
+      (all("[data-testid=result-row]")[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-sources]")?.textContent).toBe(
+      "Title, authors, year and venue from Crossref · Abstract from the PDF",
+    );
+    expect($(".pane__facts")?.textContent).toContain("ACM SIGACT News · DOI 10.1145/568425.568433");
+    expect($("[data-testid=pane-abstract]")?.textContent).toContain("plain English");
+    // A record read from the PDF alone needs no line.
+    platform.metas.set("p3", { authors: [], year: null, doi: null, arxiv: null, sources: { title: "pdf" } });
+    await act(() => {
+      (all("[data-testid=result-row]")[1] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-sources]")).toBeNull();
+  });
+
   it("corrects a paper's details from the pane, and the table shows them", async () => {
     await runToResults();
     await act(() => {
@@ -241,6 +273,7 @@ describe("the results", () => {
     });
     expect($("[data-testid=meta-editor]")).toBeNull();
     expect($("[data-testid=pane-title]")?.textContent).toBe("Paxos Made Simple");
+    expect($("[data-testid=pane-sources]")?.textContent).toBe("Title, authors and year from your correction");
     expect($("[data-testid=result-row][data-paper=p1]")?.textContent).toContain("Paxos Made Simple");
     await click("[data-testid=meta-edit]");
     await click("[data-testid=meta-restore]");

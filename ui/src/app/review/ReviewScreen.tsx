@@ -3,7 +3,16 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 
-import { type ActiveModel, type EngineKind, type PaperRow, type Platform, QuireError, type ReviewLaunch, type ReviewView } from "../../platform";
+import {
+  type ActiveModel,
+  type EngineKind,
+  type LookupChoice,
+  type PaperRow,
+  type Platform,
+  QuireError,
+  type ReviewLaunch,
+  type ReviewView,
+} from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
@@ -19,6 +28,8 @@ export interface ReviewScreenProps {
   model: ActiveModel | null;
   /** The engine a new review offers first. */
   defaultEngine: EngineKind;
+  /** The scholarly lookups a new review makes. */
+  lookups: LookupChoice;
   onBack: () => void;
 }
 
@@ -29,7 +40,7 @@ const POLL_MS = 2000;
 
 const STATE_LABELS: Record<string, string> = { ...STATUS_LABELS, interrupted: "Interrupted" };
 
-export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBack }: ReviewScreenProps) {
+export function ReviewScreen({ platform, root, runs, model, defaultEngine, lookups, onBack }: ReviewScreenProps) {
   const [view, setView] = useState<ReviewView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [panel, setPanel] = useState<Panel>("auto");
@@ -153,7 +164,16 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, onBac
         />
       );
     } else if (shown === "setup" || (shown === "run" && run === undefined)) {
-      body = <SetupPanel platform={platform} view={view} model={model} defaultEngine={defaultEngine} onStart={start} />;
+      body = (
+        <SetupPanel
+          platform={platform}
+          view={view}
+          model={model}
+          defaultEngine={defaultEngine}
+          lookups={lookups}
+          onStart={start}
+        />
+      );
     } else {
       body = (
         <ResultsPanel

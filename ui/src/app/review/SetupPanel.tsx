@@ -7,6 +7,7 @@ import {
   type ActiveModel,
   type EngineKind,
   type Estimate,
+  type LookupChoice,
   type Platform,
   QuireError,
   type ReviewLaunch,
@@ -19,6 +20,8 @@ export interface SetupPanelProps {
   view: ReviewView;
   model: ActiveModel | null;
   defaultEngine: EngineKind;
+  /** The scholarly lookups, as set in Settings. */
+  lookups: LookupChoice;
   onStart: (launch: ReviewLaunch) => Promise<void>;
 }
 
@@ -27,7 +30,7 @@ function numberOrNull(text: string): number | null {
   return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
 }
 
-export function SetupPanel({ platform, view, model, defaultEngine, onStart }: SetupPanelProps) {
+export function SetupPanel({ platform, view, model, defaultEngine, lookups, onStart }: SetupPanelProps) {
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
   const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
@@ -45,6 +48,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, onStart }: Se
     profile: engine === "agent" ? (model?.profile ?? null) : null,
     maxTokens: numberOrNull(maxTokens),
     maxCostUsd: numberOrNull(maxCost),
+    lookups,
   });
 
   const run = async (what: "estimate" | "start") => {
@@ -142,6 +146,11 @@ export function SetupPanel({ platform, view, model, defaultEngine, onStart }: Se
             </p>
           )}
         </fieldset>
+        <p class="field__hint" data-testid="lookups-line">
+          {lookups.enabled
+            ? "Titles, authors, years and venues are checked against Crossref, arXiv and OpenAlex (each paper's DOI, arXiv id or title is sent, nothing else). Change this in Settings."
+            : "Titles, authors and years come from the PDFs alone: looking them up is off in Settings."}
+        </p>
         {engine === "agent" && (
           <div class="setup__caps">
             <label class="field field--inline">

@@ -1,0 +1,14 @@
+//! HTTP plumbing shared by every client that leaves the machine (the model
+//! providers, the scholarly lookups): the TLS crypto provider, installed once.
+
+use std::sync::OnceLock;
+
+/// Install rustls' crypto provider before the first TLS client is built;
+/// reqwest is built without one so the choice is made here, once.
+pub fn install_crypto_provider() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        // Err means another provider is already installed, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}

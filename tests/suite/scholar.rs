@@ -1,0 +1,396 @@
+//! Looking papers up in the scholarly indexes, against the fixture server
+//! (`testkit::scholar`, the real response shapes of Crossref, arXiv and
+//! OpenAlex): a review takes their records with each field's source, keeps
+//! the researcher's corrections, asks nothing twice, sends nothing offline,
+//! and survives every way the network misbehaves.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use quire::scholar::{Endpoints, Lookup, LookupOptions, Query, Service};
+use testkit::scholar::{Answer, ScholarFixture, ScholarServer, Work};
+
+use super::support::{corpus, quire_bin};
+
+const QUESTION: &str = "How are documents ranked for ad hoc retrieval?";
+const GRAPH_OF_WORD: &str = "dev/machine-learning/graph-of-word-and-tw-idf.pdf";
+const MIXUP: &str = "dev/machine-learning/semi-2018-mixup.pdf";
+const CALVIN: &str =
+    "dev/databases/calvin-fast-distributed-transactions-for-partitioned-database-systems.pdf";
+const CALVIN_TITLE: &str = "Calvin: Fast Distributed Transactions for Partitioned Database Systems";
+
+fn work(title: &str, authors: &[(&str, &str)], year: u16) -> Work {
+    Work {
+        title: title.into(),
+        authors: authors
+            .iter()
+            .map(|(g, f)| ((*g).to_owned(), (*f).to_owned()))
+            .collect(),
+        year,
+        ..Work::default()
+    }
+}
+
+/// Records for the three papers: one found by its DOI, one by its arXiv id,
+/// one (which prints neither) by its title, behind a decoy whose title is
+/// longer than the printed one.
+fn indexes() -> ScholarFixture {
+    let mut fixture = ScholarFixture::default();
+    fixture.crossref.insert(
+        "10.1145/2505515.2505671".into(),
+        Answer::Work(Work {
+            venue: Some(
+                "Proceedings of the 22nd ACM international conference on Information & Knowledge Management".into(),
+            ),
+            doi: Some("10.1145/2505515.2505671".into()),
+            abstract_text: Some("We introduce a graph-based document representation.".into()),
+            ..work(
+                "Graph-of-word and TW-IDF: New Approach to Ad Hoc IR",
+                &[("François", "Rousseau"), ("Michalis", "Vazirgiannis")],
+                2013,
+            )
+        }),
+    );
+    fixture.arxiv.insert(
+        "1710.09412".into(),
+        Answer::Work(work(
+            "mixup: Beyond Empirical Risk Minimization",
+            &[
+                ("Hongyi", "Zhang"),
+                ("Moustapha", "Cisse"),
+                ("Yann N.", "Dauphin"),
+                ("David", "Lopez-Paz"),
+            ],
+            2017,
+        )),
+    );
+    let calvin = Work {
+        venue: Some(
+            "Proceedings of the 2012 ACM SIGMOD International Conference on Management of Data"
+                .into(),
+        ),
+        doi: Some("10.1145/2213836.2213838".into()),
+        ..work(
+            CALVIN_TITLE,
+            &[("Alexander", "Thomson"), ("Thaddeus", "Diamond")],
+            2012,
+        )
+    };
+    let decoy = Work {
+        venue: Some("A Retrospective Venue".into()),
+        ..work(
+            &format!("{CALVIN_TITLE}, Revisited"),
+            &[("Some", "One")],
+            2022,
+        )
+    };
+    fixture.openalex = vec![
+        (decoy.title.clone(), Answer::Work(decoy)),
+        (CALVIN_TITLE.into(), Answer::Work(calvin)),
+    ];
+    fixture
+}
+
+fn folder(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for file in files {
+        let from = corpus().join(file);
+        std::fs::copy(&from, dir.path().join(from.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
+    let mut command = std::process::Command::new(quire_bin());
+    command
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env_remove("QUIRE_OFFLINE")
+        .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn review(source: &Path, data: &Path, env: &[(&str, String)], extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["review", source.to_str().unwrap(), "-q", QUESTION, "--json"];
+    args.extend(extra);
+    serde_json::from_slice(&quire(&args, data, env).stdout).unwrap()
+}
+
+fn paper<'a>(summary: &'a serde_json::Value, file: &str) -> &'a serde_json::Value {
+    let name = Path::new(file).file_name().unwrap().to_str().unwrap();
+    summary["papers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["file"].as_str().unwrap().ends_with(name))
+        .unwrap()
+}
+
+#[test]
+fn a_review_takes_the_indexes_records_with_their_sources_and_keeps_corrections() {
+    let server = ScholarServer::start(indexes()).unwrap();
+    let source = folder(&[GRAPH_OF_WORD, MIXUP, CALVIN]);
+    let data = tempfile::tempdir().unwrap();
+    let env = server.env();
+
+    let first = review(source.path(), data.path(), &env, &[]);
+    let graph = paper(&first, GRAPH_OF_WORD);
+    assert_eq!(
+        graph["title"],
+        "Graph-of-word and TW-IDF: New Approach to Ad Hoc IR"
+    );
+    assert_eq!(graph["meta"]["authors"][0]["given"], "François");
+    assert_eq!(graph["meta"]["sources"]["venue"], "crossref");
+    assert_eq!(graph["meta"]["sources"]["authors"], "crossref");
+    assert_eq!(
+        graph["meta"]["abstract"],
+        "We introduce a graph-based document representation."
+    );
+    let mixup = paper(&first, MIXUP);
+    assert_eq!(mixup["title"], "mixup: Beyond Empirical Risk Minimization");
+    assert_eq!(mixup["meta"]["authors"].as_array().unwrap().len(), 4);
+    assert_eq!(mixup["meta"]["sources"]["title"], "arxiv");
+    assert_eq!(mixup["meta"]["year"], 2017);
+    let calvin = paper(&first, CALVIN);
+    assert_eq!(calvin["title"], CALVIN_TITLE, "the decoy is not taken");
+    assert_eq!(calvin["meta"]["doi"], "10.1145/2213836.2213838");
+    assert_eq!(calvin["meta"]["sources"]["doi"], "openalex");
+    assert!(calvin["meta"]["venue"].as_str().unwrap().contains("SIGMOD"));
+    // A field no index gave keeps what the PDF said.
+    assert_eq!(mixup["meta"]["sources"]["abstract"], "pdf");
+
+    // Only identifiers and titles were sent, each with the contact address.
+    let asked = server.requests();
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.service == "crossref" && r.path == "/works/10.1145/2505515.2505671")
+    );
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.service == "arxiv" && r.path.contains("id_list=1710.09412"))
+    );
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.service == "openalex" && r.path.contains("mailto=reviewer@example.org"))
+    );
+    for request in &asked {
+        let agent = request.user_agent.as_deref().unwrap_or("");
+        assert!(
+            agent.starts_with("quire/") && agent.contains("mailto:reviewer@example.org"),
+            "{agent}"
+        );
+        assert!(
+            !request.path.to_lowercase().contains("ranked"),
+            "the question leaked: {}",
+            request.path
+        );
+    }
+    let workspace = first["workspace"].as_str().unwrap().to_owned();
+    let bib = std::fs::read_to_string(Path::new(&workspace).join("report.bib")).unwrap();
+    assert!(
+        bib.contains("howpublished = {Proceedings of the 2012 ACM SIGMOD"),
+        "{bib}"
+    );
+
+    // The researcher's correction outlives the next run's lookups, which
+    // come from the cache.
+    let id = &calvin["sha256"].as_str().unwrap()[..12];
+    quire(
+        &[
+            "meta",
+            "set",
+            &workspace,
+            id,
+            "--title",
+            "Calvin, as I cite it",
+        ],
+        data.path(),
+        &env,
+    );
+    let again = review(source.path(), data.path(), &env, &[]);
+    let calvin = paper(&again, CALVIN);
+    assert_eq!(calvin["title"], "Calvin, as I cite it");
+    assert_eq!(calvin["meta"]["sources"]["title"], "corrected");
+    assert_eq!(calvin["meta"]["sources"]["venue"], "openalex");
+    assert_eq!(
+        server.requests().len(),
+        asked.len(),
+        "the second run asked again"
+    );
+    assert!(
+        again["lookups"]["fromCache"].as_u64().unwrap() >= 3,
+        "{}",
+        again["lookups"]
+    );
+
+    // Offline, by flag or by environment, nothing is sent.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let offline = review(source.path(), elsewhere.path(), &env, &["--offline"]);
+    assert!(offline["lookups"].is_null());
+    assert_eq!(paper(&offline, MIXUP)["meta"]["sources"]["title"], "pdf");
+    let mut quiet = env.clone();
+    quiet.push(("QUIRE_OFFLINE", "1".into()));
+    let third = tempfile::tempdir().unwrap();
+    review(source.path(), third.path(), &quiet, &[]);
+    assert_eq!(
+        server.requests().len(),
+        asked.len(),
+        "an offline review sent something"
+    );
+}
+
+/// Options for a lookup against `server` with short limits.
+fn options(endpoints: Endpoints) -> LookupOptions {
+    LookupOptions {
+        request_timeout: Duration::from_millis(800),
+        longest_wait: Duration::from_secs(3),
+        ..LookupOptions::new(endpoints, None, None)
+    }
+}
+
+fn fixture_endpoints(server: &ScholarServer) -> Endpoints {
+    Endpoints {
+        crossref: server.url("crossref"),
+        arxiv: server.url("arxiv"),
+        openalex: server.url("openalex"),
+    }
+}
+
+fn query(doi: Option<&str>, arxiv: Option<&str>, title: &str) -> Query {
+    Query {
+        doi: doi.map(str::to_owned),
+        arxiv: arxiv.map(str::to_owned),
+        title: Some(title.to_owned()),
+        front_text: format!("{title}\nAn Author\nAbstract\nText."),
+    }
+}
+
+#[tokio::test]
+async fn a_misbehaving_network_costs_only_the_lookups() {
+    let mut fixture = ScholarFixture::default();
+    fixture.crossref.insert(
+        "10.1/limited".into(),
+        Answer::RateLimitedOnce {
+            retry_after: 1,
+            then: Box::new(Answer::Work(work(
+                "Patience Is a Virtue",
+                &[("A", "Waiter")],
+                2020,
+            ))),
+        },
+    );
+    fixture.crossref.insert(
+        "10.1/cited".into(),
+        Answer::Work(work("A Different Paper Entirely", &[("B", "Cited")], 1999)),
+    );
+    fixture.arxiv.insert("2001.00001".into(), Answer::Malformed);
+    fixture.openalex = vec![("Searching Forever and Ever".into(), Answer::Hang)];
+    let server = ScholarServer::start(fixture).unwrap();
+    let lookup = Lookup::new(options(fixture_endpoints(&server))).unwrap();
+
+    // 429 with Retry-After: waited out, then answered.
+    let found = lookup
+        .find(&query(Some("10.1/limited"), None, "Patience Is a Virtue"))
+        .await
+        .unwrap();
+    assert_eq!(found.service, Service::Crossref);
+    assert_eq!(found.record.authors[0].family, "Waiter");
+    assert_eq!(server.requests().len(), 2);
+
+    // A DOI the paper cites (its record's title is not this paper's) is refused,
+    // a DOI Crossref does not know is a quick "no", and neither is asked twice.
+    for _ in 0..2 {
+        assert!(
+            lookup
+                .find(&query(Some("10.1/cited"), None, "My Own Title Here"))
+                .await
+                .is_none()
+        );
+        assert!(
+            lookup
+                .find(&query(Some("10.1/unknown"), None, "x"))
+                .await
+                .is_none()
+        );
+    }
+    let crossref_asked = server
+        .requests()
+        .iter()
+        .filter(|r| r.service == "crossref")
+        .count();
+    assert_eq!(crossref_asked, 4);
+
+    // A malformed feed is no record (and not cached); the paper keeps its own.
+    assert!(
+        lookup
+            .find(&query(None, Some("2001.00001v1"), "A"))
+            .await
+            .is_none()
+    );
+
+    // A server that never answers times out, and is not asked again this run.
+    let before = server.requests().len();
+    assert!(
+        lookup
+            .find(&query(None, None, "Searching Forever and Ever"))
+            .await
+            .is_none()
+    );
+    assert!(
+        lookup
+            .find(&query(None, None, "Searching Forever Again"))
+            .await
+            .is_none()
+    );
+    let openalex_asked = server.requests()[before..]
+        .iter()
+        .filter(|r| r.service == "openalex")
+        .count();
+    assert_eq!(openalex_asked, 1);
+    assert!(
+        lookup
+            .stats()
+            .closed
+            .iter()
+            .any(|c| c.starts_with("openalex: unreachable (timed out)")),
+        "{:?}",
+        lookup.stats()
+    );
+}
+
+#[tokio::test]
+async fn no_network_is_a_quick_silent_fallback() {
+    // Nothing listens on port 9 of this machine (the discard port, closed).
+    let nowhere = Endpoints {
+        crossref: "http://127.0.0.1:9".into(),
+        arxiv: "http://127.0.0.1:9".into(),
+        openalex: "http://127.0.0.1:9".into(),
+    };
+    let lookup = Lookup::new(options(nowhere)).unwrap();
+    for n in 0..5 {
+        let doi = format!("10.1/{n}");
+        assert!(
+            lookup
+                .find(&query(Some(&doi), Some("2001.00002"), "Some Title Words"))
+                .await
+                .is_none()
+        );
+    }
+    let stats = lookup.stats();
+    // One attempt per service, then each is closed for the run.
+    assert_eq!(stats.requests, 3, "{stats:?}");
+    assert_eq!(stats.closed.len(), 3, "{stats:?}");
+}

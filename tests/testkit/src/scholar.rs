@@ -1,0 +1,425 @@
+//! A scholarly-index fixture: one real HTTP server on 127.0.0.1 that answers as
+//! Crossref (`/crossref/works/{doi}`), arXiv (`/arxiv/api/query?id_list=…`)
+//! and OpenAlex (`/openalex/works?filter=title.search:…`) do, in their real
+//! response shapes (a Crossref work envelope, an Atom feed, an OpenAlex result
+//! page), and misbehaves on request: 404, 429 with `Retry-After`, a server
+//! that never answers, a malformed body. It runs on its own thread, so sync
+//! tests that spawn the `quire` binary can use it as well as async ones.
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::net::TcpListener;
+
+use crate::http::{read_request, write_full};
+
+/// A work as the fixture's indexes hold it.
+#[derive(Clone, Debug, Default)]
+pub struct Work {
+    pub title: String,
+    /// (given, family) in order.
+    pub authors: Vec<(String, String)>,
+    pub year: u16,
+    pub venue: Option<String>,
+    pub doi: Option<String>,
+    pub arxiv: Option<String>,
+    pub abstract_text: Option<String>,
+}
+
+/// How an index answers for one key.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    Work(Work),
+    NotFound,
+    /// 429 with `Retry-After: seconds` the first time, then `then`.
+    RateLimitedOnce {
+        retry_after: u64,
+        then: Box<Answer>,
+    },
+    /// Accept the request and never answer.
+    Hang,
+    /// 200 with a body cut off halfway.
+    Malformed,
+}
+
+/// What each index knows.
+#[derive(Clone, Debug, Default)]
+pub struct ScholarFixture {
+    /// By lowercase DOI.
+    pub crossref: HashMap<String, Answer>,
+    /// By arXiv id without version.
+    pub arxiv: HashMap<String, Answer>,
+    /// By title; a search finds the works sharing most of its words.
+    pub openalex: Vec<(String, Answer)>,
+}
+
+/// One request the fixture saw.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    /// "crossref", "arxiv" or "openalex".
+    pub service: String,
+    pub path: String,
+    pub user_agent: Option<String>,
+}
+
+pub struct ScholarServer {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+struct Shared {
+    fixture: ScholarFixture,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    limited: Mutex<HashSet<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ScholarServer {
+    pub fn start(fixture: ScholarFixture) -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::new(Shared {
+            fixture,
+            seen: seen.clone(),
+            limited: Mutex::new(HashSet::new()),
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        // The thread lives as long as the test process; it holds nothing but
+        // the socket.
+        std::thread::spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(listener) else {
+                    return;
+                };
+                while let Ok((mut stream, _)) = listener.accept().await {
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        if let Some(request) = read_request(&mut stream).await {
+                            let _ = answer(&shared, &mut stream, &request).await;
+                        }
+                    });
+                }
+            });
+        });
+        Ok(Self { addr, seen })
+    }
+
+    /// The base URL of one index ("crossref", "arxiv", "openalex").
+    pub fn url(&self, service: &str) -> String {
+        format!("http://{}/{service}", self.addr)
+    }
+
+    /// The environment that points `quire` at this fixture.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("QUIRE_CROSSREF_URL", self.url("crossref")),
+            ("QUIRE_ARXIV_URL", self.url("arxiv")),
+            ("QUIRE_OPENALEX_URL", self.url("openalex")),
+        ]
+    }
+
+    pub fn requests(&self) -> Vec<Seen> {
+        lock(&self.seen).clone()
+    }
+}
+
+async fn answer(
+    shared: &Shared,
+    stream: &mut tokio::net::TcpStream,
+    request: &crate::http::HttpRequest,
+) -> std::io::Result<()> {
+    let path = request.path.clone();
+    let (service, rest) = path
+        .trim_start_matches('/')
+        .split_once('/')
+        .unwrap_or((path.as_str(), ""));
+    lock(&shared.seen).push(Seen {
+        service: service.to_owned(),
+        path: format!("/{rest}"),
+        user_agent: request.header("user-agent").map(str::to_owned),
+    });
+    let fixture = &shared.fixture;
+    match service {
+        "crossref" => {
+            let doi = percent_decode(rest.strip_prefix("works/").unwrap_or("")).to_lowercase();
+            let found = fixture
+                .crossref
+                .get(&doi)
+                .cloned()
+                .unwrap_or(Answer::NotFound);
+            let found = settle(shared, &format!("crossref {doi}"), found);
+            match found {
+                Answer::Work(work) => {
+                    let body = crossref_work(&work);
+                    write_full(stream, 200, &[], "application/json", body.as_bytes()).await
+                }
+                other => misbehave(stream, other, "text/plain", b"Resource not found.").await,
+            }
+        }
+        "arxiv" => {
+            let query = rest.split_once('?').map_or("", |(_, q)| q);
+            let ids: Vec<String> = param(query, "id_list")
+                .map(|l| l.split(',').map(str::to_owned).collect())
+                .unwrap_or_default();
+            let mut works = Vec::new();
+            for id in &ids {
+                if let Some(a) = fixture.arxiv.get(id).cloned() {
+                    match settle(shared, &format!("arxiv {id}"), a) {
+                        Answer::Work(w) => works.push((id.clone(), w)),
+                        Answer::NotFound => {}
+                        other => {
+                            return misbehave(stream, other, "application/atom+xml", b"").await;
+                        }
+                    }
+                }
+            }
+            let body = atom_feed(&works);
+            write_full(
+                stream,
+                200,
+                &[],
+                "application/atom+xml; charset=utf-8",
+                body.as_bytes(),
+            )
+            .await
+        }
+        "openalex" => {
+            let query = rest.split_once('?').map_or("", |(_, q)| q);
+            let title = param(query, "filter")
+                .and_then(|f| f.strip_prefix("title.search:").map(str::to_owned))
+                .unwrap_or_default();
+            let mut results = Vec::new();
+            for (known, a) in &fixture.openalex {
+                if !shares_most_words(known, &title) {
+                    continue;
+                }
+                match settle(shared, &format!("openalex {known}"), a.clone()) {
+                    Answer::Work(w) => results.push(openalex_work(&w)),
+                    Answer::NotFound => {}
+                    other => return misbehave(stream, other, "application/json", b"").await,
+                }
+            }
+            let body = json!({
+                "meta": {"count": results.len(), "db_response_time_ms": 12, "page": 1, "per_page": 5},
+                "results": results,
+                "group_by": []
+            });
+            write_full(
+                stream,
+                200,
+                &[],
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+        _ => write_full(stream, 404, &[], "text/plain", b"no such index").await,
+    }
+}
+
+/// The answer to give now: a once-rate-limited key answers 429 the first
+/// time it is asked and its real answer afterwards.
+fn settle(shared: &Shared, key: &str, answer: Answer) -> Answer {
+    match answer {
+        Answer::RateLimitedOnce { retry_after, then } => {
+            if lock(&shared.limited).insert(key.to_owned()) {
+                Answer::RateLimitedOnce { retry_after, then }
+            } else {
+                *then
+            }
+        }
+        other => other,
+    }
+}
+
+async fn misbehave(
+    stream: &mut tokio::net::TcpStream,
+    answer: Answer,
+    content_type: &str,
+    not_found_body: &[u8],
+) -> std::io::Result<()> {
+    match answer {
+        Answer::RateLimitedOnce { retry_after, .. } => {
+            let headers = [("retry-after", retry_after.to_string())];
+            write_full(stream, 429, &headers, "text/plain", b"Too Many Requests").await
+        }
+        Answer::Hang => {
+            tokio::time::sleep(Duration::from_secs(120)).await;
+            Ok(())
+        }
+        Answer::Malformed => {
+            let body: &[u8] = if content_type.contains("xml") {
+                b"<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>http://arxiv.org/abs/"
+            } else {
+                b"{\"status\":\"ok\",\"message-type\":\"work\",\"message\":{\"title\":[\"Cut"
+            };
+            write_full(stream, 200, &[], content_type, body).await
+        }
+        Answer::NotFound | Answer::Work(_) => {
+            write_full(stream, 404, &[], "text/plain", not_found_body).await
+        }
+    }
+}
+
+fn crossref_work(work: &Work) -> String {
+    let authors: Vec<_> = work
+        .authors
+        .iter()
+        .enumerate()
+        .map(|(i, (given, family))| {
+            json!({"given": given, "family": family,
+                   "sequence": if i == 0 { "first" } else { "additional" }, "affiliation": []})
+        })
+        .collect();
+    json!({
+        "status": "ok",
+        "message-type": "work",
+        "message-version": "1.0.0",
+        "message": {
+            "indexed": {"date-parts": [[2025, 1, 4]], "date-time": "2025-01-04T10:00:00Z", "timestamp": 1735984800000_u64},
+            "publisher": "Association for Computing Machinery",
+            "DOI": work.doi.clone().unwrap_or_default(),
+            "type": "proceedings-article",
+            "title": [work.title],
+            "author": authors,
+            "container-title": work.venue.iter().collect::<Vec<_>>(),
+            "published-print": {"date-parts": [[work.year, 10]]},
+            "issued": {"date-parts": [[work.year, 10, 27]]},
+            "abstract": work.abstract_text.as_ref().map(|a| format!("<jats:p>{a}</jats:p>")),
+            "URL": format!("https://doi.org/{}", work.doi.clone().unwrap_or_default()),
+            "score": 1
+        }
+    })
+    .to_string()
+}
+
+fn atom_feed(works: &[(String, Work)]) -> String {
+    let mut feed = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" \
+         xmlns:opensearch=\"http://a9.com/-/spec/opensearch/1.1/\" xmlns:arxiv=\"http://arxiv.org/schemas/atom\">\n\
+         <id>https://arxiv.org/api/fixture</id>\n<title>arXiv Query: fixture</title>\n<updated>2025-01-04T00:00:00Z</updated>\n",
+    );
+    feed.push_str(&format!(
+        "<opensearch:itemsPerPage>{n}</opensearch:itemsPerPage>\n<opensearch:totalResults>{n}</opensearch:totalResults>\n<opensearch:startIndex>0</opensearch:startIndex>\n",
+        n = works.len()
+    ));
+    for (id, w) in works {
+        feed.push_str(&format!(
+            "<entry>\n<id>http://arxiv.org/abs/{id}v2</id>\n<updated>{y}-06-01T00:00:00Z</updated>\n<published>{y}-05-01T00:00:00Z</published>\n<title>{}</title>\n<summary>  {}\n</summary>\n",
+            xml_escape(&w.title),
+            xml_escape(w.abstract_text.as_deref().unwrap_or("")),
+            y = w.year
+        ));
+        for (given, family) in &w.authors {
+            feed.push_str(&format!(
+                "<author>\n<name>{}</name>\n</author>\n",
+                xml_escape(&format!("{given} {family}"))
+            ));
+        }
+        if let Some(venue) = &w.venue {
+            feed.push_str(&format!(
+                "<arxiv:journal_ref>{}</arxiv:journal_ref>\n",
+                xml_escape(venue)
+            ));
+        }
+        if let Some(doi) = &w.doi {
+            feed.push_str(&format!("<arxiv:doi>{}</arxiv:doi>\n", xml_escape(doi)));
+        }
+        feed.push_str(&format!(
+            "<link href=\"http://arxiv.org/abs/{id}v2\" rel=\"alternate\" type=\"text/html\"/>\n<arxiv:primary_category term=\"cs.LG\"/>\n</entry>\n"
+        ));
+    }
+    feed.push_str("</feed>\n");
+    feed
+}
+
+fn openalex_work(work: &Work) -> serde_json::Value {
+    let mut inverted: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, word) in work
+        .abstract_text
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .enumerate()
+    {
+        inverted.entry(word.to_owned()).or_default().push(i);
+    }
+    json!({
+        "id": "https://openalex.org/W0000000001",
+        "doi": work.doi.as_ref().map(|d| format!("https://doi.org/{d}")),
+        "title": work.title,
+        "display_name": work.title,
+        "publication_year": work.year,
+        "type": "article",
+        "authorships": work.authors.iter().enumerate().map(|(i, (g, f))| json!({
+            "author_position": if i == 0 { "first" } else { "middle" },
+            "author": {"id": "https://openalex.org/A0000000001", "display_name": format!("{g} {f}"), "orcid": null},
+            "institutions": [],
+            "raw_author_name": format!("{g} {f}")
+        })).collect::<Vec<_>>(),
+        "primary_location": {
+            "is_oa": true,
+            "landing_page_url": null,
+            "source": work.venue.as_ref().map(|v| json!({"id": "https://openalex.org/S1", "display_name": v, "type": "journal"}))
+        },
+        "locations": [],
+        "abstract_inverted_index": if inverted.is_empty() { serde_json::Value::Null } else { json!(inverted) },
+        "cited_by_count": 3
+    })
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn param<'a>(query: &'a str, name: &str) -> Option<String> {
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v): (&'a str, &'a str)| percent_decode(v))
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        if let (b'%', Some(b)) = (bytes[i], hex) {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn shares_most_words(known: &str, asked: &str) -> bool {
+    let (known, asked) = (words(known), words(asked));
+    !known.is_empty() && known.intersection(&asked).count() * 2 >= known.len()
+}
