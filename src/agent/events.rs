@@ -86,6 +86,16 @@ pub enum RunEvent {
         cost_usd: Option<f64>,
         model_calls: u64,
     },
+    /// The scholarly lookups began, beside the engine, for `papers` readable papers.
+    LookupsStarted {
+        papers: usize,
+    },
+    /// The lookups ended: an index knew `matched` of the `looked_up` papers
+    /// that print an identifier or a title.
+    LookupsDone {
+        looked_up: usize,
+        matched: usize,
+    },
     Finished {
         covered_by_agent: usize,
         covered_by_sweep: usize,

@@ -311,6 +311,12 @@ impl Progress {
 fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
     let c = &summary.counts;
     println!("Engine: {}", summary.engine);
+    if let Some(l) = &summary.lookups {
+        println!(
+            "Records: {} of {} papers found in Crossref, arXiv or OpenAlex ({} requests, {} answers from the cache)",
+            l.matched, l.looked_up, l.stats.requests, l.stats.from_cache
+        );
+    }
     if summary.status != "done" {
         println!(
             "Status: {} (run the same command again to resume)",

@@ -32,8 +32,8 @@ use crate::pdf::metadata::read_metadata;
 use crate::scholar::Lookup;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
-    PaperId, PaperMeta, PaperRecord, RunId, RunRecord, RunStatus, TaskMeta, TaskStatus, Workspace,
-    WorkspaceId, WsPath, layout,
+    PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
+    TaskStatus, Workspace, WorkspaceId, WsPath, layout,
 };
 
 /// What to review and how.
@@ -127,6 +127,12 @@ pub async fn run_review(
     // The lookups run beside the engine (which reads text, not bibliographic
     // records) and are joined before the report is written.
     let lookups = request.lookup.clone().map(|lookup| {
+        events.emit(RunEvent::LookupsStarted {
+            papers: papers
+                .iter()
+                .filter(|p| p.status == PaperStatus::Ok)
+                .count(),
+        });
         let (ws, papers) = (workspace.clone(), papers.clone());
         tokio::spawn(async move { enrich_papers(&ws, &papers, lookup).await })
     });
@@ -166,6 +172,12 @@ pub async fn run_review(
         Some(task) => finish_lookups(task, &cancel).await,
         None => None,
     };
+    if let Some(outcome) = &lookups {
+        events.emit(RunEvent::LookupsDone {
+            looked_up: outcome.looked_up,
+            matched: outcome.matched,
+        });
+    }
     let stopped = agent.as_ref().and_then(|a| a.stopped.clone());
     let status = match stopped.as_deref() {
         None => "done",

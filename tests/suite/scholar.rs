@@ -394,3 +394,52 @@ async fn no_network_is_a_quick_silent_fallback() {
     assert_eq!(stats.requests, 3, "{stats:?}");
     assert_eq!(stats.closed.len(), 3, "{stats:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_run_tells_the_lookups_beginning_and_end_before_it_finishes() {
+    use quire::agent::{EventLog, RunEvent};
+    use quire::commands::{AppContext, AppPaths, reviews};
+    use quire::pdf::ingest::IngestOptions;
+    use quire::review::run::{EngineSetup, ReviewRequest};
+    use quire::review::{EngineKind, ReviewSpec};
+
+    let server = ScholarServer::start(indexes()).unwrap();
+    let source = folder(&[GRAPH_OF_WORD]);
+    let data = tempfile::tempdir().unwrap();
+    let mut ingest = IngestOptions::new(quire_bin().into());
+    ingest.cache_dir = Some(data.path().join("cache"));
+    let lookup = Lookup::new(LookupOptions::new(fixture_endpoints(&server), None, None)).unwrap();
+    let request = ReviewRequest {
+        source: source.path().to_path_buf(),
+        spec: ReviewSpec {
+            question: QUESTION.into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+        },
+        workspace: data.path().join("ws"),
+        ingest,
+        engine: EngineSetup::Offline,
+        lookup: Some(std::sync::Arc::new(lookup)),
+    };
+    let ctx = AppContext::new(AppPaths::new(data.path()));
+    let events = EventLog::new();
+    let summary = reviews::start(&ctx, request, events.clone())
+        .finish()
+        .await
+        .unwrap();
+    assert_eq!(summary.lookups.as_ref().map(|l| l.matched), Some(1));
+    let events = events.events();
+    let at = |wanted: &dyn Fn(&RunEvent) -> bool| events.iter().position(wanted).unwrap();
+    let started = at(&|e| matches!(e, RunEvent::LookupsStarted { papers: 1 }));
+    let done = at(&|e| {
+        matches!(
+            e,
+            RunEvent::LookupsDone {
+                looked_up: 1,
+                matched: 1
+            }
+        )
+    });
+    let finished = at(&|e| matches!(e, RunEvent::Finished { .. }));
+    assert!(started < done && done < finished, "{events:?}");
+}

@@ -130,6 +130,8 @@ export type PaperPhase = "queued" | "extracting" | "reading" | "scored" | "faile
 export type RunEvent =
   | { type: "runStarted"; runId: string; engine: string; papers: number }
   | { type: "extractionStarted"; papers: number; toExtract: number }
+  | { type: "lookupsStarted"; papers: number }
+  | { type: "lookupsDone"; lookedUp: number; matched: number }
   | { type: "extracted"; paper: string; status: string; fromCache: boolean }
   | { type: "paperStatus"; paper: string; phase: PaperPhase; detail?: string }
   | {

@@ -117,6 +117,13 @@ export function RunPanel({ run, papers, now, onCancel, onResume, onShowResults }
           )}
           <h3 class="subhead">Prompt tokens per step</h3>
           <TokenChart series={run.prompts} />
+          {run.lookups !== null && (
+            <p class="run__usage" data-testid="lookups">
+              {run.lookups.matched === null
+                ? `Looking ${count(run.lookups.papers)} papers up in Crossref, arXiv and OpenAlex…`
+                : `Records: ${count(run.lookups.matched)} of ${count(run.lookups.papers)} papers found in Crossref, arXiv or OpenAlex`}
+            </p>
+          )}
           {run.usage !== null && (
             <p class="run__usage" data-testid="usage">
               {count(run.usage.inputTokens)} tokens in, {count(run.usage.outputTokens)} out · {count(run.usage.modelCalls)}{" "}

@@ -27,6 +27,17 @@ describe("a run folded from its events", () => {
     expect(isOver(view)).toBe(false);
   });
 
+  it("follows the scholarly lookups beside the engine", () => {
+    const started = fold([
+      { type: "runStarted", runId: "r1", engine: "offline", papers: 5 },
+      { type: "lookupsStarted", papers: 4 },
+    ]);
+    expect(started.lookups).toEqual({ papers: 4, matched: null });
+    const done = applyEvent(started, { type: "lookupsDone", lookedUp: 3, matched: 2 }, 9000);
+    expect(done.lookups).toEqual({ papers: 3, matched: 2 });
+    expect(done.status).toBe("reading");
+  });
+
   it("keeps each agent's prompt size per step and what it is doing", () => {
     const view = fold([
       { type: "agentStep", task: "t1", agent: "planner", step: 1, promptTokens: 2000, stableTokens: 1200, consolidation: false },

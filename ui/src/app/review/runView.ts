@@ -35,6 +35,8 @@ export interface RunView {
   activity: readonly AgentActivity[];
   prompts: readonly PromptSeries[];
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null; modelCalls: number } | null;
+  /** The scholarly lookups: how many papers, and how many an index knew once they end. */
+  lookups: { papers: number; matched: number | null } | null;
   error: { kind: string; message: string } | null;
   /** When the first paper was scored and how many are, for the ETA. */
   firstScoredAt: number | null;
@@ -55,6 +57,7 @@ export function newRun(now: number): RunView {
     activity: [],
     prompts: [],
     usage: null,
+    lookups: null,
     error: null,
     firstScoredAt: null,
     startedAt: now,
@@ -127,6 +130,10 @@ export function applyEvent(view: RunView, event: RunEvent, now: number): RunView
           modelCalls: event.modelCalls,
         },
       };
+    case "lookupsStarted":
+      return { ...view, lookups: { papers: event.papers, matched: null } };
+    case "lookupsDone":
+      return { ...view, lookups: { papers: event.lookedUp, matched: event.matched } };
     case "finished":
       return { ...view, status: "finished" };
     case "failed":
