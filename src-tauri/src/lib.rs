@@ -52,6 +52,10 @@ pub fn run() -> ExitCode {
         .setup(|_app| {
             #[cfg(unix)]
             tauri::async_runtime::spawn(quit_on_signal(_app.handle().clone()));
+            #[cfg(target_os = "linux")]
+            if let Some(window) = tauri::Manager::get_webview_window(_app, "main") {
+                lighten_webview(&window);
+            }
             Ok(())
         })
         // Reads src-tauri/tauri.conf.json, a symlink to the root file, so the paths
@@ -100,6 +104,26 @@ async fn quit_on_signal<R: Runtime>(app: tauri::AppHandle<R>) {
         _ = int.recv() => tracing::info!("SIGINT: quitting"),
     }
     app.exit(0);
+}
+
+/// The window shows one local page and loads nothing else, so WebKit's
+/// memory caches for browsing (decoded resources, the back-forward page
+/// cache) only hold memory: the document-viewer cache model turns them off.
+#[cfg(target_os = "linux")]
+fn lighten_webview(window: &tauri::WebviewWindow) {
+    use webkit2gtk::{CacheModel, SettingsExt, WebContextExt, WebViewExt};
+    let done = window.with_webview(|webview| {
+        let view = webview.inner();
+        if let Some(context) = view.context() {
+            context.set_cache_model(CacheModel::DocumentViewer);
+        }
+        if let Some(settings) = WebViewExt::settings(&view) {
+            settings.set_enable_page_cache(false);
+        }
+    });
+    if let Err(e) = done {
+        tracing::warn!(error = %e, "cannot tune the webview's caches");
+    }
 }
 
 /// How long quitting waits for running reviews to write their state.

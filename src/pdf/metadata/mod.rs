@@ -11,6 +11,7 @@ mod ids;
 mod info;
 mod names;
 mod plain;
+mod rejoin;
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -30,6 +31,7 @@ pub struct Metadata {
 /// Metadata from a paper's info dictionary, its cleaned pages, and the lines
 /// of type of its first page (empty when the engine gave no layout).
 pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Metadata {
+    let head = &rejoin::rejoined(head, &rejoin::Words::of(pages));
     let first_page = pages.first().map(String::as_str).unwrap_or("");
     let front: String = pages
         .iter()

@@ -174,6 +174,8 @@ fn review_of(data: &Path, papers: usize) -> Result<usize> {
         .env("QUIRE_DATA_DIR", data)
         // The fixture only needs papers; reading the scans by OCR takes minutes.
         .env("QUIRE_OCR", "0")
+        // A fixture, not a review: nothing is looked up.
+        .env("QUIRE_OFFLINE", "1")
         .env("QUIRE_CONFIG_DIR", data.join("config"))
         .stdout(Stdio::null())
         .status()
