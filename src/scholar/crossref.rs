@@ -5,27 +5,14 @@
 
 use serde::Deserialize;
 
-use super::ScholarRecord;
 use super::markup::plain;
+use super::{ScholarRecord, percent_encode};
 use crate::workspace::Author;
 
 /// The work's path under the API's base, the DOI percent-encoded as Crossref asks.
 pub fn path(doi: &str) -> String {
-    format!("/works/{}", encode_path(doi))
-}
-
-/// Percent-encode everything but unreserved characters and `/` (which
-/// Crossref accepts raw in the DOI's suffix).
-pub fn encode_path(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    // Crossref takes the `/` of a DOI's suffix raw.
+    format!("/works/{}", percent_encode(doi, b"/"))
 }
 
 #[derive(Deserialize)]

@@ -108,6 +108,20 @@ pub fn bare_doi(doi: &str) -> String {
     doi.to_lowercase()
 }
 
+/// `text` with every byte but unreserved characters (and `also_keep`)
+/// percent-encoded, for a URL's path or query.
+fn percent_encode(text: &str, also_keep: &[u8]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || also_keep.contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::markup::{one_line, plain};
-use super::{ScholarRecord, arxiv_base_id, bare_doi};
+use super::{ScholarRecord, arxiv_base_id, bare_doi, percent_encode};
 use crate::workspace::Author;
 
 /// Candidates asked for; the first whose title is printed on the paper wins.
@@ -19,24 +19,12 @@ pub fn path(title: &str, contact: Option<&str>) -> String {
     let title: String = title.replace(',', " ");
     let mut path = format!(
         "/works?filter=title.search:{}&per-page={CANDIDATES}",
-        encode_query(&one_line(&title))
+        percent_encode(&one_line(&title), b"")
     );
     if let Some(contact) = contact {
-        path.push_str(&format!("&mailto={}", encode_query(contact)));
+        path.push_str(&format!("&mailto={}", percent_encode(contact, b"@")));
     }
     path
-}
-
-fn encode_query(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~@".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[derive(Deserialize)]
