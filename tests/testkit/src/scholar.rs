@@ -131,6 +131,14 @@ impl ScholarServer {
     pub fn requests(&self) -> Vec<Seen> {
         lock(&self.seen).clone()
     }
+
+    /// How many requests one index ("crossref", "arxiv", "openalex") got.
+    pub fn asked(&self, service: &str) -> usize {
+        lock(&self.seen)
+            .iter()
+            .filter(|r| r.service == service)
+            .count()
+    }
 }
 
 async fn answer(
