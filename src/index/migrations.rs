@@ -7,6 +7,7 @@ use rusqlite::Connection;
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_initial.sql"),
     include_str!("migrations/0002_model_calls.sql"),
+    include_str!("migrations/0003_rebuilt_marker.sql"),
 ];
 
 /// The schema version this build writes.

@@ -52,10 +52,11 @@ pub enum IndexError {
 /// What opening the index found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpenOutcome {
-    /// An existing, healthy database.
+    /// An existing, healthy database that a rebuild has filled.
     Existing,
-    /// A new, empty database: none existed, or a damaged one was set aside. The
-    /// caller should [`Index::rebuild`] it.
+    /// A database no rebuild has filled yet: none existed, a damaged one was
+    /// set aside, or the process that created it stopped before its first
+    /// rebuild committed. The caller should [`Index::rebuild`] it.
     Fresh,
 }
 
@@ -74,16 +75,15 @@ impl Index {
     /// Open (or create) the index at `path`. A damaged file is renamed to
     /// `<name>.corrupt-<time>` and replaced by an empty database.
     pub fn open(path: &Path) -> Result<(Self, OpenOutcome), IndexError> {
-        let existed = path.exists();
         match Self::open_checked(path) {
-            Ok(index) => Ok((
-                index,
-                if existed {
+            Ok(index) => {
+                let outcome = if index.was_rebuilt()? {
                     OpenOutcome::Existing
                 } else {
                     OpenOutcome::Fresh
-                },
-            )),
+                };
+                Ok((index, outcome))
+            }
             Err(IndexError::Sqlite { source, .. }) if is_corruption(&source) => {
                 let aside = set_aside(path)?;
                 tracing::warn!(index = %path.display(), moved_to = %aside.display(), error = %source,
@@ -210,6 +210,20 @@ impl Index {
         rows::dump(&self.conn).map_err(|e| classify(&self.path, e))
     }
 
+    /// Whether a rebuild has ever committed into this database: one that was
+    /// only created (or whose first rebuild was cut short) is not yet complete.
+    fn was_rebuilt(&self) -> Result<bool, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM index_state WHERE key = 'rebuilt'",
+                [],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(|e| classify(&self.path, e))
+    }
+
     /// Replace the whole index with what the workspaces under `roots` say. Folders
     /// that are not workspaces are skipped; damaged ones are reported, not fatal.
     pub fn rebuild(&mut self, roots: &[PathBuf]) -> Result<RebuildReport, IndexError> {
@@ -236,6 +250,11 @@ impl Index {
             report.papers += snapshot.papers.len();
             report.runs += snapshot.runs.len();
         }
+        tx.execute(
+            "INSERT OR REPLACE INTO index_state (key, value) VALUES ('rebuilt', datetime('now'))",
+            [],
+        )
+        .map_err(|e| classify(&path, e))?;
         tx.commit().map_err(|e| classify(&path, e))?;
         Ok(report)
     }

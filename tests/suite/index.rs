@@ -105,6 +105,38 @@ async fn a_corrupt_index_is_set_aside_and_rebuilt_from_the_workspaces() {
     assert_eq!(set_aside, 1, "the damaged file is kept for inspection");
 }
 
+#[tokio::test]
+async fn an_index_whose_first_rebuild_was_cut_short_is_rebuilt() {
+    let data = tempfile::tempdir().unwrap();
+    let paths = AppPaths::new(data.path());
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    create(&AppContext::new(paths.clone()), folder.path()).await;
+    // A process killed between creating the database and committing its first
+    // rebuild leaves a database with the schema and no rows.
+    std::fs::remove_file(paths.index_path()).unwrap();
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", paths.index_path().display()));
+    }
+    let (created, outcome) = Index::open(&paths.index_path()).unwrap();
+    assert_eq!(outcome, OpenOutcome::Fresh);
+    drop(created);
+
+    let (reopened, outcome) = Index::open(&paths.index_path()).unwrap();
+    assert_eq!(
+        outcome,
+        OpenOutcome::Fresh,
+        "an unfilled index is not complete"
+    );
+    drop(reopened);
+    let list = commands::workspace_list(&AppContext::new(paths.clone()))
+        .await
+        .unwrap();
+    assert_eq!(list.workspaces.len(), 1);
+    assert_eq!(list.workspaces[0].paper_count, 2);
+    let (_, outcome) = Index::open(&paths.index_path()).unwrap();
+    assert_eq!(outcome, OpenOutcome::Existing);
+}
+
 /// Another process holding the database in exclusive locking mode: even WAL
 /// readers are shut out.
 fn hold_exclusively(path: &Path) -> rusqlite::Connection {
