@@ -39,6 +39,8 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
 
 /// Start the desktop app; returns when its window is closed.
 pub fn run() -> ExitCode {
+    #[cfg(target_os = "linux")]
+    composite_only_with_a_gpu();
     quire::logging::init("info");
     let paths = match AppPaths::from_env() {
         Ok(paths) => paths,
@@ -124,6 +126,36 @@ fn lighten_webview(window: &tauri::WebviewWindow) {
     if let Err(e) = done {
         tracing::warn!(error = %e, "cannot tune the webview's caches");
     }
+}
+
+/// Without a GPU, WebKit's accelerated compositing runs on Mesa's software
+/// rasteriser: it costs the web process about 80 MB of buffers to draw what
+/// WebKit's plain software path draws as well, so it is turned off there.
+/// With a GPU, or when the user has chosen either way, WebKit keeps it.
+///
+/// It has to be decided before the web process starts (a policy changed on a
+/// live page makes WebKit replace the page's process), hence WebKit's own
+/// environment switch, which its processes inherit.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // set_var: sound while the process has one thread
+fn composite_only_with_a_gpu() {
+    const SWITCH: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if std::env::var_os(SWITCH).is_some() || has_gpu_render_node() {
+        return;
+    }
+    // SAFETY: called first thing in `run`, before any thread is started.
+    unsafe { std::env::set_var(SWITCH, "1") };
+}
+
+/// Whether the kernel offers a GPU render node (`/dev/dri/renderD*`); without
+/// one, OpenGL can only be Mesa's software rasteriser.
+#[cfg(target_os = "linux")]
+fn has_gpu_render_node() -> bool {
+    std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
 }
 
 /// How long quitting waits for running reviews to write their state.
