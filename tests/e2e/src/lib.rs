@@ -265,7 +265,29 @@ impl App {
                 .execute(set_theme, vec![serde_json::json!(theme)])
                 .await?;
             tokio::time::sleep(Duration::from_millis(150)).await; // let it repaint
-            let png = self.client.screenshot().await?;
+            // WebKit's automation takes the shot at the page's next
+            // presentation; without accelerated compositing (the app's mode
+            // on a machine without a GPU) a still page never presents again
+            // and the shot waits for ever. An invisible pixel that changes
+            // every frame keeps frames coming while it is taken.
+            self.client
+                .execute(
+                    "const tick = document.createElement('div'); tick.id = 'screenshot-tick'; \
+                     tick.style.cssText = 'position:fixed;right:0;bottom:0;width:1px;height:1px;pointer-events:none;opacity:0'; \
+                     document.body.appendChild(tick); let on = false; \
+                     const flip = () => { if (!tick.isConnected) return; on = !on; tick.style.opacity = on ? '0.01' : '0'; requestAnimationFrame(flip); }; \
+                     requestAnimationFrame(flip);",
+                    vec![],
+                )
+                .await?;
+            let png = self.client.screenshot().await;
+            self.client
+                .execute(
+                    "document.getElementById('screenshot-tick')?.remove();",
+                    vec![],
+                )
+                .await?;
+            let png = png?;
             std::fs::write(PathBuf::from(&dir).join(file), png)?;
         }
         self.client.execute(set_theme, vec![before]).await?;
