@@ -5,6 +5,7 @@
 
 use super::furniture::is_furniture;
 use super::names::{Reading, names_in_line};
+use super::rejoin::Words;
 use crate::pdf::layout::TextLine;
 
 /// Type within this many points of the title's size is the title's.
@@ -21,7 +22,7 @@ pub struct Title {
     pub size: f32,
 }
 
-pub fn title(lines: &[TextLine]) -> Option<Title> {
+pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
     let body = body_size(lines)?;
     let front = front_matter(lines, body);
     let candidate = |l: &TextLine| {
@@ -59,7 +60,7 @@ pub fn title(lines: &[TextLine]) -> Option<Title> {
         last = i;
     }
     let next = last + 1;
-    let text = join_title(&parts);
+    let text = join_title(&parts, words);
     let words = text.split_whitespace().count();
     (1..=40)
         .contains(&words)
@@ -150,19 +151,21 @@ fn body_size(lines: &[TextLine]) -> Option<f32> {
 }
 
 /// A title's lines joined: "Write-" + "Optimization" stays hyphenated,
-/// "optimi-" + "zation" becomes one word.
-fn join_title(parts: &[String]) -> String {
+/// "optimi-" + "zation" becomes one word, and so does "RE-" + "THINKING"
+/// when the paper spells "rethinking" and never "re-thinking".
+fn join_title(parts: &[String], words: &Words) -> String {
     let mut text = String::new();
     for part in parts {
         if text.is_empty() {
             text.push_str(part);
-        } else if text.ends_with('-')
-            && text[..text.len() - 1].ends_with(char::is_lowercase)
-            && part.starts_with(char::is_lowercase)
-        {
-            text.pop();
-            text.push_str(part);
-        } else if text.ends_with('-') {
+        } else if let Some(head) = text.strip_suffix('-') {
+            let before = head.rsplit(char::is_whitespace).next().unwrap_or("");
+            let after = part.split_whitespace().next().unwrap_or("");
+            let broken_word =
+                head.ends_with(char::is_lowercase) && part.starts_with(char::is_lowercase);
+            if broken_word || words.spelled_only_whole(before, after) {
+                text.pop();
+            }
             text.push_str(part);
         } else {
             text.push(' ');
@@ -219,7 +222,7 @@ mod tests {
     #[test]
     fn the_title_is_the_largest_type_and_the_authors_the_name_lines_under_it() {
         let lines = page();
-        let title = title(&lines).unwrap();
+        let title = title(&lines, &Words::of(&[])).unwrap();
         assert_eq!(title.text, "Can Datalog Be Approximated?");
         assert_eq!(
             authors(&lines, &title),
@@ -242,7 +245,7 @@ mod tests {
                 230.0 + 12.0 * i as f32,
             ));
         }
-        let title = title(&lines).unwrap();
+        let title = title(&lines, &Words::of(&[])).unwrap();
         assert_eq!(title.text, "Java: an Overview");
         assert_eq!(authors(&lines, &title), vec!["James Gosling"]);
     }
@@ -266,7 +269,7 @@ mod tests {
                 190.0 + 12.0 * i as f32,
             ));
         }
-        let title = title(&lines).unwrap();
+        let title = title(&lines, &Words::of(&[])).unwrap();
         assert_eq!(
             title.text,
             "Self-stabilizing Systems in Spite of Distributed Control"
@@ -285,22 +288,37 @@ mod tests {
                 )
             })
             .collect();
-        assert!(title(&lines).is_none());
+        assert!(title(&lines, &Words::of(&[])).is_none());
     }
 
     #[test]
     fn joins_a_title_broken_over_lines() {
         assert_eq!(
-            join_title(&["Write-".into(), "Optimization".into()]),
+            join_title(&["Write-".into(), "Optimization".into()], &Words::of(&[])),
             "Write-Optimization"
         );
         assert_eq!(
-            join_title(&["optimi-".into(), "zation".into()]),
+            join_title(&["optimi-".into(), "zation".into()], &Words::of(&[])),
             "optimization"
         );
         assert_eq!(
-            join_title(&["Paxos".into(), "Made Simple".into()]),
+            join_title(&["Paxos".into(), "Made Simple".into()], &Words::of(&[])),
             "Paxos Made Simple"
+        );
+        // A capitalised break: the paper's own spelling decides.
+        let paper = Words::of(&["We argue that rethinking generalization is needed.".into()]);
+        assert_eq!(
+            join_title(
+                &["REQUIRES RE-".into(), "THINKING GENERALIZATION".into()],
+                &paper
+            ),
+            "REQUIRES RETHINKING GENERALIZATION"
+        );
+        let paper = Words::of(&["Self-training and rethinking; self training.".into()]);
+        assert_eq!(
+            join_title(&["SELF-".into(), "TRAINING".into()], &paper),
+            "SELF-TRAINING",
+            "the paper also spells it with the hyphen"
         );
     }
 }

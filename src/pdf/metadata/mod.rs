@@ -31,7 +31,8 @@ pub struct Metadata {
 /// Metadata from a paper's info dictionary, its cleaned pages, and the lines
 /// of type of its first page (empty when the engine gave no layout).
 pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Metadata {
-    let head = &rejoin::rejoined(head, &rejoin::Words::of(pages));
+    let words = rejoin::Words::of(pages);
+    let head = &rejoin::rejoined(head, &words);
     let first_page = pages.first().map(String::as_str).unwrap_or("");
     let front: String = pages
         .iter()
@@ -39,7 +40,7 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join("\n");
-    let layout_title = from_layout::title(head);
+    let layout_title = from_layout::title(head, &words);
     let info_title = [info.title.as_deref(), info.xmp_title.as_deref()]
         .into_iter()
         .flatten()

@@ -38,6 +38,16 @@ impl Words {
         self.counts.contains_key(word)
     }
 
+    /// `before` + `after`, broken at a hyphen over two lines, is one word: the
+    /// paper spells it whole somewhere and never with the hyphen.
+    pub fn spelled_only_whole(&self, before: &str, after: &str) -> bool {
+        let (before, after) = (bare(before), bare(after));
+        !before.is_empty()
+            && !after.is_empty()
+            && self.spelled_whole(&format!("{before}{after}"))
+            && !self.spelled_whole(&format!("{before}-{after}"))
+    }
+
     /// Some piece occurs nowhere but inside this very run of pieces (the
     /// text repeats the split lines, a running header repeats them often).
     fn only_split(&self, run: &[String]) -> bool {
