@@ -155,7 +155,10 @@ pub fn names_in_line(line: &str, reading: Reading) -> Option<Vec<String>> {
             continue;
         }
         let part = without_letter_mark(part);
-        if is_person(part) {
+        let people = people_run_together(part);
+        if people.len() > 1 && people.iter().all(|p| is_person(p)) {
+            names.extend(people.iter().map(|p| title_case_if_shouting(p)));
+        } else if is_person(part) {
             names.push(title_case_if_shouting(part));
         } else if is_affiliation(part) && !names.is_empty() {
             continue;
@@ -177,6 +180,31 @@ fn without_letter_mark(part: &str) -> &str {
         }
         _ => part,
     }
+}
+
+/// "M. Kodialam T. V. Lakshman": names set apart only by space. Initials
+/// come before the family name, so an initial after a name that already had
+/// its initials and then its family name starts the next name ("James B.
+/// Orlin" stays one).
+fn people_run_together(part: &str) -> Vec<String> {
+    let is_initial = |w: &str| {
+        let letters: Vec<char> = w.chars().filter(|c| *c != '.' && *c != '-').collect();
+        w.ends_with('.') && letters.len() <= 2 && letters.iter().all(|c| c.is_uppercase())
+    };
+    let mut people: Vec<Vec<&str>> = Vec::new();
+    for word in part.split_whitespace() {
+        match people.last_mut() {
+            Some(current)
+                if !(is_initial(word)
+                    && current.iter().any(|w| is_initial(w))
+                    && current.last().is_some_and(|w| !is_initial(w))) =>
+            {
+                current.push(word);
+            }
+            _ => people.push(vec![word]),
+        }
+    }
+    people.into_iter().map(|words| words.join(" ")).collect()
 }
 
 /// A part naming an institution or a place in it ("Stanford University").
@@ -321,6 +349,27 @@ mod tests {
             names_in_line(mixed, Reading::Leading),
             Some(vec!["John Hughes".to_owned()])
         );
+    }
+
+    #[test]
+    fn names_set_apart_only_by_space_are_told_apart_by_their_initials() {
+        assert_eq!(
+            names_in_line("M. Kodialam T. V. Lakshman", Reading::Strict),
+            Some(vec!["M. Kodialam".to_owned(), "T. V. Lakshman".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Michael J. Franklin T. Kraska", Reading::Strict),
+            Some(vec![
+                "Michael J. Franklin".to_owned(),
+                "T. Kraska".to_owned()
+            ])
+        );
+        for one in ["James B. Orlin", "J. R. R. Tolkien", "Jon M. Kleinberg"] {
+            assert_eq!(
+                names_in_line(one, Reading::Strict),
+                Some(vec![one.to_owned()])
+            );
+        }
     }
 
     #[test]
