@@ -20,9 +20,19 @@ use super::quality::{self, Quality, Verdict};
 use super::worker::{WorkerLimits, WorkerOutcome, WorkerReply, run_worker};
 use crate::workspace::PaperStatus;
 
-/// Changes whenever an engine, the cleaning or the classification changes.
-pub const CHAIN_VERSION: &str =
-    "chain-5:pdf_oxide-0.3.78+q3,pdf-extract-0.12.1+q1,tesseract-5+pdftoppm-200dpi+q1";
+/// The chain's own revision: bump it when the cleaning, the classification
+/// or the metadata read from the text changes (the engines carry their own).
+const CHAIN_REVISION: &str = "chain-6";
+
+/// What produced a text: the chain's revision and every engine's version. A
+/// cached text or a paper's record from another chain is read again.
+pub fn chain_version() -> &'static str {
+    static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let engines: Vec<&str> = Engine::ALL.iter().map(|e| e.version()).collect();
+        format!("{CHAIN_REVISION}:{}", engines.join(","))
+    });
+    &VERSION
+}
 
 /// Files larger than this are `too_large` without being opened.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -461,7 +471,7 @@ fn first_line(text: &str) -> &str {
 fn read_cache(path: &Path, ocr_now: bool) -> Option<Extracted> {
     let bytes = std::fs::read(path).ok()?;
     let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
-    if entry.chain != CHAIN_VERSION
+    if entry.chain != chain_version()
         || (entry.extracted.status == PaperStatus::NeedsOcr && ocr_now && !entry.ocr)
     {
         return None;
@@ -474,7 +484,7 @@ fn read_cache(path: &Path, ocr_now: bool) -> Option<Extracted> {
 /// Best effort: a cache that cannot be written only costs time later.
 fn write_cache(path: &Path, extracted: &Extracted, ocr: bool) {
     let entry = CacheEntry {
-        chain: CHAIN_VERSION.to_owned(),
+        chain: chain_version().to_owned(),
         extracted: extracted.clone(),
         ocr,
     };

@@ -27,7 +27,7 @@ use crate::llm::call_file::{CallLogs, FileCallLog};
 use crate::llm::{ModelClient, Provider};
 use crate::offline;
 use crate::pdf::find_pdfs;
-use crate::pdf::ingest::{CHAIN_VERSION, IngestOptions, extract_all};
+use crate::pdf::ingest::{IngestOptions, chain_version, extract_all};
 use crate::pdf::metadata::read_metadata;
 use crate::scholar::Lookup;
 use crate::workspace::records::now_rfc3339;
@@ -278,8 +278,9 @@ pub async fn extract_papers(
             paper.pages = ex.pages.len();
             paper.ocr = ex.ocr();
             paper.extractor = Some(format!(
-                "{} ({CHAIN_VERSION})",
-                ex.extractor().unwrap_or_else(|| "none".into())
+                "{} ({})",
+                ex.extractor().unwrap_or_else(|| "none".into()),
+                chain_version()
             ));
             paper.title = metadata.title.or_else(|| Some(file_title(&paper.file)));
             paper.meta = metadata.meta;
@@ -408,7 +409,7 @@ fn needs_extraction(ws: &Workspace, paper: &PaperRecord) -> bool {
     let current = paper
         .extractor
         .as_deref()
-        .is_some_and(|e| e.contains(CHAIN_VERSION));
+        .is_some_and(|e| e.contains(chain_version()));
     !current
         || (paper.status.is_readable() && !matches!(paper_text::load(ws, &paper.id), Ok(Some(_))))
 }
