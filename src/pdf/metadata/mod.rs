@@ -50,7 +50,9 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
         .as_ref()
         .map(|t| t.text.clone())
         .or(info_title)
-        .or_else(|| plain::title_from_page(first_page));
+        .or_else(|| plain::title_from_page(first_page))
+        .map(|t| without_footnote_marks(&t).to_owned())
+        .filter(|t| !t.is_empty());
     // When the layout showed the title but no names under it, the authors
     // are printed elsewhere (at the end, in a footnote): guessing from the
     // plain text would only pick up headings.
@@ -135,6 +137,12 @@ fn split_author_field(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// "Semi-Supervised Novelty Detection∗": the mark of a footnote on the title
+/// (funding, a version note) is not part of it. Digits stay ("Fortran 77").
+fn without_footnote_marks(title: &str) -> &str {
+    title.trim_end_matches(|c: char| c.is_whitespace() || "*∗†‡§¶⋆★".contains(c))
+}
+
 fn tidy(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -151,6 +159,16 @@ pub fn normalise_for_match(text: &str) -> String {
 }
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_footnote_mark_on_a_title_is_not_part_of_it() {
+        assert_eq!(
+            super::without_footnote_marks("Semi-Supervised Novelty Detection∗"),
+            "Semi-Supervised Novelty Detection"
+        );
+        assert_eq!(super::without_footnote_marks("Datalog⋆ †"), "Datalog");
+        assert_eq!(super::without_footnote_marks("Fortran 77"), "Fortran 77");
+    }
+
     use super::*;
 
     #[test]
