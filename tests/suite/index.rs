@@ -20,6 +20,23 @@ async fn create(ctx: &AppContext, folder: &Path) -> commands::WorkspaceSummary {
     .unwrap()
 }
 
+/// A data folder holding one review of two papers, indexed.
+async fn a_review_of_two_papers() -> (tempfile::TempDir, AppPaths, tempfile::TempDir) {
+    let data = tempfile::tempdir().unwrap();
+    let paths = AppPaths::new(data.path());
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    create(&AppContext::new(paths.clone()), folder.path()).await;
+    (data, paths, folder)
+}
+
+/// SQLite's write-ahead log and shared memory beside the index: gone, so
+/// what happens to the main file is all there is.
+fn forget_the_journal(index: &Path) {
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
+    }
+}
+
 #[tokio::test]
 async fn a_rebuilt_index_equals_the_original() {
     let data = tempfile::tempdir().unwrap();
@@ -70,18 +87,13 @@ async fn a_rebuilt_index_equals_the_original() {
 
 #[tokio::test]
 async fn a_corrupt_index_is_set_aside_and_rebuilt_from_the_workspaces() {
-    let data = tempfile::tempdir().unwrap();
-    let paths = AppPaths::new(data.path());
-    let folder = folder_of(&dev_pdfs("databases", 2));
-    create(&AppContext::new(paths.clone()), folder.path()).await;
+    let (data, paths, _folder) = a_review_of_two_papers().await;
+    forget_the_journal(&paths.index_path());
     std::fs::write(
         paths.index_path(),
         b"this is not an SQLite database, it is garbage ".repeat(200),
     )
     .unwrap();
-    for suffix in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", paths.index_path().display()));
-    }
 
     let list = commands::workspace_list(&AppContext::new(paths.clone()))
         .await
@@ -107,16 +119,11 @@ async fn a_corrupt_index_is_set_aside_and_rebuilt_from_the_workspaces() {
 
 #[tokio::test]
 async fn an_index_whose_first_rebuild_was_cut_short_is_rebuilt() {
-    let data = tempfile::tempdir().unwrap();
-    let paths = AppPaths::new(data.path());
-    let folder = folder_of(&dev_pdfs("databases", 2));
-    create(&AppContext::new(paths.clone()), folder.path()).await;
+    let (_data, paths, _folder) = a_review_of_two_papers().await;
     // A process killed between creating the database and committing its first
     // rebuild leaves a database with the schema and no rows.
     std::fs::remove_file(paths.index_path()).unwrap();
-    for suffix in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", paths.index_path().display()));
-    }
+    forget_the_journal(&paths.index_path());
     let (created, outcome) = Index::open(&paths.index_path()).unwrap();
     assert_eq!(outcome, OpenOutcome::Fresh);
     drop(created);
