@@ -330,11 +330,10 @@ fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -
 }
 
 fn find_paper(ws: &Workspace, id: &str) -> Result<PaperRecord, CommandError> {
-    let wanted = PaperId(id.to_owned());
-    corrections::corrected(ws)?
-        .into_iter()
-        .find(|p| p.id == wanted)
-        .ok_or_else(|| {
-            CommandError::new("paper_not_found", format!("no paper {id} in this review"))
-        })
+    // The one paper's files, not the whole review's: this runs on every
+    // click in the table.
+    let record = ws.paper(&PaperId(id.to_owned()))?.ok_or_else(|| {
+        CommandError::new("paper_not_found", format!("no paper {id} in this review"))
+    })?;
+    Ok(corrections::corrected_paper(ws, record)?)
 }

@@ -394,6 +394,19 @@ impl Workspace {
         self.write_json(&path, paper)
     }
 
+    /// One paper's record, `None` when the workspace has no paper of that id
+    /// (an id that cannot name a folder here included).
+    pub fn paper(&self, id: &PaperId) -> Result<Option<PaperRecord>> {
+        let Ok(path) = WsPath::from_parts([layout::PAPERS_DIR, &id.0, "paper.json"]) else {
+            return Ok(None);
+        };
+        match self.read_json(&path) {
+            Ok(paper) => Ok(Some(paper)),
+            Err(WorkspaceError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Every paper record, sorted by id. A damaged record is an error naming it.
     pub fn papers(&self) -> Result<Vec<PaperRecord>> {
         let papers_dir = WsPath::parse(layout::PAPERS_DIR)?;

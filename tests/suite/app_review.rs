@@ -162,6 +162,11 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
         .await
         .unwrap_err();
     assert_eq!(missing.kind, "paper_not_found");
+    // An id that is not a folder of this review's papers reads nothing.
+    let outside = view::paper_detail(root.clone(), "../../task".into())
+        .await
+        .unwrap_err();
+    assert_eq!(outside.kind, "paper_not_found");
 
     let label = |verdict: Option<Verdict>, clear: bool| PaperLabelParams {
         label: LabelParams {
