@@ -1,0 +1,246 @@
+//! A page's lines of type in the order a person reads them: down each column,
+//! columns left to right, and lines that span the columns (a title, a wide
+//! figure's caption) between the stretches of columns they separate. This is
+//! what turns positioned type into page text; the lines come from `layout`.
+
+use super::layout::TextLine;
+
+/// Fewer lines than this are read top to bottom: too few to tell columns.
+const MIN_LINES_FOR_COLUMNS: usize = 6;
+
+/// A column holds at least this many lines.
+const MIN_COLUMN_LINES: usize = 3;
+
+/// A gutter is at least this many type sizes wide.
+const MIN_GUTTER_SIZES: f32 = 0.8;
+
+/// The page's text: its lines in reading order, one per line of text, with a
+/// blank line where the flow jumps (a new column, a paragraph set apart).
+pub fn page_text(lines: &[TextLine]) -> String {
+    let refs: Vec<&TextLine> = lines.iter().collect();
+    let ordered = in_reading_order(refs);
+    let mut text = String::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
+    let mut previous: Option<&TextLine> = None;
+    for line in ordered {
+        if let Some(p) = previous {
+            text.push('\n');
+            if starts_new_block(p, line) {
+                text.push('\n');
+            }
+        }
+        text.push_str(&line.text);
+        previous = Some(line);
+    }
+    text
+}
+
+/// The flow moves up (a new column) or leaves a gap of more than two lines.
+/// A line broken by hyphenation is never set apart from its continuation.
+fn starts_new_block(previous: &TextLine, line: &TextLine) -> bool {
+    if previous.text.ends_with('-') {
+        return false;
+    }
+    let gap = line.top - previous.top;
+    gap < -previous.size || gap > 2.5 * previous.size.max(line.size)
+}
+
+/// `lines` (top to bottom) in reading order.
+fn in_reading_order(mut lines: Vec<&TextLine>) -> Vec<&TextLine> {
+    lines.sort_by(|a, b| a.top.total_cmp(&b.top));
+    let Some(gutter) = find_gutter(&lines) else {
+        return lines;
+    };
+    let (mut left, mut right, mut across) = (Vec::new(), Vec::new(), Vec::new());
+    for line in lines {
+        if line.right <= gutter {
+            left.push(line);
+        } else if line.left >= gutter {
+            right.push(line);
+        } else {
+            across.push(line);
+        }
+    }
+    // Each line across the gutter closes a stretch of columns: what the
+    // columns hold above it is read first, left column, then right.
+    let mut ordered = Vec::new();
+    let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+    for line in across.into_iter().map(Some).chain([None]) {
+        let above = |l: &&TextLine| line.is_none_or(|a| l.top < a.top);
+        let stretch_left: Vec<&TextLine> = std::iter::from_fn(|| left.next_if(above)).collect();
+        let stretch_right: Vec<&TextLine> = std::iter::from_fn(|| right.next_if(above)).collect();
+        ordered.extend(in_reading_order(stretch_left));
+        ordered.extend(in_reading_order(stretch_right));
+        ordered.extend(line);
+    }
+    ordered
+}
+
+/// The x of a gutter between two columns of `lines`: a vertical band of white
+/// at least a gutter wide that few lines cross, with a column of lines on
+/// either side that share the page's height. None for a single column.
+fn find_gutter(lines: &[&TextLine]) -> Option<f32> {
+    if lines.len() < MIN_LINES_FOR_COLUMNS {
+        return None;
+    }
+    let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    let min_gap = MIN_GUTTER_SIZES * sizes[sizes.len() / 2];
+    let mut best: Option<(usize, f32, f32)> = None;
+    // A gutter starts just right of some line's right edge.
+    let mut edges: Vec<f32> = lines.iter().map(|l| l.right).collect();
+    edges.sort_by(f32::total_cmp);
+    edges.dedup_by(|a, b| (*a - *b).abs() < 1.0);
+    for edge in edges {
+        let x = edge + 0.5;
+        let (mut left, mut right, mut crossing) = (0usize, 0usize, 0usize);
+        let mut gap = f32::INFINITY;
+        let (mut left_span, mut right_span) = (Extent::EMPTY, Extent::EMPTY);
+        for line in lines {
+            if line.right <= x {
+                left += 1;
+                left_span.cover(line.top);
+            } else if line.left >= x {
+                right += 1;
+                right_span.cover(line.top);
+                gap = gap.min(line.left - edge);
+            } else {
+                crossing += 1;
+            }
+        }
+        let columns = left >= MIN_COLUMN_LINES
+            && right >= MIN_COLUMN_LINES
+            && gap >= min_gap
+            // Lines across a gutter are few: a title, a caption, a footer.
+            && crossing * 4 <= left.min(right)
+            && left_span.overlap(&right_span) >= 0.5 * left_span.len().min(right_span.len());
+        if columns && best.is_none_or(|(c, g, _)| crossing < c || (crossing == c && gap > g)) {
+            best = Some((crossing, gap, x + gap / 2.0 - 0.5));
+        }
+    }
+    best.map(|(_, _, x)| x)
+}
+
+/// The vertical extent of a set of lines' baselines.
+#[derive(Clone, Copy)]
+struct Extent {
+    top: f32,
+    bottom: f32,
+}
+
+impl Extent {
+    const EMPTY: Extent = Extent {
+        top: f32::INFINITY,
+        bottom: f32::NEG_INFINITY,
+    };
+
+    fn cover(&mut self, y: f32) {
+        self.top = self.top.min(y);
+        self.bottom = self.bottom.max(y);
+    }
+
+    fn len(&self) -> f32 {
+        (self.bottom - self.top).max(0.0)
+    }
+
+    fn overlap(&self, other: &Extent) -> f32 {
+        (self.bottom.min(other.bottom) - self.top.max(other.top)).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, left: f32, right: f32, top: f32) -> TextLine {
+        TextLine {
+            text: text.into(),
+            size: 10.0,
+            top,
+            left,
+            right,
+            bold: false,
+        }
+    }
+
+    /// A two-column page under a title that spans both columns, with a wide
+    /// caption half way down; lines listed top to bottom as a page has them.
+    fn two_column_page() -> Vec<TextLine> {
+        let mut lines = vec![line("A Title Across the Page", 150.0, 450.0, 60.0)];
+        for i in 0..5 {
+            let top = 100.0 + 12.0 * i as f32;
+            lines.push(line(&format!("left {i}"), 50.0, 290.0, top));
+            lines.push(line(&format!("right {i}"), 310.0, 550.0, top));
+        }
+        lines.push(line(
+            "Figure 1: a caption across both columns",
+            60.0,
+            540.0,
+            180.0,
+        ));
+        for i in 5..8 {
+            let top = 200.0 + 12.0 * i as f32;
+            lines.push(line(&format!("left {i}"), 50.0, 290.0, top));
+            lines.push(line(&format!("right {i}"), 310.0, 550.0, top));
+        }
+        lines
+    }
+
+    #[test]
+    fn columns_are_read_one_after_the_other_between_lines_across_them() {
+        let text = page_text(&two_column_page());
+        let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            order,
+            [
+                "A Title Across the Page",
+                "left 0",
+                "left 1",
+                "left 2",
+                "left 3",
+                "left 4",
+                "right 0",
+                "right 1",
+                "right 2",
+                "right 3",
+                "right 4",
+                "Figure 1: a caption across both columns",
+                "left 5",
+                "left 6",
+                "left 7",
+                "right 5",
+                "right 6",
+                "right 7",
+            ]
+        );
+        assert!(
+            text.contains("left 4\n\nright 0"),
+            "a new column is a new block: {text:?}"
+        );
+    }
+
+    #[test]
+    fn ragged_single_column_text_is_read_top_to_bottom() {
+        let lines: Vec<TextLine> = (0..12)
+            .map(|i| {
+                let right = if i % 3 == 2 { 300.0 } else { 540.0 };
+                line(&format!("line {i}"), 72.0, right, 100.0 + 12.0 * i as f32)
+            })
+            .collect();
+        let text = page_text(&lines);
+        let expected: Vec<String> = (0..12).map(|i| format!("line {i}")).collect();
+        assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn a_hyphenated_line_stays_next_to_its_continuation_in_the_next_column() {
+        let mut lines = Vec::new();
+        for i in 0..4 {
+            let top = 100.0 + 12.0 * i as f32;
+            let left = if i == 3 { "ends contin-" } else { "left" };
+            lines.push(line(left, 50.0, 290.0, top));
+            let right = if i == 0 { "uing here" } else { "right" };
+            lines.push(line(right, 310.0, 550.0, top));
+        }
+        assert!(page_text(&lines).contains("ends contin-\nuing here"));
+    }
+}
