@@ -25,21 +25,27 @@ pub struct Title {
 pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
     let body = body_size(lines)?;
     let front = front_matter(lines, body);
-    let candidate = |l: &TextLine| {
+    let candidate = |(i, l): (usize, &TextLine)| {
         let letters = l.text.chars().filter(|c| c.is_alphabetic()).count();
-        letters >= 4 && l.size > body + 0.9 && !is_furniture(&l.text) && !is_heading_word(&l.text)
+        letters >= 4
+            && l.size > body + 0.9
+            && !is_furniture(&l.text)
+            && !is_heading_word(&l.text)
+            && !is_logo(lines, i, body)
     };
     let size = lines[..front]
         .iter()
-        .filter(|l| candidate(l))
-        .map(|l| l.size)
+        .enumerate()
+        .filter(|&c| candidate(c))
+        .map(|(_, l)| l.size)
         .fold(0.0f32, f32::max);
     if size == 0.0 {
         return None;
     }
     let start = lines[..front]
         .iter()
-        .position(|l| candidate(l) && (l.size - size).abs() <= SAME_SIZE)?;
+        .enumerate()
+        .position(|c| candidate(c) && (c.1.size - size).abs() <= SAME_SIZE)?;
     let mut parts = vec![lines[start].text.clone()];
     let mut last = start;
     // The title goes on in the lines of its size just below it; on a
@@ -71,13 +77,18 @@ pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
 /// author block may interleave names with affiliations and emails; only lines
 /// that read wholly as names count, and they must share one type size.
 pub fn authors(lines: &[TextLine], title: &Title) -> Vec<String> {
+    let start = title.next.min(lines.len());
+    let block = &lines[start..(start + 24).min(lines.len())];
     let mut names = Vec::new();
     let mut size: Option<f32> = None;
-    for line in lines.iter().skip(title.next).take(24) {
+    let mut i = 0;
+    while i < block.len() {
+        let line = &block[i];
         if is_heading_word(&line.text) {
             break;
         }
         if size.is_some_and(|s| (line.size - s).abs() > 0.4) {
+            i += 1;
             continue;
         }
         // The first author line may trail off into an affiliation or a date;
@@ -87,16 +98,46 @@ pub fn authors(lines: &[TextLine], title: &Title) -> Vec<String> {
         } else {
             Reading::Strict
         };
-        match names_in_line(&line.text, reading) {
-            Some(found) => {
+        match names_in_band(block, i, reading) {
+            Some((found, used)) => {
                 size.get_or_insert(line.size);
                 names.extend(found);
+                i += used;
             }
             None if is_body_text(line, title) => break,
-            None => {}
+            None => i += 1,
         }
     }
     names
+}
+
+/// The names in `lines[at]`, or in it joined with the lines after it on the
+/// same baseline: letter-spaced capitals ("CYNTHIA   DWORK   AND   NANCY")
+/// are set so wide apart that each word is a line of its own. Only capitals
+/// a few spaces apart join: author blocks side by side ("MIT" ... "FAIR")
+/// stand much further apart. Returns the names and how many lines they took.
+fn names_in_band(lines: &[TextLine], at: usize, reading: Reading) -> Option<(Vec<String>, usize)> {
+    let first = &lines[at];
+    let mut text = first.text.clone();
+    for (used, line) in (1..).zip(&lines[at..]) {
+        if used > 1 {
+            let previous = &lines[at + used - 2];
+            let letter_spaced = (line.top - first.top).abs() <= 0.3 * first.size
+                && (line.size - first.size).abs() <= 0.4
+                && line.left - previous.right <= 3.0 * first.size
+                && !line.text.chars().any(char::is_lowercase)
+                && !previous.text.chars().any(char::is_lowercase);
+            if !letter_spaced || used > 6 {
+                return None;
+            }
+            text.push(' ');
+            text.push_str(&line.text);
+        }
+        if let Some(found) = names_in_line(&text, reading) {
+            return Some((found, used));
+        }
+    }
+    None
 }
 
 /// Lines before the abstract (or the introduction), at most a page's front.
@@ -114,6 +155,26 @@ fn front_matter(lines: &[TextLine], body: f32) -> usize {
         .skip(first_large)
         .find(|(_, l)| is_heading_word(&l.text))
         .map_or(limit, |(i, _)| i)
+}
+
+/// A report series' or publisher's mark set huge above the title ("BRICS"):
+/// one word in capitals, with no line of its size after it, while a line of
+/// several words in title-sized type (half as large again as the body) follows.
+fn is_logo(lines: &[TextLine], at: usize, body: f32) -> bool {
+    let line = &lines[at];
+    let mut words = line.text.split_whitespace();
+    let one_word = words.next().is_some() && words.next().is_none();
+    if !one_word || line.text.chars().any(char::is_lowercase) {
+        return false;
+    }
+    let after = &lines[at + 1..lines.len().min(at + 30)];
+    let continued = after
+        .first()
+        .is_some_and(|next| (next.size - line.size).abs() <= SAME_SIZE);
+    let titled_below = after
+        .iter()
+        .any(|l| l.size >= 1.5 * body && l.text.split_whitespace().count() >= 2);
+    !continued && titled_below
 }
 
 /// "Abstract", "ABSTRACT.", "1 Introduction", "Abstract—We study…".
@@ -275,6 +336,72 @@ mod tests {
             "Self-stabilizing Systems in Spite of Distributed Control"
         );
         assert_eq!(authors(&lines, &title), vec!["Edsger W. Dijkstra"]);
+    }
+
+    fn with_body(mut lines: Vec<TextLine>) -> Vec<TextLine> {
+        let below = lines.last().map_or(0.0, |l| l.top);
+        for i in 0..20 {
+            lines.push(line(
+                "We study how a priority queue can be made purely functional and fast.",
+                10.0,
+                below + 20.0 + 12.0 * i as f32,
+            ));
+        }
+        lines
+    }
+
+    #[test]
+    fn a_series_mark_set_huge_above_the_title_is_not_the_title() {
+        let lines = with_body(vec![
+            line("BRICS", 117.7, 102.2),
+            line("Basic Research in Computer Science", 14.4, 131.7),
+            line("Optimal Purely Functional", 24.9, 300.6),
+            line("Priority Queues", 24.9, 330.4),
+            line("Gerth Stølting Brodal", 14.4, 487.4),
+            line("Chris Okasaki", 14.4, 505.4),
+        ]);
+        let title = title(&lines, &Words::of(&[])).unwrap();
+        assert_eq!(title.text, "Optimal Purely Functional Priority Queues");
+        assert_eq!(
+            authors(&lines, &title),
+            vec!["Gerth Stølting Brodal", "Chris Okasaki"]
+        );
+        // A one-word title in capitals is still a title.
+        let lines = with_body(vec![
+            line("DYNAMO", 24.0, 100.0),
+            line("Ada Lovelace", 12.0, 130.0),
+        ]);
+        assert_eq!(
+            super::title(&lines, &Words::of(&[])).unwrap().text,
+            "DYNAMO"
+        );
+    }
+
+    #[test]
+    fn letter_spaced_capitals_read_as_names_but_blocks_side_by_side_do_not_join() {
+        let at = |text: &str, left: f32, right: f32, top: f32| TextLine {
+            left,
+            right,
+            ..line(text, 8.9, top)
+        };
+        let lines = with_body(vec![
+            line("Consensus in the Presence of Partial Synchrony", 14.9, 69.8),
+            at("CYNTHIA", 62.9, 96.3, 108.0),
+            at("DWORK", 115.0, 140.6, 108.0),
+            at("AND NANCY", 160.8, 215.2, 108.0),
+            at("LYNCH", 232.8, 258.0, 108.0),
+            at("Massachusetts Institute of Technology", 61.9, 301.5, 126.7),
+            at("AND", 61.9, 78.7, 146.6),
+            at("LARRY", 61.7, 86.9, 166.8),
+            at("STOCKMEYER", 102.2, 148.1, 166.8),
+            at("MIT", 114.0, 132.2, 180.0),
+            at("FAIR", 227.9, 249.9, 180.0),
+        ]);
+        let title = title(&lines, &Words::of(&[])).unwrap();
+        assert_eq!(
+            authors(&lines, &title),
+            vec!["Cynthia Dwork", "Nancy Lynch", "Larry Stockmeyer"]
+        );
     }
 
     #[test]

@@ -144,8 +144,13 @@ pub fn names_in_line(line: &str, reading: Reading) -> Option<Vec<String>> {
         .flat_map(|p| p.split(" and "))
         .flat_map(|p| p.split(" AND "))
         .map(str::trim)
-        .map(|p| p.strip_prefix("and ").unwrap_or(p).trim())
-        .filter(|p| !p.is_empty() && *p != "and")
+        .map(|p| {
+            p.strip_prefix("and ")
+                .or_else(|| p.strip_prefix("AND "))
+                .unwrap_or(p)
+                .trim()
+        })
+        .filter(|p| !p.is_empty() && !p.eq_ignore_ascii_case("and"))
     {
         if SUFFIXES.contains(&part.to_lowercase().as_str()) {
             // "John Smith, Jr.": the suffix belongs to the name before it.
@@ -182,25 +187,27 @@ fn without_letter_mark(part: &str) -> &str {
     }
 }
 
-/// "M. Kodialam T. V. Lakshman": names set apart only by space. Initials
-/// come before the family name, so an initial after a name that already had
-/// its initials and then its family name starts the next name ("James B.
-/// Orlin" stays one).
+/// "M. Kodialam T. V. Lakshman", "Donald A. Smith Mark Utting": names set
+/// apart only by space. Initials come before the family name, so a name that
+/// has had its initials and then its family name ends there when an initial
+/// follows, or when two or more words without initials follow ("James B.
+/// Orlin" and "Juan A. García Márquez" stay one).
 fn people_run_together(part: &str) -> Vec<String> {
     let is_initial = |w: &str| {
         let letters: Vec<char> = w.chars().filter(|c| *c != '.' && *c != '-').collect();
         w.ends_with('.') && letters.len() <= 2 && letters.iter().all(|c| c.is_uppercase())
     };
+    let words: Vec<&str> = part.split_whitespace().collect();
     let mut people: Vec<Vec<&str>> = Vec::new();
-    for word in part.split_whitespace() {
+    for (i, &word) in words.iter().enumerate() {
+        let complete = people.last().is_some_and(|current| {
+            current.iter().any(|w| is_initial(w)) && current.last().is_some_and(|w| !is_initial(w))
+        });
+        let rest = &words[i..];
+        let next_person =
+            is_initial(word) || (rest.len() >= 2 && !rest.iter().any(|w| is_initial(w)));
         match people.last_mut() {
-            Some(current)
-                if !(is_initial(word)
-                    && current.iter().any(|w| is_initial(w))
-                    && current.last().is_some_and(|w| !is_initial(w))) =>
-            {
-                current.push(word);
-            }
+            Some(current) if !(complete && next_person) => current.push(word),
             _ => people.push(vec![word]),
         }
     }
@@ -364,7 +371,16 @@ mod tests {
                 "T. Kraska".to_owned()
             ])
         );
-        for one in ["James B. Orlin", "J. R. R. Tolkien", "Jon M. Kleinberg"] {
+        assert_eq!(
+            names_in_line("Donald A. Smith Mark Utting", Reading::Strict),
+            Some(vec!["Donald A. Smith".to_owned(), "Mark Utting".to_owned()])
+        );
+        for one in [
+            "James B. Orlin",
+            "J. R. R. Tolkien",
+            "Jon M. Kleinberg",
+            "Juan A. García Márquez",
+        ] {
             assert_eq!(
                 names_in_line(one, Reading::Strict),
                 Some(vec![one.to_owned()])
