@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::engines::{Engine, EngineFailure, InfoDict};
+use super::engines::{Engine, EngineFailure, InfoDict, RawText};
 use super::layout::TextLine;
 use super::quality::{self, Quality, Verdict};
 use super::worker::{WorkerLimits, WorkerOutcome, WorkerReply, run_worker};
@@ -304,6 +304,8 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
         }
         let read = read_by_ocr(path, options, &candidate.info).await;
         best = Some(read.unwrap_or(candidate));
+    } else if let Some(candidate) = best.as_mut().filter(|_| options.ocr && !crashed) {
+        read_scanned_front_by_ocr(path, options, candidate).await;
     }
     match best {
         // No text, and another engine died trying: the file is hostile (e.g. a
@@ -345,8 +347,69 @@ fn needs_ocr(candidate: &Candidate) -> bool {
 /// The pages read by OCR in a worker, when they came out readable. The Info
 /// dictionary still comes from the PDF itself.
 async fn read_by_ocr(path: &Path, options: &IngestOptions, info: &InfoDict) -> Option<Candidate> {
+    let raw = ocr_pages(path, options, options.limits.max_pages).await?;
+    let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
+    let quality = quality::assess(&pages);
+    let readable = matches!(quality.verdict(), Verdict::Good | Verdict::MissingSpaces);
+    readable.then(|| Candidate {
+        engine: Engine::Tesseract,
+        pages,
+        failed_pages: raw.failed_pages,
+        info: info.clone(),
+        head: Vec::new(),
+        quality,
+    })
+}
+
+/// How many leading pages may be scans in front of a text layer.
+const MAX_SCANNED_FRONT_PAGES: usize = 3;
+
+/// Fewer words than this on a page of a paper is no text: a page number, a
+/// stamp.
+const BLANK_PAGE_WORDS: usize = 10;
+
+/// A paper whose first pages are scans in front of a text layer (a scanned
+/// title page before the typeset body): those pages are read by OCR, so its
+/// title, authors and abstract are not lost. Nothing changes when OCR reads
+/// no more than the text layer did.
+async fn read_scanned_front_by_ocr(
+    path: &Path,
+    options: &IngestOptions,
+    candidate: &mut Candidate,
+) {
+    let words = |page: &String| page.split_whitespace().count();
+    let blank = candidate
+        .pages
+        .iter()
+        .take(MAX_SCANNED_FRONT_PAGES)
+        .take_while(|page| words(page) < BLANK_PAGE_WORDS)
+        .count();
+    if blank == 0 || blank == candidate.pages.len() {
+        return;
+    }
+    let Some(raw) = ocr_pages(path, options, blank).await else {
+        return;
+    };
+    let mut read = false;
+    for (page, text) in candidate.pages.iter_mut().zip(raw.pages) {
+        let text = quality::clean_page(&text);
+        if words(&text) >= BLANK_PAGE_WORDS && words(&text) > words(page) {
+            *page = text;
+            read = true;
+        }
+    }
+    if read {
+        // Page one's lines of type were those of the blank page.
+        candidate.head.clear();
+        candidate.quality = quality::assess(&candidate.pages);
+    }
+}
+
+/// The first `pages` pages of a PDF, read by OCR in a worker.
+async fn ocr_pages(path: &Path, options: &IngestOptions, pages: usize) -> Option<RawText> {
     let limits = WorkerLimits {
         timeout: options.limits.ocr_timeout,
+        max_pages: pages,
         ..options.limits
     };
     // Page images go in a folder removed here, whatever becomes of the worker.
@@ -361,19 +424,7 @@ async fn read_by_ocr(path: &Path, options: &IngestOptions, info: &InfoDict) -> O
     .await;
     drop(scratch);
     match outcome {
-        WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
-            let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
-            let quality = quality::assess(&pages);
-            let readable = matches!(quality.verdict(), Verdict::Good | Verdict::MissingSpaces);
-            readable.then(|| Candidate {
-                engine: Engine::Tesseract,
-                pages,
-                failed_pages: raw.failed_pages,
-                info: info.clone(),
-                head: Vec::new(),
-                quality,
-            })
-        }
+        WorkerOutcome::Reply(WorkerReply::Text { raw }) => Some(raw),
         outcome => {
             tracing::debug!(file = %path.display(), ?outcome, "OCR gave no text");
             None

@@ -244,36 +244,52 @@ fn combining_form(accent: char) -> Option<char> {
     })
 }
 
-/// A line's spans with each lone accent glyph put on the letter it is drawn
-/// over ("Altınbu¨ken" reads "Altınbüken"); an accent over no letter stays.
+/// A line's spans with each lone glyph drawn over another span put in its
+/// place there: an accent on the letter under it ("Altınbu¨ken" reads
+/// "Altınbüken"), a letter in the gap left for it ("EV NT" with an "E"
+/// drawn into the gap reads "EVENT"). A glyph over nothing stays.
 fn with_accents_placed(mut spans: Vec<Span>) -> Vec<Span> {
     let mut i = 0;
     while i < spans.len() {
         let mut chars = spans[i].text.trim().chars();
-        let accent = match (chars.next().and_then(combining_form), chars.next()) {
-            (Some(accent), None) => accent,
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let centre = spans[i].x + spans[i].width / 2.0;
-        let base = (0..spans.len()).filter(|&j| j != i).find(|&j| {
-            let s = &spans[j];
-            s.x <= centre && centre <= s.x + s.width && s.text.chars().any(char::is_alphabetic)
-        });
-        let Some(j) = base else {
+        let Some(glyph) = chars.next().filter(|_| chars.next().is_none()) else {
             i += 1;
             continue;
         };
-        let target = &mut spans[j];
-        let letters: Vec<char> = target.text.chars().collect();
-        let share = (centre - target.x) / target.width.max(f32::EPSILON);
-        let at = ((share * letters.len() as f32) as usize).min(letters.len() - 1);
-        let mut text: String = letters[..=at].iter().collect();
-        text.push(accent);
+        let accent = combining_form(glyph);
+        if accent.is_none() && !glyph.is_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let centre = spans[i].x + spans[i].width / 2.0;
+        let under = (0..spans.len()).filter(|&j| j != i).find_map(|j| {
+            let s = &spans[j];
+            let letters: Vec<char> = s.text.chars().collect();
+            if !(s.x <= centre && centre <= s.x + s.width) || letters.len() < 2 {
+                return None;
+            }
+            let share = (centre - s.x) / s.width.max(f32::EPSILON);
+            let at = ((share * letters.len() as f32) as usize).min(letters.len() - 1);
+            let fits = match accent {
+                Some(_) => letters[at].is_alphabetic(),
+                None => letters[at] == ' ',
+            };
+            fits.then_some((j, letters, at))
+        });
+        let Some((j, letters, at)) = under else {
+            i += 1;
+            continue;
+        };
+        let mut text: String = letters[..at].iter().collect();
+        match accent {
+            Some(accent) => {
+                text.push(letters[at]);
+                text.push(accent);
+            }
+            None => text.push(glyph),
+        }
         text.extend(&letters[at + 1..]);
-        target.text = text.nfc().collect();
+        spans[j].text = text.nfc().collect();
         spans.remove(i);
     }
     spans
@@ -336,6 +352,27 @@ mod tests {
         let spans = vec![base, accent, span("ken", 135.0, 700.0, 10.0)];
         let lines = lines_from_spans(spans, 800.0);
         assert_eq!(lines[0].text, "Altınbüken");
+    }
+
+    #[test]
+    fn a_letter_drawn_into_a_gap_left_for_it_fills_the_gap() {
+        let mut word = span("EV NT", 65.0, 617.5, 100.0);
+        word.width = 250.4;
+        let mut letter = span("E", 167.9, 624.5, 90.0);
+        letter.width = 41.6;
+        let mut rest = span("UALLY", 315.6, 617.5, 100.0);
+        rest.width = 240.0;
+        let lines = lines_from_spans(vec![word, letter, rest], 800.0);
+        assert_eq!(lines[0].text, "EVENTUALLY");
+        // A letter beside a word, over no gap of its own, stays where it is.
+        let lines = lines_from_spans(
+            vec![
+                span("Paxos", 100.0, 700.0, 10.0),
+                span("X", 130.0, 700.0, 10.0),
+            ],
+            800.0,
+        );
+        assert_eq!(lines[0].text, "Paxos X");
     }
 
     #[test]

@@ -157,6 +157,36 @@ async fn a_scan_is_read_by_ocr_and_a_scan_cached_before_ocr_was_installed_is_rea
     assert_eq!(again[0].pages, read.pages);
 }
 
+#[tokio::test]
+async fn a_scanned_title_page_before_a_text_layer_is_read_by_ocr() {
+    assert!(
+        quire::pdf::ocr::available(),
+        "this test needs tesseract and pdftoppm (scripts/setup installs them)"
+    );
+    // Its first two pages are page images; the rest has a text layer.
+    let paper = vec![corpus().join("dev/databases/datalog-magic-vs-tabling.pdf")];
+    let without = extract_all(with_hashes(&paper), &without_ocr(None), |_, _| {}).await;
+    assert_eq!(without[0].status, PaperStatus::Ok);
+    assert!(without[0].pages[0].is_empty(), "{:?}", without[0].pages[0]);
+
+    let read = extract_all(with_hashes(&paper), &options(None), |_, _| {}).await;
+    let read = &read[0];
+    assert_eq!(read.status, PaperStatus::Ok, "{:?}", read.reason);
+    assert_eq!(read.pages.len(), without[0].pages.len());
+    assert!(
+        read.pages[0].contains("Recursive Queries") && read.pages[0].contains("Freire"),
+        "{}",
+        read.pages[0]
+    );
+    // The text layer's pages are kept as they were.
+    assert_eq!(read.pages[2..], without[0].pages[2..]);
+    let meta = quire::pdf::metadata::read_metadata(&read.info, &read.pages, &read.head);
+    assert_eq!(
+        meta.title.as_deref(),
+        Some("Using Logic Programming to Efficiently Evaluate Recursive Queries")
+    );
+}
+
 /// OCR past its time limit is stopped whole: the worker and every program it
 /// started, and its page images are removed. (A stand-in `pdftoppm` that hangs, first on the PATH.)
 #[test]

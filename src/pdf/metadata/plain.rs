@@ -51,7 +51,9 @@ pub fn title_from_page(page: &str) -> Option<String> {
             .is_some_and(|c| c.is_lowercase() || c.is_uppercase())
             && !shouting
             && title_like(next)
-            && (dangling || names_in_line(next, Reading::Strict).is_none())
+            && (dangling
+                || names_in_line(next, Reading::Strict).is_none()
+                || words_of_prose(next, page))
             && !next.to_lowercase().starts_with("abstract");
         if ends_open
             && continues
@@ -64,6 +66,21 @@ pub fn title_from_page(page: &str) -> Option<String> {
         }
     }
     Some(tidy(&title))
+}
+
+/// Every word of `line` is written in lower case somewhere in `text`: the
+/// line is words of the paper's prose ("Recursive Queries"), not a person's
+/// name, however capitalised it is here.
+fn words_of_prose(line: &str, text: &str) -> bool {
+    let lower_case: std::collections::HashSet<&str> = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.starts_with(char::is_lowercase))
+        .collect();
+    let mut words = line
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some() && words.all(|w| lower_case.contains(w.to_lowercase().as_str()))
 }
 
 pub fn authors_from_page(page: &str, title: Option<&str>) -> Vec<String> {
@@ -88,4 +105,33 @@ pub fn authors_from_page(page: &str, title: Option<&str>) -> Vec<String> {
         .take(4)
         .find_map(|l| names_in_line(l, Reading::Leading))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_goes_on_in_capitalised_words_the_paper_writes_in_lower_case() {
+        let page = "Using Logic Programming to Efficiently Evaluate\nRecursive Queries\n\n\
+                    Juliana Freire\nDepartment of Computer Science\n\n1 Introduction\n\
+                    Queries that involve recursion cannot be expressed; recursive queries \
+                    are evaluated by tabling.";
+        assert_eq!(
+            title_from_page(page).as_deref(),
+            Some("Using Logic Programming to Efficiently Evaluate Recursive Queries")
+        );
+        let title = title_from_page(page);
+        assert_eq!(
+            authors_from_page(page, title.as_deref()),
+            ["Juliana Freire"]
+        );
+        // A name stays a name, though the title before it ends open.
+        let page =
+            "Paxos Made Simple for Practice\nLeslie Lamport\n\nAbstract\nThe protocol is simple.";
+        assert_eq!(
+            title_from_page(page).as_deref(),
+            Some("Paxos Made Simple for Practice")
+        );
+    }
 }
