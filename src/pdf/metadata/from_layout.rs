@@ -11,6 +11,9 @@ use crate::pdf::layout::TextLine;
 /// Type within this many points of the title's size is the title's.
 const SAME_SIZE: f32 = 0.6;
 
+/// A page with fewer letters than this is a cover page, not a page of text.
+const COVER_PAGE_CHARS: usize = 600;
+
 /// How far a title looks down the page: the front matter, not the body.
 const FRONT_MATTER_LINES: usize = 45;
 
@@ -195,8 +198,16 @@ fn is_body_text(line: &TextLine, title: &Title) -> bool {
     line.text.chars().count() > 90 && line.size < title.size
 }
 
-/// The type size most of the page is set in.
+/// The type size most of the page is set in. A cover page with little text
+/// (a report's title, authors and number) has no body to speak of: its
+/// middle size stands in.
 fn body_size(lines: &[TextLine]) -> Option<f32> {
+    let total: usize = lines.iter().map(|l| l.text.chars().count()).sum();
+    if total < COVER_PAGE_CHARS {
+        let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).collect();
+        sizes.sort_by(f32::total_cmp);
+        return sizes.get(sizes.len() / 2).copied();
+    }
     let mut sizes: Vec<(f32, usize)> = Vec::new();
     for line in lines {
         let chars = line.text.chars().count();
@@ -401,6 +412,29 @@ mod tests {
         assert_eq!(
             authors(&lines, &title),
             vec!["Cynthia Dwork", "Nancy Lynch", "Larry Stockmeyer"]
+        );
+    }
+
+    #[test]
+    fn a_report_cover_page_has_its_title_over_its_authors() {
+        let lines = vec![
+            line("FrTime: Functional Reactive", 14.6, 334.8),
+            line("Programming in PLT Scheme", 14.5, 346.8),
+            line("Gregory Cooper and Shriram Krishnamurthi", 13.0, 374.5),
+            line("Department of Computer Science", 10.6, 402.4),
+            line("Brown University", 10.6, 414.2),
+            line("Providence, Rhode Island 02912", 10.2, 426.2),
+            line("CS-03-20", 11.5, 454.0),
+            line("April 2004", 10.1, 466.0),
+        ];
+        let title = title(&lines, &Words::of(&[])).unwrap();
+        assert_eq!(
+            title.text,
+            "FrTime: Functional Reactive Programming in PLT Scheme"
+        );
+        assert_eq!(
+            authors(&lines, &title),
+            vec!["Gregory Cooper", "Shriram Krishnamurthi"]
         );
     }
 

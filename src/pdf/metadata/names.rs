@@ -84,6 +84,7 @@ fn strip_marks(line: &str) -> String {
             out.push_str(", ");
             continue;
         }
+        let word = &zero_read_as_o(word);
         let core = word.trim_start_matches(is_mark);
         let kept = core.trim_end_matches(|c: char| is_mark(c) || c == ',');
         if kept.is_empty() {
@@ -106,6 +107,25 @@ fn strip_marks(line: &str) -> String {
         }
     }
     out.trim().trim_matches(',').trim().to_owned()
+}
+
+/// "STEFAN0": OCR reads a capital O as a zero. In a word of capitals a zero
+/// next to a letter is that letter; footnote marks are never 0.
+fn zero_read_as_o(word: &str) -> String {
+    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 3 || word.chars().any(char::is_lowercase) || !word.contains('0') {
+        return word.to_owned();
+    }
+    let chars: Vec<char> = word.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let beside_letter = (i > 0 && chars[i - 1].is_alphabetic())
+                || chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+            if c == '0' && beside_letter { 'O' } else { c }
+        })
+        .collect()
 }
 
 /// Footnote marks, stray accents and digits: never part of a printed name.
@@ -159,7 +179,7 @@ pub fn names_in_line(line: &str, reading: Reading) -> Option<Vec<String>> {
             last.push_str(part);
             continue;
         }
-        let part = without_letter_mark(part);
+        let part = &with_fragments_joined(without_letter_mark(part));
         let people = people_run_together(part);
         if people.len() > 1 && people.iter().all(|p| is_person(p)) {
             names.extend(people.iter().map(|p| title_case_if_shouting(p)));
@@ -174,6 +194,36 @@ pub fn names_in_line(line: &str, reading: Reading) -> Option<Vec<String>> {
         }
     }
     (!names.is_empty()).then_some(names)
+}
+
+/// "Gregory Co op er": a kerned name the text layer split. Short lowercase
+/// pieces after a short capitalised piece belong to it; a name particle
+/// ("van", "de") or a short word of an affiliation ("University of") stays a
+/// word of its own, and so does anything after a long word ("Institutionen
+/// f or").
+fn with_fragments_joined(part: &str) -> String {
+    const SHORT_WORDS: [&str; 16] = [
+        "of", "for", "and", "the", "at", "in", "on", "to", "by", "an", "a", "et", "al", "und",
+        "fur", "für",
+    ];
+    let mut words: Vec<String> = Vec::new();
+    for word in part.split_whitespace() {
+        let fragment = word.chars().count() <= 3
+            && word.chars().all(|c| c.is_alphabetic() && c.is_lowercase())
+            && !PARTICLES.contains(&word)
+            && !SHORT_WORDS.contains(&word);
+        match words.last_mut() {
+            Some(last)
+                if fragment
+                    && last.starts_with(char::is_uppercase)
+                    && last.chars().count() <= 4 =>
+            {
+                last.push_str(word)
+            }
+            _ => words.push(word.to_owned()),
+        }
+    }
+    words.join(" ")
 }
 
 /// "Jon M. Kleinberg y": a footnote mark set in a symbol font reads as a
@@ -326,6 +376,42 @@ mod tests {
         assert_eq!(
             names_in_line("Lu Jiang 1 Zhengyuan Zhou 2", Reading::Strict),
             Some(vec!["Lu Jiang".to_owned(), "Zhengyuan Zhou".to_owned()])
+        );
+        assert_eq!(
+            names_in_line(
+                "Gregory Co op er and Shriram Krishnamurthi",
+                Reading::Strict
+            ),
+            Some(vec![
+                "Gregory Cooper".to_owned(),
+                "Shriram Krishnamurthi".to_owned()
+            ])
+        );
+        assert_eq!(
+            names_in_line(
+                "STEFAN0 CERI, GEORG GOTTLOB, AND LETIZIA TANCA",
+                Reading::Strict
+            ),
+            Some(vec![
+                "Stefano Ceri".to_owned(),
+                "Georg Gottlob".to_owned(),
+                "Letizia Tanca".to_owned()
+            ])
+        );
+        assert_eq!(
+            names_in_line(
+                "John Hughes, Institutionen f or Datavetenskap",
+                Reading::Leading
+            ),
+            Some(vec!["John Hughes".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Wenbing Zhao, University of Maryland", Reading::Strict),
+            Some(vec!["Wenbing Zhao".to_owned()])
+        );
+        assert_eq!(
+            names_in_line("Ludwig van Beethoven", Reading::Strict),
+            Some(vec!["Ludwig van Beethoven".to_owned()])
         );
         assert_eq!(
             names_in_line("Guy L. Steele, Jr.", Reading::Strict),

@@ -5,13 +5,15 @@ use super::furniture::is_furniture;
 use super::names::{Reading, names_in_line};
 use super::tidy;
 
+/// A line that may be (part of) a title. It has a word of four letters or
+/// more: OCR reads specks and rules as short scraps ("nae aL").
 fn title_like(line: &str) -> bool {
     let words = line.split_whitespace().count();
     let letters = line.chars().filter(|c| c.is_alphabetic()).count();
-    (1..=25).contains(&words)
-        && letters >= 4
-        && letters * 10 >= line.len() * 6
-        && !is_furniture(line)
+    let long_word = line
+        .split_whitespace()
+        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4);
+    (1..=25).contains(&words) && long_word && letters * 10 >= line.len() * 6 && !is_furniture(line)
 }
 
 pub fn title_from_page(page: &str) -> Option<String> {
@@ -52,7 +54,7 @@ pub fn title_from_page(page: &str) -> Option<String> {
             && !shouting
             && title_like(next)
             && (dangling
-                || names_in_line(next, Reading::Strict).is_none()
+                || names_in_line(next, Reading::Leading).is_none()
                 || words_of_prose(next, page))
             && !next.to_lowercase().starts_with("abstract");
         if ends_open
@@ -125,6 +127,13 @@ mod tests {
         assert_eq!(
             authors_from_page(page, title.as_deref()),
             ["Juliana Freire"]
+        );
+        // Scraps OCR read from specks above the title are not the title.
+        let page = "nae aL\n1\nAn introduction to abstract\ninterpretation\n\n\
+                    Samson Abramsky and Chris Hankin, Imperial College, London, UK";
+        assert_eq!(
+            title_from_page(page).as_deref(),
+            Some("An introduction to abstract interpretation")
         );
         // A name stays a name, though the title before it ends open.
         let page =
