@@ -11,6 +11,10 @@ const MIN_LINES_FOR_COLUMNS: usize = 6;
 /// A column holds at least this many lines.
 const MIN_COLUMN_LINES: usize = 3;
 
+/// Columns within columns are looked for this deep at most: a page of many
+/// small labels (a chart, a table) cannot make the search run away.
+const MAX_NESTING: usize = 6;
+
 /// A gutter is at least this many type sizes wide.
 const MIN_GUTTER_SIZES: f32 = 0.8;
 
@@ -18,7 +22,7 @@ const MIN_GUTTER_SIZES: f32 = 0.8;
 /// blank line where the flow jumps (a new column, a paragraph set apart).
 pub fn page_text(lines: &[TextLine]) -> String {
     let refs: Vec<&TextLine> = lines.iter().collect();
-    let ordered = in_reading_order(refs);
+    let ordered = in_reading_order(refs, 0);
     let mut text = String::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
     let mut previous: Option<&TextLine> = None;
     for line in ordered {
@@ -44,9 +48,12 @@ fn starts_new_block(previous: &TextLine, line: &TextLine) -> bool {
     gap < -previous.size || gap > 2.5 * previous.size.max(line.size)
 }
 
-/// `lines` (top to bottom) in reading order.
-fn in_reading_order(mut lines: Vec<&TextLine>) -> Vec<&TextLine> {
+/// `lines` (top to bottom) in reading order; `depth` columns deep already.
+fn in_reading_order(mut lines: Vec<&TextLine>, depth: usize) -> Vec<&TextLine> {
     lines.sort_by(|a, b| a.top.total_cmp(&b.top));
+    if depth >= MAX_NESTING {
+        return lines;
+    }
     let Some(gutter) = find_gutter(&lines) else {
         return lines;
     };
@@ -68,8 +75,8 @@ fn in_reading_order(mut lines: Vec<&TextLine>) -> Vec<&TextLine> {
         let above = |l: &&TextLine| line.is_none_or(|a| l.top < a.top);
         let stretch_left: Vec<&TextLine> = std::iter::from_fn(|| left.next_if(above)).collect();
         let stretch_right: Vec<&TextLine> = std::iter::from_fn(|| right.next_if(above)).collect();
-        ordered.extend(in_reading_order(stretch_left));
-        ordered.extend(in_reading_order(stretch_right));
+        ordered.extend(in_reading_order(stretch_left, depth + 1));
+        ordered.extend(in_reading_order(stretch_right, depth + 1));
         ordered.extend(line);
     }
     ordered
