@@ -42,7 +42,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q5",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q6",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
             Self::Tesseract => "tesseract-5+pdftoppm-200dpi+q1",
         }
@@ -74,8 +74,9 @@ pub struct RawText {
     /// Pages the engine failed on (their text is empty in `pages`).
     pub failed_pages: usize,
     pub info: InfoDict,
-    /// The first page's lines of type, for metadata; empty from engines that
-    /// give no layout.
+    /// The paper's first page's lines of type, for metadata (page two's when
+    /// page one is a repository's cover sheet); empty from engines that give
+    /// no layout.
     #[serde(default)]
     pub head: Vec<TextLine>,
 }
@@ -127,23 +128,34 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
         info: oxide_info(&doc),
         ..RawText::default()
     };
+    // Page one's lines of type for metadata, and page two's in case page
+    // one is a repository's cover sheet.
+    let mut heads: Vec<Vec<TextLine>> = Vec::new();
     for index in 0..count {
-        match oxide_page(&doc, index) {
+        let page = oxide_page(&doc, index);
+        let lines = match page {
             Some(page) => {
                 let mut text = reading_order::page_text(&page.lines);
                 push_lines(&mut text, &page.sideways);
                 raw.pages.push(text);
-                if index == 0 {
-                    raw.head = page.lines;
-                    raw.head.truncate(layout::MAX_LINES);
-                }
+                page.lines
             }
             None => {
                 raw.pages.push(String::new());
                 raw.failed_pages += 1;
+                Vec::new()
             }
+        };
+        if index < 2 {
+            heads.push(lines);
         }
     }
+    let first = match raw.pages.as_slice() {
+        [cover, _, ..] if super::metadata::is_cover_sheet(cover) => 1,
+        _ => 0,
+    };
+    raw.head = heads.into_iter().nth(first).unwrap_or_default();
+    raw.head.truncate(layout::MAX_LINES);
     Ok(raw)
 }
 

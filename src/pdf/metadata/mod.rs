@@ -13,6 +13,7 @@ mod names;
 mod plain;
 mod rejoin;
 
+pub use furniture::is_cover_sheet;
 use unicode_normalization::UnicodeNormalization;
 
 use super::engines::InfoDict;
@@ -29,8 +30,14 @@ pub struct Metadata {
 }
 
 /// Metadata from a paper's info dictionary, its cleaned pages, and the lines
-/// of type of its first page (empty when the engine gave no layout).
+/// of type of its first page (empty when the engine gave no layout). A
+/// repository's cover sheet in front is passed over: the paper's own first
+/// page is the one after it (whose lines the engine gives as `head`).
 pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Metadata {
+    let pages = match pages {
+        [cover, paper @ ..] if !paper.is_empty() && is_cover_sheet(cover) => paper,
+        _ => pages,
+    };
     let words = rejoin::Words::of(pages);
     let head = &rejoin::rejoined(head, &words);
     let first_page = pages.first().map(String::as_str).unwrap_or("");
@@ -193,6 +200,31 @@ mod tests {
         );
         let names: Vec<String> = meta.meta.authors.iter().map(Author::display).collect();
         assert_eq!(names, vec!["Diego Ongaro", "John Ousterhout"]);
+    }
+
+    #[test]
+    fn a_repository_cover_sheet_is_passed_over_for_the_papers_first_page() {
+        let cover = "Oblivious routing of highly variable traffic\n\
+                     The MIT Faculty has made this article openly available.\n\
+                     Citation\nKodialam, M. et al.\nAs Published\nhttp://dx.doi.org/10.1109/TNET.2008.927257\n\
+                     Citable Link\nhttp://hdl.handle.net/1721.1/52466\nTerms of Use\nDetailed Terms";
+        let paper = "Oblivious Routing of Highly Variable Traffic\n\
+                     Murali Kodialam, T. V. Lakshman\n\nAbstract\nWe route traffic.";
+        let meta = read_metadata(&InfoDict::default(), &[cover.into(), paper.into()], &[]);
+        assert_eq!(
+            meta.title.as_deref(),
+            Some("Oblivious Routing of Highly Variable Traffic")
+        );
+        let names: Vec<String> = meta.meta.authors.iter().map(Author::display).collect();
+        assert_eq!(names, ["Murali Kodialam", "T. V. Lakshman"]);
+        assert!(!is_cover_sheet(paper));
+        // A one-page paper that mentions its terms of use is still the paper.
+        let alone = read_metadata(&InfoDict::default(), &[cover.into()], &[]);
+        let title = alone.title.unwrap_or_default();
+        assert!(
+            title.starts_with("Oblivious routing of highly variable traffic"),
+            "{title}"
+        );
     }
 
     #[test]
