@@ -75,7 +75,7 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
             }
             let meta = read_metadata(&extracted.info, &extracted.pages, &extracted.head);
             println!(
-                "title: {}\nauthors: {}\nyear: {}  doi: {}  arxiv: {}",
+                "title: {}\nauthors: {}\nyear: {}  doi: {}  arxiv: {}\nvenue: {}",
                 meta.title.as_deref().unwrap_or("-"),
                 meta.meta
                     .authors
@@ -86,6 +86,7 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
                 meta.meta.year.map_or("-".into(), |y| y.to_string()),
                 meta.meta.doi.as_deref().unwrap_or("-"),
                 meta.meta.arxiv.as_deref().unwrap_or("-"),
+                meta.meta.venue.as_deref().unwrap_or("-"),
             );
         }
         if args.text {

@@ -1,4 +1,5 @@
-//! Bibliographic metadata read offline from the PDF itself. The title and
+//! Bibliographic metadata read offline from the PDF itself (title, authors,
+//! year, venue, DOI, arXiv id, abstract). The title and
 //! authors come from page one's layout when the engine gave one (the largest
 //! type near the top, the name lines under it), else from its plain text; the
 //! document information dictionary and XMP only fill what the page did not
@@ -12,6 +13,7 @@ mod info;
 mod names;
 mod plain;
 mod rejoin;
+mod venue;
 
 pub use furniture::is_cover_sheet;
 use unicode_normalization::UnicodeNormalization;
@@ -87,7 +89,7 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
             }),
             doi: ids::find_doi(&front),
             arxiv: ids::find_arxiv(&front),
-            venue: None,
+            venue: venue::venue_of(&first_page.lines().collect::<Vec<_>>()),
             abstract_text: abstract_text::abstract_of(&front),
             sources: BTreeMap::new(),
         },
@@ -105,6 +107,7 @@ impl Metadata {
             (MetaField::Year, meta.year.is_some()),
             (MetaField::Doi, meta.doi.is_some()),
             (MetaField::Arxiv, meta.arxiv.is_some()),
+            (MetaField::Venue, meta.venue.is_some()),
             (MetaField::Abstract, meta.abstract_text.is_some()),
         ];
         self.meta.sources = found
