@@ -11,7 +11,7 @@ use crate::pdf::layout::TextLine;
 /// Type within this many points of the title's size is the title's.
 const SAME_SIZE: f32 = 0.6;
 
-/// A page with fewer letters than this is a cover page, not a page of text.
+/// A page with fewer characters than this is a cover page, not a page of text.
 const COVER_PAGE_CHARS: usize = 600;
 
 /// How far a title looks down the page: the front matter, not the body.
