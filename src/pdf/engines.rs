@@ -42,7 +42,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q6",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q7",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
             Self::Tesseract => "tesseract-5+pdftoppm-200dpi+q1",
         }
@@ -135,10 +135,16 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
         let page = oxide_page(&doc, index);
         let lines = match page {
             Some(page) => {
-                let mut text = reading_order::page_text(&page.lines);
+                // The head's lines are not cut at gutters: a title or a
+                // name set wide across the middle of the page stays whole.
+                let head = (index < 2)
+                    .then(|| layout::lines_from_spans(page.upright.clone(), page.top, &[]));
+                let gutters = layout::gutters(&page.upright);
+                let lines = layout::lines_from_spans(page.upright, page.top, &gutters);
+                let mut text = reading_order::page_text(&lines);
                 push_lines(&mut text, &page.sideways);
                 raw.pages.push(text);
-                page.lines
+                head.unwrap_or_default()
             }
             None => {
                 raw.pages.push(String::new());
@@ -159,10 +165,12 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
     Ok(raw)
 }
 
-/// One page's type: its upright lines, and the text set sideways (an arXiv
-/// stamp in the margin, a rotated table), a line per run.
+/// One page's type: its upright spans with the page's top edge, and the text
+/// set sideways (an arXiv stamp in the margin, a rotated table), a line per
+/// run.
 struct PageType {
-    lines: Vec<TextLine>,
+    upright: Vec<layout::Span>,
+    top: f32,
     sideways: Vec<String>,
 }
 
@@ -210,7 +218,8 @@ fn oxide_page(doc: &pdf_oxide::document::PdfDocument, page: usize) -> Option<Pag
         Err(_) => upright.iter().map(|s| s.y + s.size).fold(0.0, f32::max),
     };
     Some(PageType {
-        lines: layout::lines_from_spans(upright, top),
+        upright,
+        top,
         sideways,
     })
 }

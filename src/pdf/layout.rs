@@ -85,9 +85,100 @@ fn advance_per_mille(c: char) -> u16 {
     }
 }
 
+/// A vertical band of white between two columns of a page, `left` to `right`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gutter {
+    pub left: f32,
+    pub right: f32,
+}
+
+/// A gutter is at least this wide, in points.
+const MIN_GUTTER_WIDTH: f32 = 6.0;
+
+/// The gutters between a page's columns, found from all its spans at once: a
+/// band in the middle of the text at least `MIN_GUTTER_WIDTH` wide that
+/// hardly any span covers (a title or a wide figure may) while a fifth of the
+/// text or more lies on either side. A single line's word gap says nothing;
+/// a band the whole page leaves white does, however narrow the gutter is
+/// against the type (IEEE's is 1.2 sizes).
+pub fn gutters(spans: &[Span]) -> Vec<Gutter> {
+    let spans: Vec<&Span> = spans.iter().filter(|s| !s.text.trim().is_empty()).collect();
+    if spans.len() < 20 {
+        return Vec::new();
+    }
+    let left = spans.iter().map(|s| s.x).fold(f32::INFINITY, f32::min);
+    let right = spans
+        .iter()
+        .map(|s| s.x + s.width)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let width = right - left;
+    if !(100.0..=5000.0).contains(&width) {
+        return Vec::new();
+    }
+    // How many spans cover each point of the text's width.
+    let bins = width.ceil() as usize + 1;
+    let mut change = vec![0i32; bins + 1];
+    for span in &spans {
+        let from = ((span.x - left).max(0.0) as usize).min(bins);
+        let to = ((span.x + span.width - left).ceil().max(0.0) as usize).min(bins);
+        change[from] += 1;
+        change[to] -= 1;
+    }
+    let mut coverage = Vec::with_capacity(bins);
+    let mut running = 0;
+    for delta in &change[..bins] {
+        running += delta;
+        coverage.push(running);
+    }
+    let mut sorted = coverage.clone();
+    sorted.sort_unstable();
+    let typical = sorted[sorted.len() * 3 / 4];
+    // A title, an abstract or a wide figure may cross the gutter; a fifth of
+    // what crosses the columns is still white.
+    let white = (typical / 5).max(1);
+    let total: f32 = spans.iter().map(|s| s.width).sum();
+    let mut found = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, &covered) in coverage.iter().chain([&i32::MAX]).enumerate() {
+        match (covered <= white, start) {
+            (true, None) => start = Some(i),
+            (false, Some(from)) => {
+                start = None;
+                let band = Gutter {
+                    left: left + from as f32,
+                    right: left + i as f32,
+                };
+                let middle = band.left > left + 0.2 * width && band.right < right - 0.2 * width;
+                // Text on either side, by width: producers cut lines into
+                // spans by the word in one column and by the line in another.
+                let on_left: f32 = spans
+                    .iter()
+                    .filter(|s| s.x + s.width <= band.left + 1.0)
+                    .map(|s| s.width)
+                    .sum();
+                let on_right: f32 = spans
+                    .iter()
+                    .filter(|s| s.x >= band.right - 1.0)
+                    .map(|s| s.width)
+                    .sum();
+                if band.right - band.left >= MIN_GUTTER_WIDTH
+                    && middle
+                    && on_left >= 0.2 * total
+                    && on_right >= 0.2 * total
+                {
+                    found.push(band);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// Group spans into lines, top of the page first, then left to right.
-/// `page_top` is the page's top edge in the spans' coordinates.
-pub fn lines_from_spans(spans: Vec<Span>, page_top: f32) -> Vec<TextLine> {
+/// `page_top` is the page's top edge in the spans' coordinates. A line is cut
+/// where a wide gap parts its spans, and at any of the page's `gutters`.
+pub fn lines_from_spans(spans: Vec<Span>, page_top: f32, gutters: &[Gutter]) -> Vec<TextLine> {
     let mut spans: Vec<Span> = spans
         .into_iter()
         .filter(|s| !s.text.trim().is_empty() && s.size.is_finite() && s.size > 0.0)
@@ -116,7 +207,7 @@ pub fn lines_from_spans(spans: Vec<Span>, page_top: f32) -> Vec<TextLine> {
     }
     let mut lines: Vec<TextLine> = groups
         .into_iter()
-        .flat_map(split_columns)
+        .flat_map(|group| split_columns(group, gutters))
         .map(|g| to_line(g, page_top))
         .filter(|l| !l.text.is_empty())
         .collect();
@@ -160,15 +251,17 @@ fn dominant(spans: &[Span]) -> f32 {
 }
 
 /// Cut a baseline's spans where a wide gap separates them.
-fn split_columns(mut spans: Vec<Span>) -> Vec<Vec<Span>> {
+fn split_columns(mut spans: Vec<Span>, gutters: &[Gutter]) -> Vec<Vec<Span>> {
     spans.sort_by(|a, b| a.x.total_cmp(&b.x));
     let size = dominant(&spans);
     let mut parts: Vec<Vec<Span>> = Vec::new();
     for span in spans {
-        let joins = parts
-            .last()
-            .and_then(|p| p.last())
-            .is_some_and(|last| span.x - right_edge(last) <= COLUMN_GAP * size);
+        let joins = parts.last().and_then(|p| p.last()).is_some_and(|last| {
+            let across_gutter = gutters
+                .iter()
+                .any(|g| last.x + last.width <= g.left + 1.0 && span.x >= g.right - 1.0);
+            span.x - right_edge(last) <= COLUMN_GAP * size && !across_gutter
+        });
         match (joins, parts.last_mut()) {
             (true, Some(part)) => part.push(span),
             _ => parts.push(vec![span]),
@@ -320,7 +413,7 @@ mod tests {
             span("1", 172.0, 654.0, 7.0),
             span("Alan Turing", 190.0, 650.0, 12.0),
         ];
-        let lines = lines_from_spans(spans, 800.0);
+        let lines = lines_from_spans(spans, 800.0, &[]);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -337,7 +430,7 @@ mod tests {
             span("Left column", 50.0, 500.0, 10.0),
             span("Right column", 320.0, 500.0, 10.0),
         ];
-        let lines = lines_from_spans(spans, 800.0);
+        let lines = lines_from_spans(spans, 800.0, &[]);
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].text, "Left column");
         assert_eq!(lines[1].left, 320.0);
@@ -350,7 +443,7 @@ mod tests {
         let mut base = span("Altınbu", 100.0, 700.0, 10.0);
         base.width = 35.0;
         let spans = vec![base, accent, span("ken", 135.0, 700.0, 10.0)];
-        let lines = lines_from_spans(spans, 800.0);
+        let lines = lines_from_spans(spans, 800.0, &[]);
         assert_eq!(lines[0].text, "Altınbüken");
     }
 
@@ -362,7 +455,7 @@ mod tests {
         letter.width = 41.6;
         let mut rest = span("UALLY", 315.6, 617.5, 100.0);
         rest.width = 240.0;
-        let lines = lines_from_spans(vec![word, letter, rest], 800.0);
+        let lines = lines_from_spans(vec![word, letter, rest], 800.0, &[]);
         assert_eq!(lines[0].text, "EVENTUALLY");
         // A letter beside a word, over no gap of its own, stays where it is.
         let lines = lines_from_spans(
@@ -371,8 +464,55 @@ mod tests {
                 span("X", 130.0, 700.0, 10.0),
             ],
             800.0,
+            &[],
         );
         assert_eq!(lines[0].text, "Paxos X");
+    }
+
+    /// A two-column page whose gutter (12 pt) is narrower than the 1.5 type
+    /// sizes that part a line by itself, under a title across both columns.
+    fn narrow_gutter_page() -> Vec<Span> {
+        let mut spans = vec![span("A title set across both columns", 150.0, 760.0, 10.0)];
+        spans[0].width = 300.0;
+        for i in 0..20 {
+            let y = 700.0 - 12.0 * i as f32;
+            let mut left = span(&format!("left column line {i}"), 50.0, y, 10.0);
+            left.width = 244.0;
+            let mut right = span(&format!("right column line {i}"), 306.0, y, 10.0);
+            right.width = 244.0;
+            spans.extend([left, right]);
+        }
+        spans
+    }
+
+    #[test]
+    fn a_gutter_the_whole_page_leaves_white_parts_its_columns() {
+        let spans = narrow_gutter_page();
+        let found = gutters(&spans);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].left >= 293.0 && found[0].right <= 307.0,
+            "{found:?}"
+        );
+        let lines = lines_from_spans(spans.clone(), 800.0, &found);
+        assert_eq!(lines[1].text, "left column line 0");
+        assert_eq!(lines[2].text, "right column line 0");
+        // Without the page's gutters the 12 pt gap joins the two columns.
+        let joined = lines_from_spans(spans, 800.0, &[]);
+        assert_eq!(joined[1].text, "left column line 0 right column line 0");
+        // One column of text, its word gaps anywhere, has no gutter.
+        let single: Vec<Span> = (0..30)
+            .flat_map(|i| {
+                let y = 700.0 - 12.0 * i as f32;
+                let cut = 150.0 + 7.0 * (i % 9) as f32;
+                let mut a = span("some words", 50.0, y, 10.0);
+                a.width = cut - 50.0;
+                let mut b = span("more words", cut + 3.0, y, 10.0);
+                b.width = 550.0 - cut - 3.0;
+                [a, b]
+            })
+            .collect();
+        assert_eq!(gutters(&single), Vec::new());
     }
 
     #[test]
