@@ -278,7 +278,7 @@ fn right_edge(span: &Span) -> f32 {
 }
 
 fn to_line(spans: Vec<Span>, page_top: f32) -> TextLine {
-    let spans = with_accents_placed(spans);
+    let spans = with_lone_glyphs_placed(spans);
     let size = dominant(&spans);
     let mut text = String::new();
     let mut end: Option<f32> = None;
@@ -341,7 +341,7 @@ fn combining_form(accent: char) -> Option<char> {
 /// place there: an accent on the letter under it ("Altınbu¨ken" reads
 /// "Altınbüken"), a letter in the gap left for it ("EV NT" with an "E"
 /// drawn into the gap reads "EVENT"). A glyph over nothing stays.
-fn with_accents_placed(mut spans: Vec<Span>) -> Vec<Span> {
+fn with_lone_glyphs_placed(mut spans: Vec<Span>) -> Vec<Span> {
     let mut i = 0;
     while i < spans.len() {
         let mut chars = spans[i].text.trim().chars();
