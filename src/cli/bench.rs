@@ -13,11 +13,14 @@ use clap::Args;
 use quire::agent::{EventSink, RunEvent};
 use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
-use quire::pdf::ingest::{IngestOptions, extract_all};
+use quire::pdf::ingest::{Extracted, IngestOptions, extract_all};
+use quire::pdf::quality::Verdict;
 use quire::pdf::{find_pdfs, sha256_file};
 use quire::review::run::{EngineSetup, ReviewRequest};
 use quire::review::{EngineKind, ReviewSpec};
 use tokio::sync::Semaphore;
+
+use super::text_order;
 
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -121,24 +124,7 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
         n / warm_s
     );
     println!("\nQuire / pdftotext speed: {:.2}x", poppler_s / quire_s);
-    let f1: Vec<f64> = cold
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.status.is_readable())
-        .filter_map(|(i, e)| {
-            let reference =
-                std::fs::read_to_string(scratch.path().join(format!("poppler-{i}.txt"))).ok()?;
-            let reference = quire::pdf::quality::clean_page(&reference);
-            (reference.split_whitespace().count() > 50)
-                .then(|| bag_of_words_f1(&e.pages.join("\n"), &reference))
-        })
-        .collect();
-    let mean = f1.iter().sum::<f64>() / f1.len().max(1) as f64;
-    let below = f1.iter().filter(|f| **f < 0.8).count();
-    println!(
-        "bag-of-words F1 against pdftotext: mean {mean:.3} over {} papers ({below} below 0.8)",
-        f1.len()
-    );
+    text_measures(&pdfs, &cold, scratch.path());
 
     // The scans, read by OCR (the text-layer run above left them needs_ocr).
     let scans: Vec<(PathBuf, String)> = pdfs
@@ -218,6 +204,59 @@ impl EventSink for ExtractionCounter {
     }
 }
 
+/// The text's words against pdftotext's, per paper: the bag-of-words F1
+/// (are the words there) and the share of word 5-grams in pdftotext's text
+/// too (are they in order). Papers read by OCR, and papers whose pdftotext
+/// text is not prose (a font without a Unicode map), have no reference.
+fn text_measures(pdfs: &[PathBuf], cold: &[Extracted], scratch: &Path) {
+    let mut f1 = Vec::new();
+    let mut order: Vec<(f64, &Path)> = Vec::new();
+    let mut left_out = 0;
+    for (i, (pdf, e)) in pdfs.iter().zip(cold).enumerate() {
+        if !e.status.is_readable() {
+            continue;
+        }
+        let Ok(reference) = std::fs::read_to_string(scratch.join(format!("poppler-{i}.txt")))
+        else {
+            continue;
+        };
+        let pages: Vec<String> = reference
+            .split('\u{c}')
+            .map(quire::pdf::quality::clean_page)
+            .collect();
+        let prose = quire::pdf::quality::assess(&pages).verdict() == Verdict::Good;
+        let reference = pages.join("\n");
+        if reference.split_whitespace().count() <= 50 || !prose || e.ocr() {
+            left_out += 1;
+            continue;
+        }
+        let ours = e.pages.join("\n");
+        f1.push(bag_of_words_f1(&ours, &reference));
+        if let Some(share) = text_order::in_order_share(&ours, &reference) {
+            order.push((share, pdf));
+        }
+    }
+    let mean = f1.iter().sum::<f64>() / f1.len().max(1) as f64;
+    let below = f1.iter().filter(|f| **f < 0.8).count();
+    println!(
+        "bag-of-words F1 against pdftotext: mean {mean:.3} over {} papers ({below} below 0.8; {left_out} with no prose reference left out)",
+        f1.len()
+    );
+    let shares: Vec<f64> = order.iter().map(|(s, _)| *s).collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let out_of_order: Vec<&(f64, &Path)> = order.iter().filter(|(s, _)| *s < 0.8).collect();
+    println!(
+        "word {}-grams in pdftotext's text (reading order): median {:.3}, mean {:.3}, {} below 0.8",
+        text_order::GRAM,
+        text_order::median(&shares),
+        shares.iter().sum::<f64>() / shares.len().max(1) as f64,
+        out_of_order.len()
+    );
+    for (share, pdf) in out_of_order {
+        println!("  {share:.3}  {}", pdf.display());
+    }
+}
+
 /// F1 of the multisets of lowercased words of two texts.
 fn bag_of_words_f1(ours: &str, reference: &str) -> f64 {
     use std::collections::HashMap;
@@ -257,6 +296,8 @@ async fn pdftotext_all(pdfs: &[PathBuf], jobs: usize, scratch: &Path) -> Result<
             tokio::process::Command::new("pdftotext")
                 .arg(&pdf)
                 .arg(&out)
+                // Its warnings about fonts and colour profiles are not ours.
+                .stderr(std::process::Stdio::null())
                 .status()
                 .await
                 .map(|s| s.success())

@@ -11,6 +11,7 @@ mod extract;
 mod meta;
 mod models;
 mod review;
+mod text_order;
 mod tool;
 
 use std::path::PathBuf;

@@ -57,74 +57,127 @@ fn in_reading_order(mut lines: Vec<&TextLine>, depth: usize) -> Vec<&TextLine> {
     let Some(gutter) = find_gutter(&lines) else {
         return lines;
     };
-    let (mut left, mut right, mut across) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut left, mut right, mut across, mut strays) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for line in lines {
-        if line.right <= gutter {
-            left.push(line);
-        } else if line.left >= gutter {
-            right.push(line);
-        } else {
-            across.push(line);
+        match gutter.side_of(line) {
+            Side::Left => left.push(line),
+            Side::Right => right.push(line),
+            Side::Across => across.push(line),
+            Side::InGutter => strays.push(line),
         }
     }
     // Each line across the gutter closes a stretch of columns: what the
-    // columns hold above it is read first, left column, then right.
+    // columns hold above it is read first, left column, then right, then
+    // whatever stands in the gutter beside them.
     let mut ordered = Vec::new();
     let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+    let mut strays = strays.into_iter().peekable();
     for line in across.into_iter().map(Some).chain([None]) {
         let above = |l: &&TextLine| line.is_none_or(|a| l.top < a.top);
         let stretch_left: Vec<&TextLine> = std::iter::from_fn(|| left.next_if(above)).collect();
         let stretch_right: Vec<&TextLine> = std::iter::from_fn(|| right.next_if(above)).collect();
         ordered.extend(in_reading_order(stretch_left, depth + 1));
         ordered.extend(in_reading_order(stretch_right, depth + 1));
+        ordered.extend(std::iter::from_fn(|| strays.next_if(above)));
         ordered.extend(line);
     }
     ordered
 }
 
-/// The x of a gutter between two columns of `lines`: a vertical band of white
-/// at least a gutter wide that few lines cross, with a column of lines on
-/// either side that share the page's height. None for a single column.
-fn find_gutter(lines: &[&TextLine]) -> Option<f32> {
+/// A band of white between two columns: from the left column's right edge to
+/// the right column's left edge.
+#[derive(Clone, Copy, Debug)]
+struct Band {
+    left: f32,
+    right: f32,
+}
+
+/// Where a line lies against a gutter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Side {
+    Left,
+    Right,
+    /// Across the gutter into both columns: a title, a wide caption. It
+    /// parts the columns above it from those below.
+    Across,
+    /// In the gutter without reaching into both columns: a page number
+    /// centred under the columns, a stray mark. It parts nothing.
+    InGutter,
+}
+
+impl Band {
+    fn side_of(&self, line: &TextLine) -> Side {
+        if line.right <= self.left + 0.5 {
+            Side::Left
+        } else if line.left >= self.right - 0.5 {
+            Side::Right
+        } else if line.left < self.left - line.size && line.right > self.right + line.size {
+            Side::Across
+        } else {
+            Side::InGutter
+        }
+    }
+}
+
+/// The gutter between two columns of `lines`: a vertical band of white at
+/// least a gutter wide that few lines cross or stand in, with a column of
+/// lines on either side that share the page's height. None for a single
+/// column.
+///
+/// A line that starts inside the band is one of the few across it, not the
+/// edge of a right column: a page number or a short footer is often centred
+/// on the page, which puts it in the gutter below the columns, and measuring
+/// the gutter up to it would make every such page read as one column.
+fn find_gutter(lines: &[&TextLine]) -> Option<Band> {
     if lines.len() < MIN_LINES_FOR_COLUMNS {
         return None;
     }
     let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).collect();
     sizes.sort_by(f32::total_cmp);
     let min_gap = MIN_GUTTER_SIZES * sizes[sizes.len() / 2];
-    let mut best: Option<(usize, f32, f32)> = None;
+    let mut best: Option<(usize, f32, Band)> = None;
     // A gutter starts just right of some line's right edge.
     let mut edges: Vec<f32> = lines.iter().map(|l| l.right).collect();
     edges.sort_by(f32::total_cmp);
     edges.dedup_by(|a, b| (*a - *b).abs() < 1.0);
     for edge in edges {
         let x = edge + 0.5;
-        let (mut left, mut right, mut crossing) = (0usize, 0usize, 0usize);
+        let (mut left, mut right) = (0usize, 0usize);
+        let mut between: Vec<&TextLine> = Vec::new();
         let mut gap = f32::INFINITY;
         let (mut left_span, mut right_span) = (Extent::EMPTY, Extent::EMPTY);
         for line in lines {
             if line.right <= x {
                 left += 1;
                 left_span.cover(line.top);
-            } else if line.left >= x {
+            } else if line.left >= edge + min_gap {
                 right += 1;
                 right_span.cover(line.top);
                 gap = gap.min(line.left - edge);
             } else {
-                crossing += 1;
+                between.push(line);
             }
         }
+        // What stands wholly inside the band (a page number) crosses nothing.
+        let crossing = between
+            .iter()
+            .filter(|l| l.left < edge || l.right > edge + gap)
+            .count();
         let columns = left >= MIN_COLUMN_LINES
             && right >= MIN_COLUMN_LINES
-            && gap >= min_gap
             // Lines across a gutter are few: a title, a caption, a footer.
             && crossing * 4 <= left.min(right)
             && left_span.overlap(&right_span) >= 0.5 * left_span.len().min(right_span.len());
+        let band = Band {
+            left: edge,
+            right: edge + gap,
+        };
         if columns && best.is_none_or(|(c, g, _)| crossing < c || (crossing == c && gap > g)) {
-            best = Some((crossing, gap, x + gap / 2.0 - 0.5));
+            best = Some((crossing, gap, band));
         }
     }
-    best.map(|(_, _, x)| x)
+    best.map(|(_, _, band)| band)
 }
 
 /// The vertical extent of a set of lines' baselines.
@@ -222,6 +275,30 @@ mod tests {
         assert!(
             text.contains("left 4\n\nright 0"),
             "a new column is a new block: {text:?}"
+        );
+    }
+
+    #[test]
+    fn a_page_number_centred_in_the_gutter_does_not_merge_the_columns() {
+        // The columns stand 18 pt apart (1.8 sizes) and the page number sits
+        // in the middle of that band, below them, as on many USENIX pages.
+        let mut lines = Vec::new();
+        for i in 0..6 {
+            let top = 100.0 + 12.0 * i as f32;
+            lines.push(line(&format!("left {i}"), 72.0, 297.0, top));
+            lines.push(line(&format!("right {i}"), 315.0, 540.0, top));
+        }
+        lines.push(line("2", 303.5, 308.5, 750.0));
+        // And a mark in the gutter half way down parts nothing.
+        lines.push(line("*", 304.0, 307.0, 130.0));
+        let text = page_text(&lines);
+        let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            order,
+            [
+                "left 0", "left 1", "left 2", "left 3", "left 4", "left 5", "right 0", "right 1",
+                "right 2", "right 3", "right 4", "right 5", "*", "2",
+            ]
         );
     }
 
