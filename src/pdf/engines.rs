@@ -42,7 +42,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q7",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q8",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
             Self::Tesseract => "tesseract-5+pdftoppm-200dpi+q1",
         }
@@ -141,7 +141,7 @@ fn oxide(bytes: Vec<u8>, max_pages: usize) -> Result<RawText, EngineFailure> {
                     .then(|| layout::lines_from_spans(page.upright.clone(), page.top, &[]));
                 let gutters = layout::gutters(&page.upright);
                 let lines = layout::lines_from_spans(page.upright, page.top, &gutters);
-                let mut text = reading_order::page_text(&lines);
+                let mut text = reading_order::page_text(&lines, &gutters);
                 push_lines(&mut text, &page.sideways);
                 raw.pages.push(text);
                 head.unwrap_or_default()

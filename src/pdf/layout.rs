@@ -95,8 +95,16 @@ pub struct Gutter {
 /// A gutter is at least this wide, in points.
 const MIN_GUTTER_WIDTH: f32 = 6.0;
 
+/// A narrower white band is a gutter when a column starts right after it:
+/// a scan's text layer (an OCR'd journal page) gives its words boxes wider
+/// than the type and its lines a skew, so its gutter shows only as a dip in
+/// how much text covers each point, ending in a cliff where the right
+/// column's lines all begin.
+const MIN_CLIFF_GUTTER_WIDTH: f32 = 2.0;
+
 /// The gutters between a page's columns, found from all its spans at once: a
-/// band in the middle of the text at least `MIN_GUTTER_WIDTH` wide that
+/// band in the middle of the text at least `MIN_GUTTER_WIDTH` wide (or
+/// `MIN_CLIFF_GUTTER_WIDTH` with a column starting sharply at its right) that
 /// hardly any span covers (a title or a wide figure may) while a fifth of the
 /// text or more lies on either side. A single line's word gap says nothing;
 /// a band the whole page leaves white does, however narrow the gutter is
@@ -133,46 +141,63 @@ pub fn gutters(spans: &[Span]) -> Vec<Gutter> {
     let mut sorted = coverage.clone();
     sorted.sort_unstable();
     let typical = sorted[sorted.len() * 3 / 4];
+    let total: f32 = spans.iter().map(|s| s.width).sum();
+    let is_gutter = |band: &Gutter| {
+        let middle = band.left > left + 0.2 * width && band.right < right - 0.2 * width;
+        // Text on either side, by width: producers cut lines into spans by
+        // the word in one column and by the line in another.
+        let on_left: f32 = spans
+            .iter()
+            .filter(|s| s.x + s.width <= band.left + 1.0)
+            .map(|s| s.width)
+            .sum();
+        let on_right: f32 = spans
+            .iter()
+            .filter(|s| s.x >= band.right - 1.0)
+            .map(|s| s.width)
+            .sum();
+        middle && on_left >= 0.2 * total && on_right >= 0.2 * total
+    };
+    let band = |(from, to): (usize, usize)| Gutter {
+        left: left + from as f32,
+        right: left + to as f32,
+    };
     // A title, an abstract or a wide figure may cross the gutter; a fifth of
     // what crosses the columns is still white.
-    let white = (typical / 5).max(1);
-    let total: f32 = spans.iter().map(|s| s.width).sum();
-    let mut found = Vec::new();
+    let mut found: Vec<Gutter> = white_runs(&coverage, (typical / 5).max(1))
+        .into_iter()
+        .map(band)
+        .filter(|g| g.right - g.left >= MIN_GUTTER_WIDTH && is_gutter(g))
+        .collect();
+    // A scan's dip need only be shallow, if a column starts in a cliff at its
+    // right: within two points, half the typical cover.
+    for (from, to) in white_runs(&coverage, (typical / 4).max(1)) {
+        let cliff = coverage.get(to + 2).is_some_and(|&c| 2 * c >= typical);
+        let g = band((from, to));
+        let known = found.iter().any(|f| f.left < g.right && g.left < f.right);
+        if cliff && !known && g.right - g.left >= MIN_CLIFF_GUTTER_WIDTH && is_gutter(&g) {
+            found.push(g);
+        }
+    }
+    found.sort_by(|a, b| a.left.total_cmp(&b.left));
+    found
+}
+
+/// The runs of points (`from..to`) that at most `white` spans cover.
+fn white_runs(coverage: &[i32], white: i32) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
     let mut start: Option<usize> = None;
     for (i, &covered) in coverage.iter().chain([&i32::MAX]).enumerate() {
         match (covered <= white, start) {
             (true, None) => start = Some(i),
             (false, Some(from)) => {
                 start = None;
-                let band = Gutter {
-                    left: left + from as f32,
-                    right: left + i as f32,
-                };
-                let middle = band.left > left + 0.2 * width && band.right < right - 0.2 * width;
-                // Text on either side, by width: producers cut lines into
-                // spans by the word in one column and by the line in another.
-                let on_left: f32 = spans
-                    .iter()
-                    .filter(|s| s.x + s.width <= band.left + 1.0)
-                    .map(|s| s.width)
-                    .sum();
-                let on_right: f32 = spans
-                    .iter()
-                    .filter(|s| s.x >= band.right - 1.0)
-                    .map(|s| s.width)
-                    .sum();
-                if band.right - band.left >= MIN_GUTTER_WIDTH
-                    && middle
-                    && on_left >= 0.2 * total
-                    && on_right >= 0.2 * total
-                {
-                    found.push(band);
-                }
+                runs.push((from, i));
             }
             _ => {}
         }
     }
-    found
+    runs
 }
 
 /// Group spans into lines, top of the page first, then left to right.
@@ -257,9 +282,14 @@ fn split_columns(mut spans: Vec<Span>, gutters: &[Gutter]) -> Vec<Vec<Span>> {
     let mut parts: Vec<Vec<Span>> = Vec::new();
     for span in spans {
         let joins = parts.last().and_then(|p| p.last()).is_some_and(|last| {
-            let across_gutter = gutters
-                .iter()
-                .any(|g| last.x + last.width <= g.left + 1.0 && span.x >= g.right - 1.0);
+            // The span before the gutter may end inside it, even a little
+            // past it: a scan's word boxes run wide. It must start left of
+            // the gutter and not reach into the next column as a title does.
+            let across_gutter = gutters.iter().any(|g| {
+                last.x < g.left
+                    && last.x + last.width <= g.right + 0.3 * size
+                    && span.x >= g.right - 1.0
+            });
             span.x - right_edge(last) <= COLUMN_GAP * size && !across_gutter
         });
         match (joins, parts.last_mut()) {
@@ -513,6 +543,70 @@ mod tests {
             })
             .collect();
         assert_eq!(gutters(&single), Vec::new());
+    }
+
+    /// A scanned journal page's text layer: words in boxes wider than their
+    /// type, so the left column's lines end anywhere from 302 to 314 pt, and
+    /// the right column starting at 314-316 pt, a point from some of them.
+    fn scanned_two_column_page() -> Vec<Span> {
+        let mut spans = Vec::new();
+        for i in 0..40 {
+            let y = 740.0 - 12.0 * i as f32;
+            let skew = (i % 5) as f32 * 0.4;
+            let end = 302.0 + (i * 7 % 13) as f32;
+            let mut words = vec![
+                Span {
+                    text: format!("left {i} "),
+                    x: 57.0 + skew,
+                    y,
+                    width: 120.0,
+                    size: 9.6,
+                    bold: false,
+                },
+                Span {
+                    text: "words end here ".into(),
+                    x: 180.0,
+                    y,
+                    width: end - 180.0,
+                    size: 9.6,
+                    bold: false,
+                },
+            ];
+            words.push(Span {
+                text: format!("right {i} "),
+                x: 314.2 + skew,
+                y: y - 0.8,
+                width: 250.0,
+                size: 9.6,
+                bold: false,
+            });
+            spans.extend(words);
+        }
+        spans
+    }
+
+    #[test]
+    fn a_scans_narrow_gutter_shows_as_a_dip_ending_in_a_cliff() {
+        let spans = scanned_two_column_page();
+        let found = gutters(&spans);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let lines = lines_from_spans(spans, 800.0, &found);
+        assert!(
+            lines
+                .iter()
+                .all(|l| !l.text.contains("right") || l.left > 300.0),
+            "no line joins the two columns: {lines:?}"
+        );
+        let text = crate::pdf::reading_order::page_text(&lines, &found);
+        let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        let expected: Vec<String> = (0..40)
+            .map(|i| format!("left {i} words end here"))
+            .chain((0..40).map(|i| format!("right {i}")))
+            .collect();
+        assert_eq!(order, expected);
+        // Without the page's gutter the columns read as one, interleaved.
+        let joined = lines_from_spans(scanned_two_column_page(), 800.0, &[]);
+        assert!(joined.iter().any(|l| l.text.contains("here right")));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! figure's caption) between the stretches of columns they separate. This is
 //! what turns positioned type into page text; the lines come from `layout`.
 
-use super::layout::TextLine;
+use super::layout::{Gutter, TextLine};
 
 /// Fewer lines than this are read top to bottom: too few to tell columns.
 const MIN_LINES_FOR_COLUMNS: usize = 6;
@@ -20,9 +20,11 @@ const MIN_GUTTER_SIZES: f32 = 0.8;
 
 /// The page's text: its lines in reading order, one per line of text, with a
 /// blank line where the flow jumps (a new column, a paragraph set apart).
-pub fn page_text(lines: &[TextLine]) -> String {
+/// `gutters` are the bands the whole page leaves white (`layout::gutters`):
+/// a column may start closer to one of them than a gutter's usual width.
+pub fn page_text(lines: &[TextLine], gutters: &[Gutter]) -> String {
     let refs: Vec<&TextLine> = lines.iter().collect();
-    let ordered = in_reading_order(refs, 0);
+    let ordered = in_reading_order(refs, 0, gutters);
     let mut text = String::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
     let mut previous: Option<&TextLine> = None;
     for line in ordered {
@@ -49,12 +51,16 @@ fn starts_new_block(previous: &TextLine, line: &TextLine) -> bool {
 }
 
 /// `lines` (top to bottom) in reading order; `depth` columns deep already.
-fn in_reading_order(mut lines: Vec<&TextLine>, depth: usize) -> Vec<&TextLine> {
+fn in_reading_order<'a>(
+    mut lines: Vec<&'a TextLine>,
+    depth: usize,
+    page_gutters: &[Gutter],
+) -> Vec<&'a TextLine> {
     lines.sort_by(|a, b| a.top.total_cmp(&b.top));
     if depth >= MAX_NESTING {
         return lines;
     }
-    let Some(gutter) = find_gutter(&lines) else {
+    let Some(gutter) = find_gutter(&lines, page_gutters) else {
         return lines;
     };
     let (mut left, mut right, mut across, mut strays) =
@@ -77,8 +83,8 @@ fn in_reading_order(mut lines: Vec<&TextLine>, depth: usize) -> Vec<&TextLine> {
         let above = |l: &&TextLine| line.is_none_or(|a| l.top < a.top);
         let stretch_left: Vec<&TextLine> = std::iter::from_fn(|| left.next_if(above)).collect();
         let stretch_right: Vec<&TextLine> = std::iter::from_fn(|| right.next_if(above)).collect();
-        ordered.extend(in_reading_order(stretch_left, depth + 1));
-        ordered.extend(in_reading_order(stretch_right, depth + 1));
+        ordered.extend(in_reading_order(stretch_left, depth + 1, page_gutters));
+        ordered.extend(in_reading_order(stretch_right, depth + 1, page_gutters));
         ordered.extend(std::iter::from_fn(|| strays.next_if(above)));
         ordered.extend(line);
     }
@@ -91,6 +97,9 @@ fn in_reading_order(mut lines: Vec<&TextLine>, depth: usize) -> Vec<&TextLine> {
 struct Band {
     left: f32,
     right: f32,
+    /// How far a left column's line may run on past `left`: nothing, but at
+    /// a page gutter a scan's wide word boxes (see `find_gutter`).
+    overrun: f32,
 }
 
 /// Where a line lies against a gutter.
@@ -108,10 +117,10 @@ enum Side {
 
 impl Band {
     fn side_of(&self, line: &TextLine) -> Side {
-        if line.right <= self.left + 0.5 {
-            Side::Left
-        } else if line.left >= self.right - 0.5 {
+        if line.left >= self.right - 0.5 {
             Side::Right
+        } else if line.right <= self.left + 0.5 + self.overrun {
+            Side::Left
         } else if line.left < self.left - line.size && line.right > self.right + line.size {
             Side::Across
         } else {
@@ -129,13 +138,18 @@ impl Band {
 /// edge of a right column: a page number or a short footer is often centred
 /// on the page, which puts it in the gutter below the columns, and measuring
 /// the gutter up to it would make every such page read as one column.
-fn find_gutter(lines: &[&TextLine]) -> Option<Band> {
+///
+/// Where one of the page's gutters lies, the right column need only begin at
+/// its far side: a scan's skewed lines leave the columns a point or two
+/// apart line by line, though the page as a whole shows the gutter.
+fn find_gutter(lines: &[&TextLine], page_gutters: &[Gutter]) -> Option<Band> {
     if lines.len() < MIN_LINES_FOR_COLUMNS {
         return None;
     }
     let mut sizes: Vec<f32> = lines.iter().map(|l| l.size).collect();
     sizes.sort_by(f32::total_cmp);
-    let min_gap = MIN_GUTTER_SIZES * sizes[sizes.len() / 2];
+    let median_size = sizes[sizes.len() / 2];
+    let min_gap = MIN_GUTTER_SIZES * median_size;
     let mut best: Option<(usize, f32, Band)> = None;
     // A gutter starts just right of some line's right edge.
     let mut edges: Vec<f32> = lines.iter().map(|l| l.right).collect();
@@ -143,18 +157,29 @@ fn find_gutter(lines: &[&TextLine]) -> Option<Band> {
     edges.dedup_by(|a, b| (*a - *b).abs() < 1.0);
     for edge in edges {
         let x = edge + 0.5;
+        let required = page_gutters
+            .iter()
+            .find(|g| edge >= g.left - 1.0 && edge < g.right)
+            .map_or(min_gap, |g| (g.right - 1.0 - edge).clamp(0.5, min_gap));
+        // A line's last word box may run a little into the next column
+        // where the gutter is that narrow.
+        let overrun = if required < min_gap {
+            0.3 * median_size
+        } else {
+            0.0
+        };
         let (mut left, mut right) = (0usize, 0usize);
         let mut between: Vec<&TextLine> = Vec::new();
         let mut gap = f32::INFINITY;
         let (mut left_span, mut right_span) = (Extent::EMPTY, Extent::EMPTY);
         for line in lines {
-            if line.right <= x {
-                left += 1;
-                left_span.cover(line.top);
-            } else if line.left >= edge + min_gap {
+            if line.left >= edge + required {
                 right += 1;
                 right_span.cover(line.top);
                 gap = gap.min(line.left - edge);
+            } else if line.right <= x + overrun {
+                left += 1;
+                left_span.cover(line.top);
             } else {
                 between.push(line);
             }
@@ -172,6 +197,7 @@ fn find_gutter(lines: &[&TextLine]) -> Option<Band> {
         let band = Band {
             left: edge,
             right: edge + gap,
+            overrun,
         };
         if columns && best.is_none_or(|(c, g, _)| crossing < c || (crossing == c && gap > g)) {
             best = Some((crossing, gap, band));
@@ -247,7 +273,7 @@ mod tests {
 
     #[test]
     fn columns_are_read_one_after_the_other_between_lines_across_them() {
-        let text = page_text(&two_column_page());
+        let text = page_text(&two_column_page(), &[]);
         let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         assert_eq!(
             order,
@@ -291,7 +317,7 @@ mod tests {
         lines.push(line("2", 303.5, 308.5, 750.0));
         // And a mark in the gutter half way down parts nothing.
         lines.push(line("*", 304.0, 307.0, 130.0));
-        let text = page_text(&lines);
+        let text = page_text(&lines, &[]);
         let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         assert_eq!(
             order,
@@ -310,7 +336,7 @@ mod tests {
                 line(&format!("line {i}"), 72.0, right, 100.0 + 12.0 * i as f32)
             })
             .collect();
-        let text = page_text(&lines);
+        let text = page_text(&lines, &[]);
         let expected: Vec<String> = (0..12).map(|i| format!("line {i}")).collect();
         assert_eq!(text.lines().collect::<Vec<_>>(), expected);
     }
@@ -325,6 +351,6 @@ mod tests {
             let right = if i == 0 { "uing here" } else { "right" };
             lines.push(line(right, 310.0, 550.0, top));
         }
-        assert!(page_text(&lines).contains("ends contin-\nuing here"));
+        assert!(page_text(&lines, &[]).contains("ends contin-\nuing here"));
     }
 }
