@@ -38,31 +38,55 @@ impl Chunk {
         }
     }
 
-    pub fn can_split(&self) -> bool {
-        self.pages.len() > 1 || self.pages.first().is_some_and(|p| p.1.len() > 2000)
-    }
-
-    /// Two chunks of about half the text each.
-    pub fn halves(&self) -> (Chunk, Chunk) {
+    /// Two chunks of about half the text each, both smaller than this one;
+    /// None when it cannot be cut so (a page of one unbroken run of text
+    /// shorter than a few words): the caller must not send it again.
+    pub fn halves(&self) -> Option<(Chunk, Chunk)> {
         if self.pages.len() > 1 {
             let mid = self.pages.len() / 2;
-            return (
+            return Some((
                 Chunk::new(self.index, self.pages[..mid].to_vec()),
                 Chunk::new(self.index, self.pages[mid..].to_vec()),
-            );
+            ));
         }
-        // One page too long on its own: split it at a line near the middle.
-        let (n, text) = self.pages.first().cloned().unwrap_or_default();
-        let mut mid = text.len() / 2;
-        while !text.is_char_boundary(mid) {
-            mid -= 1;
-        }
-        let cut = text[..mid].rfind('\n').unwrap_or(mid);
-        (
-            Chunk::new(self.index, vec![(n, text[..cut].to_owned())]),
-            Chunk::new(self.index, vec![(n, text[cut..].to_owned())]),
-        )
+        // One page too long on its own: cut it near the middle, at a line
+        // break if there is one in the middle half, else at a space, else
+        // between two characters.
+        let (n, text) = self.pages.first().cloned()?;
+        let text = text.trim();
+        let cut = cut_near_middle(text)?;
+        let (a, b) = (text[..cut].trim(), text[cut..].trim());
+        (!a.is_empty() && !b.is_empty()).then(|| {
+            (
+                Chunk::new(self.index, vec![(n, a.to_owned())]),
+                Chunk::new(self.index, vec![(n, b.to_owned())]),
+            )
+        })
     }
+}
+
+/// A byte offset strictly inside `text` near its middle, at a char boundary:
+/// the line break nearest the middle within its middle half, else the space
+/// nearest it, else the middle itself. None for text too short to cut.
+fn cut_near_middle(text: &str) -> Option<usize> {
+    if text.chars().nth(1).is_none() {
+        return None;
+    }
+    let mut mid = text.len() / 2;
+    while !text.is_char_boundary(mid) {
+        mid -= 1;
+    }
+    let (low, high) = (text.len() / 4, text.len() * 3 / 4);
+    let nearest = |c: char| {
+        let before = text[..mid].rfind(c).filter(|&i| i > low);
+        let after = text[mid..].find(c).map(|i| mid + i).filter(|&i| i < high);
+        match (before, after) {
+            (Some(b), Some(a)) => Some(if mid - b <= a - mid { b } else { a }),
+            (b, a) => b.or(a),
+        }
+    };
+    let cut = nearest('\n').or_else(|| nearest(' ')).unwrap_or(mid);
+    (cut > 0 && cut < text.len()).then_some(cut)
 }
 
 /// Consecutive pages in chunks of at most `budget` tokens (a longer page
@@ -205,9 +229,37 @@ mod tests {
                 .text
                 .starts_with(&format!("=== page {} ===", chunks[1].first_page))
         );
-        let (a, b) = chunks[0].halves();
+        let (a, b) = chunks[0].halves().unwrap();
         assert_eq!(a.first_page, chunks[0].first_page);
         assert_eq!(b.last_page, chunks[0].last_page);
+    }
+
+    #[test]
+    fn halving_a_page_always_makes_progress_or_says_it_cannot() {
+        // A page whose only line break is its first character: cutting at
+        // that break would give back the whole page.
+        let page = format!("\n{}", "word ".repeat(3000));
+        let chunk = Chunk::new(1, vec![(4, page)]);
+        let mut pending = vec![chunk];
+        let mut rounds = 0;
+        while let Some(c) = pending.pop() {
+            rounds += 1;
+            assert!(rounds < 10_000, "halving does not end");
+            if c.text.len() < 200 {
+                continue;
+            }
+            if let Some((a, b)) = c.halves() {
+                assert!(a.text.len() < c.text.len() && b.text.len() < c.text.len());
+                assert_eq!((a.first_page, b.first_page), (4, 4));
+                pending.extend([a, b]);
+            }
+        }
+        // Text with no break anywhere is cut between characters; one
+        // character is where cutting ends.
+        let solid = Chunk::new(1, vec![(1, "x".repeat(5000))]);
+        let (a, b) = solid.halves().unwrap();
+        assert_eq!(a.pages[0].1.len() + b.pages[0].1.len(), 5000);
+        assert!(Chunk::new(1, vec![(1, "x".into())]).halves().is_none());
     }
 
     #[test]

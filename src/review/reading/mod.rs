@@ -28,6 +28,10 @@ use parse::ReaderAnswer;
 /// part of every result's cache key.
 pub const PROMPT_VERSION: &str = "reader-2";
 
+/// A part of a paper shorter than this is not cut again when the server
+/// finds it too long.
+const MIN_PART_BYTES: usize = 400;
+
 /// What a paper is read for.
 #[derive(Clone, Debug)]
 pub struct PaperInput<'a> {
@@ -57,6 +61,10 @@ pub enum ReadError {
     Model(#[from] LlmError),
     #[error("the model's answer was not the JSON object asked for, twice: {0}")]
     Malformed(String),
+    #[error(
+        "the model's context window is too small for page {page} even cut into small parts; give the profile a larger context window"
+    )]
+    WindowTooSmall { page: usize },
 }
 
 impl ReadError {
@@ -65,6 +73,7 @@ impl ReadError {
             Self::NoText => "no_text",
             Self::Model(e) => e.code(),
             Self::Malformed(_) => "malformed_answer",
+            Self::WindowTooSmall { .. } => "window_too_small",
         }
     }
 }
@@ -151,10 +160,22 @@ impl Reader {
                         calls += n;
                         parts.push((chunk, answer));
                     }
-                    Err(ReadError::Model(LlmError::ContextTooLong { .. })) if chunk.can_split() => {
+                    Err(ReadError::Model(LlmError::ContextTooLong { .. })) => {
                         calls += 1;
-                        let (a, b) = chunk.halves();
-                        next.extend([a, b]);
+                        // A part this small refused means the window holds
+                        // little beyond the instructions: cutting further
+                        // would only send the same request again.
+                        match chunk
+                            .halves()
+                            .filter(|_| chunk.text.len() >= MIN_PART_BYTES)
+                        {
+                            Some((a, b)) => next.extend([a, b]),
+                            None => {
+                                return Err(ReadError::WindowTooSmall {
+                                    page: chunk.first_page,
+                                });
+                            }
+                        }
                     }
                     Err(e) => return Err(e),
                 }

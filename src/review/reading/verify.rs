@@ -23,7 +23,23 @@ pub fn fold(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Whether `quote` is on `page` (1-based) of `pages`.
+/// Each piece of a quote cut at an ellipsis is at least this many words: a
+/// word or two ("does … improve") is found almost anywhere.
+const MIN_PIECE_WORDS: usize = 3;
+
+/// A whole quote is at least this many words: a phrase proves nothing.
+const MIN_QUOTE_WORDS: usize = 4;
+
+/// Words an ellipsis may not leave out: without them the passage says the
+/// opposite ("does … improve" of "does not improve").
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "none", "nor", "neither", "cannot", "without", "nothing", "nobody",
+    "fail", "fails", "failed",
+];
+
+/// Whether `quote` is on `page` (1-based) of `pages`: its pieces (cut at
+/// `…` or `...`) each at least `MIN_PIECE_WORDS` words, found in order at word
+/// boundaries, with no negation in what an ellipsis leaves out.
 pub fn quote_on_page(quote: &str, page: usize, pages: &[String]) -> bool {
     let Some(text) = page.checked_sub(1).and_then(|i| pages.get(i)) else {
         return false;
@@ -37,18 +53,50 @@ pub fn quote_on_page(quote: &str, page: usize, pages: &[String]) -> bool {
         .map(|p| p.trim_matches(|c: char| c == '.' || c.is_whitespace()))
         .filter(|p| !p.is_empty())
         .collect();
-    // A quote of a word or two proves nothing.
-    if pieces.iter().map(|p| p.split(' ').count()).sum::<usize>() < 4 {
+    let words = |p: &str| p.split(' ').count();
+    if pieces.iter().map(|p| words(p)).sum::<usize>() < MIN_QUOTE_WORDS
+        || (pieces.len() > 1 && pieces.iter().any(|p| words(p) < MIN_PIECE_WORDS))
+    {
         return false;
     }
     let mut from = 0;
-    for piece in pieces {
-        match haystack[from..].find(piece) {
-            Some(at) => from += at + piece.len(),
-            None => return false,
+    for (i, piece) in pieces.iter().enumerate() {
+        let Some(at) = find_words(&haystack, piece, from) else {
+            return false;
+        };
+        if i > 0 && leaves_out_a_negation(&haystack[from..at]) {
+            return false;
         }
+        from = at + piece.len();
     }
     true
+}
+
+/// Where `needle` first occurs in `haystack` at or after `from`, starting
+/// and ending at word boundaries ("does" is not the start of "doesn't").
+fn find_words(haystack: &str, needle: &str, from: usize) -> Option<usize> {
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '\'');
+    let mut start = from;
+    while let Some(found) = haystack.get(start..)?.find(needle) {
+        let at = start + found;
+        let end = at + needle.len();
+        let edge_before =
+            !is_word(haystack[..at].chars().next_back()) || !is_word(needle.chars().next());
+        let edge_after =
+            !is_word(haystack[end..].chars().next()) || !is_word(needle.chars().next_back());
+        if edge_before && edge_after {
+            return Some(at);
+        }
+        start = at + needle.chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+/// Whether the text an ellipsis stands for holds a negation.
+fn leaves_out_a_negation(elided: &str) -> bool {
+    elided
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| NEGATIONS.contains(&w) || w.ends_with("n't"))
 }
 
 #[cfg(test)]
@@ -83,5 +131,44 @@ mod tests {
         assert!(!quote_on_page("We show that hashing beats B-trees", 2, &p));
         assert!(!quote_on_page("Second line", 2, &p), "too short to count");
         assert!(!quote_on_page("We show that learned indexes", 9, &p));
+    }
+
+    #[test]
+    fn an_ellipsis_never_leaves_out_a_negation_or_stands_between_scraps() {
+        let p = vec![
+            "Our results show that the new scheduler does not improve tail latency under load, \
+             although it doesn't hurt throughput."
+                .to_owned(),
+        ];
+        assert!(
+            !quote_on_page("does … improve", 1, &p),
+            "scraps prove nothing"
+        );
+        assert!(!quote_on_page(
+            "the new scheduler does … improve tail latency under load",
+            1,
+            &p
+        ));
+        assert!(!quote_on_page(
+            "show that the new scheduler … improve tail latency",
+            1,
+            &p
+        ));
+        let q = vec!["The cache is never flushed before the write completes.".to_owned()];
+        assert!(!quote_on_page(
+            "The cache is … flushed before the write completes",
+            1,
+            &q
+        ));
+        // Words match whole: a quote cut inside a word is not the page's.
+        assert!(!quote_on_page("it doesn't hurt thr", 1, &p));
+        assert!(quote_on_page("it doesn't hurt throughput", 1, &p));
+        // An ellipsis over words that change nothing is fine.
+        assert!(quote_on_page(
+            "Our results show that … does not improve tail latency",
+            1,
+            &p
+        ));
+        assert!(quote_on_page("the new scheduler does not improve", 1, &p));
     }
 }
