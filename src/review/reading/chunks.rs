@@ -69,9 +69,8 @@ impl Chunk {
 /// the line break nearest the middle within its middle half, else the space
 /// nearest it, else the middle itself. None for text too short to cut.
 fn cut_near_middle(text: &str) -> Option<usize> {
-    if text.chars().nth(1).is_none() {
-        return None;
-    }
+    // One character cannot be cut.
+    text.chars().nth(1)?;
     let mut mid = text.len() / 2;
     while !text.is_char_boundary(mid) {
         mid -= 1;
