@@ -72,7 +72,7 @@ pub(crate) fn default_paths() -> Result<AppPaths, String> {
 
 pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
     match review(args).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => status_code(&status),
         Err(e) => {
             eprintln!("error[{}]: {}", e.kind, e.message);
             ExitCode::FAILURE
@@ -95,7 +95,19 @@ fn read_criteria(path: &Path) -> Result<Vec<String>, CommandError> {
         .collect())
 }
 
-async fn review(args: ReviewArgs) -> Result<(), CommandError> {
+/// The exit code of a finished run: 0 when it did its work (or stopped at
+/// a cap or a cancel and resumes), 3 when some papers could not be scored,
+/// 1 when none could.
+fn status_code(status: &str) -> ExitCode {
+    match status {
+        "incomplete" => ExitCode::from(3),
+        "failed" => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// Run the review; returns the run's status.
+async fn review(args: ReviewArgs) -> Result<String, CommandError> {
     let engine = EngineKind::parse(&args.engine).ok_or_else(|| {
         CommandError::new(
             "unknown_engine",
@@ -147,7 +159,8 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
 
     if args.estimate {
         let estimate = review_estimate(&ctx, params).await?;
-        return print_estimate(&estimate, args.json);
+        print_estimate(&estimate, args.json)?;
+        return Ok("done".to_owned());
     }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let progress = Progress::new(show_progress);
@@ -186,7 +199,7 @@ async fn review(args: ReviewArgs) -> Result<(), CommandError> {
     } else {
         print_table(&summary, args.out.as_deref());
     }
-    Ok(())
+    Ok(summary.status)
 }
 
 fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
@@ -317,11 +330,13 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
             l.matched, l.looked_up, l.stats.requests, l.stats.from_cache
         );
     }
-    if summary.status != "done" {
-        println!(
-            "Status: {} (run the same command again to resume)",
-            summary.status
-        );
+    match summary.status.as_str() {
+        "done" => {}
+        "incomplete" | "failed" => println!(
+            "Status: {}: {} of {} papers could not be scored (the report says why for each)",
+            summary.status, summary.counts.not_scored, summary.counts.screened
+        ),
+        other => println!("Status: {other} (run the same command again to resume)"),
     }
     if let Some(a) = &summary.agent {
         println!(
@@ -351,14 +366,15 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
         }
     }
     println!(
-        "{} files, {} duplicates, {} unreadable, {} screened: {} include, {} maybe, {} exclude",
+        "{} files, {} duplicates, {} unreadable, {} screened: {} include, {} maybe, {} exclude, {} could not be scored",
         c.found,
         c.duplicates,
         c.unreadable.values().sum::<usize>(),
         c.screened,
         c.included,
         c.maybe,
-        c.excluded
+        c.excluded,
+        c.not_scored
     );
     let mut ranked: Vec<_> = summary
         .papers
@@ -376,6 +392,14 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
     }
     if ranked.len() > 15 {
         println!("  … and {} more in the report", ranked.len() - 15);
+    }
+    for p in summary.papers.iter().filter(|p| p.not_scored.is_some()) {
+        println!(
+            "  {:<10} {}  {}",
+            "not scored",
+            p.title.as_deref().unwrap_or(""),
+            p.not_scored.as_deref().unwrap_or("")
+        );
     }
     for p in summary
         .papers

@@ -14,6 +14,7 @@ use super::{AppContext, CommandError};
 use crate::agent::NoEvents;
 use crate::blocking::blocking;
 use crate::review::corrections;
+use crate::review::failures::{self, PaperFailure};
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
 use crate::review::run::extract_papers;
@@ -67,6 +68,8 @@ pub struct PaperRow {
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
     pub label: Option<Label>,
+    /// Why a readable paper has no result: the model could not read it.
+    pub failure: Option<PaperFailure>,
 }
 
 /// The detail pane's paper.
@@ -116,6 +119,10 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         let record = find_paper(&ws, &paper)?;
         let result = result_of(&ws, &record.id)?;
         let label = labels::load(&ws, &record.id)?;
+        let failure = match &result {
+            None if record.status.is_readable() => failures::load(&ws, &record.id)?,
+            _ => None,
+        };
         Ok(PaperDetail {
             paper: row(
                 &record,
@@ -124,6 +131,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
                     verdict: r.verdict,
                 }),
                 label,
+                failure,
             ),
             meta: record.meta.clone(),
             result,
@@ -300,7 +308,13 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
         let record = corrections::corrected_paper(ws, record.clone())?;
         let head = result_head_of(ws, &record.id)?;
         let label = labels::load(ws, &record.id)?;
-        Ok(row(&record, head, label))
+        // Only a readable paper with no result can have failed: the rest
+        // cost no extra file read.
+        let failure = match head {
+            None if record.status.is_readable() => failures::load(ws, &record.id)?,
+            _ => None,
+        };
+        Ok(row(&record, head, label, failure))
     })
 }
 
@@ -311,7 +325,12 @@ fn latest_engine(ws: &Workspace) -> Result<Option<EngineKind>, CommandError> {
         .and_then(|run| EngineKind::parse(&run.engine)))
 }
 
-fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -> PaperRow {
+fn row(
+    record: &PaperRecord,
+    result: Option<ResultHead>,
+    label: Option<Label>,
+    failure: Option<PaperFailure>,
+) -> PaperRow {
     PaperRow {
         id: record.id.0.clone(),
         file: record.file.clone(),
@@ -326,6 +345,7 @@ fn row(record: &PaperRecord, result: Option<ResultHead>, label: Option<Label>) -
         score: result.map(|r| r.score),
         verdict: result.map(|r| r.verdict),
         label,
+        failure,
     }
 }
 

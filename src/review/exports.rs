@@ -304,6 +304,7 @@ mod tests {
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
+            failures: &BTreeMap::new(),
         })
     }
 

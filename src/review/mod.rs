@@ -7,6 +7,7 @@ pub mod enrich;
 mod error;
 pub mod estimate;
 pub mod exports;
+pub mod failures;
 pub mod labels;
 mod model;
 pub mod outputs;

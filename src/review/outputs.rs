@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::agentic::result_path;
+use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::report::{self, ReportData};
 use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
@@ -46,6 +47,8 @@ pub struct ReviewFiles {
     pub papers: Vec<PaperRecord>,
     pub results: BTreeMap<PaperId, PaperResult>,
     pub labels: BTreeMap<PaperId, Label>,
+    /// Why readable papers with no result could not be scored.
+    pub failures: BTreeMap<PaperId, PaperFailure>,
     pub synthesis: Option<String>,
     /// The model the results came from, when an agent read them.
     pub model: Option<String>,
@@ -72,6 +75,7 @@ impl ReviewFiles {
         let model = results.values().find_map(|r| r.provenance.model.clone());
         Ok(Self {
             labels: labels_of(ws, &papers)?,
+            failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, engine),
             task,
             spec,
@@ -93,6 +97,7 @@ impl ReviewFiles {
             model: self.model.as_deref(),
             synthesis: self.synthesis.as_deref(),
             labels: &self.labels,
+            failures: &self.failures,
         };
         render(&data, format)
     }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::failures::PaperFailure;
 use super::labels::Label;
 use super::{EngineKind, PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
@@ -22,6 +23,8 @@ pub struct ReportData<'a> {
     pub synthesis: Option<&'a str>,
     /// The researcher's own labels, which the report marks.
     pub labels: &'a BTreeMap<PaperId, Label>,
+    /// Why readable papers with no result could not be scored.
+    pub failures: &'a BTreeMap<PaperId, PaperFailure>,
 }
 
 /// PRISMA-style flow counts.
@@ -37,6 +40,9 @@ pub struct Counts {
     pub included: usize,
     pub maybe: usize,
     pub excluded: usize,
+    /// Screened papers with no result: the model could not read them, or
+    /// the run stopped first. Screened = included + maybe + excluded + this.
+    pub not_scored: usize,
 }
 
 impl ReportData<'_> {
@@ -54,11 +60,12 @@ impl ReportData<'_> {
                     .or_default() += 1;
             }
         }
-        for r in self.results.values() {
-            match r.verdict {
-                Verdict::Include => counts.included += 1,
-                Verdict::Maybe => counts.maybe += 1,
-                Verdict::Exclude => counts.excluded += 1,
+        for p in self.papers.iter().filter(|p| p.status.is_readable()) {
+            match self.results.get(&p.id).map(|r| r.verdict) {
+                Some(Verdict::Include) => counts.included += 1,
+                Some(Verdict::Maybe) => counts.maybe += 1,
+                Some(Verdict::Exclude) => counts.excluded += 1,
+                None => counts.not_scored += 1,
             }
         }
         counts
@@ -157,10 +164,6 @@ fn status_label(status: PaperStatus) -> &'static str {
 
 pub fn render(data: &ReportData<'_>) -> String {
     let mut md = String::new();
-    let push = |md: &mut String, line: &str| {
-        md.push_str(line);
-        md.push('\n');
-    };
     push(
         &mut md,
         &format!("# Literature review: {}\n", inline(&data.task.title)),
@@ -264,7 +267,11 @@ pub fn render(data: &ReportData<'_>) -> String {
     push(&mut md, &format!("| Screened | {} |", counts.screened));
     push(&mut md, &format!("| Included | {} |", counts.included));
     push(&mut md, &format!("| Maybe | {} |", counts.maybe));
-    push(&mut md, &format!("| Excluded | {} |\n", counts.excluded));
+    push(&mut md, &format!("| Excluded | {} |", counts.excluded));
+    push(
+        &mut md,
+        &format!("| Could not be scored | {} |\n", counts.not_scored),
+    );
 
     let ranked = data.ranked();
     push(&mut md, "## Ranking\n");
@@ -300,6 +307,8 @@ pub fn render(data: &ReportData<'_>) -> String {
             paper_section(&mut md, rank + 1, p, r, data.labels.get(&p.id));
         }
     }
+
+    not_scored_section(&mut md, data);
 
     let unreadable: Vec<&PaperRecord> = data
         .papers
@@ -345,6 +354,48 @@ pub fn render(data: &ReportData<'_>) -> String {
         push(&mut md, "");
     }
     md
+}
+
+/// Append a line.
+fn push(md: &mut String, line: &str) {
+    md.push_str(line);
+    md.push('\n');
+}
+
+/// Readable papers without a result, each with why: a model's failure on
+/// that paper, or a run that stopped before reaching it.
+fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
+    let missing: Vec<&PaperRecord> = data
+        .papers
+        .iter()
+        .filter(|p| p.status.is_readable() && !data.results.contains_key(&p.id))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    push(
+        md,
+        "## Papers that could not be scored
+",
+    );
+    push(md, "| Paper | Model | Reason |");
+    push(md, "|---|---|---|");
+    for p in missing {
+        let (model, reason) = match data.failures.get(&p.id) {
+            Some(f) => (f.model.as_deref().unwrap_or("—"), f.reason.as_str()),
+            None => ("—", "not read: the run stopped before this paper"),
+        };
+        push(
+            md,
+            &format!(
+                "| {} | {} | {} |",
+                inline(&title_of(p)),
+                inline(model),
+                inline(reason)
+            ),
+        );
+    }
+    push(md, "");
 }
 
 fn paper_section(
@@ -528,7 +579,24 @@ mod tests {
             Some("A *fast* garbage collector | for [ML]"),
         );
         let junk = paper("cc", "notes.pdf", PaperStatus::NotPdf, None);
-        let papers = vec![raft, gc, junk];
+        let unread = paper(
+            "dd",
+            "paxos.pdf",
+            PaperStatus::Ok,
+            Some("Paxos Made Simple"),
+        );
+        let papers = vec![raft, gc, junk, unread];
+        let mut failures = BTreeMap::new();
+        failures.insert(
+            PaperId("dd".into()),
+            PaperFailure {
+                code: "incoherent_answer".into(),
+                reason: "the model's answer could not stand as a result after 2 asks: Your rationale is not a sentence.".into(),
+                model: Some("tiny-270m".into()),
+                attempts: 2,
+                at: "2026-11-30T10:00:00Z".into(),
+            },
+        );
         let mut results = BTreeMap::new();
         results.insert(
             PaperId("aa".into()),
@@ -547,6 +615,7 @@ mod tests {
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
+            failures: &failures,
         };
         let markdown = render(&data);
 
@@ -562,7 +631,10 @@ mod tests {
                 _ => {}
             }
         }
-        assert_eq!(tables, 4, "flow, ranking, unreadable, duplicates");
+        assert_eq!(
+            tables, 5,
+            "flow, ranking, not scored, unreadable, duplicates"
+        );
         let counts = data.counts();
         assert_eq!(
             (
@@ -570,9 +642,19 @@ mod tests {
                 counts.duplicates,
                 counts.screened,
                 counts.included,
-                counts.excluded
+                counts.excluded,
+                counts.not_scored
             ),
-            (4, 1, 2, 1, 1)
+            (5, 1, 3, 1, 1, 1)
+        );
+        // The flow adds up: every screened paper is counted once.
+        assert_eq!(
+            counts.screened,
+            counts.included + counts.maybe + counts.excluded + counts.not_scored
+        );
+        assert!(
+            markdown
+                .contains("| Paxos Made Simple | tiny-270m | the model's answer could not stand")
         );
         insta::assert_snapshot!(markdown);
     }

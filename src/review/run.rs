@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::agentic::result_path;
 use super::agentic::{self, AgentEngine, AgentReport};
 use super::enrich::{EnrichOutcome, enrich_papers};
+use super::failures::PaperFailure;
 use super::outputs::{self, ExportFormat};
 use super::source::{canonical_source, register_papers};
 use super::{
@@ -101,6 +102,9 @@ pub struct PaperLine {
     pub meta: PaperMeta,
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
+    /// Why a readable paper has no score: the model could not read it (the
+    /// reason it gave), or the run stopped before it. None when scored.
+    pub not_scored: Option<String>,
 }
 
 /// Review `request.source` in `request.workspace`: register and extract the
@@ -200,11 +204,18 @@ pub async fn run_review(
     })
     .await?;
     let summary = ReviewSummary { lookups, ..summary };
-    match (&summary.agent, status) {
+    match (&summary.agent, summary.status.as_str()) {
         (_, "cancelled") => events.emit(RunEvent::Cancelled),
         (Some(a), "stopped") => events.emit(RunEvent::Failed {
             kind: "budget_exhausted".into(),
             message: a.stopped.clone().unwrap_or_default(),
+        }),
+        (_, "failed") => events.emit(RunEvent::Failed {
+            kind: "no_paper_scored".into(),
+            message: format!(
+                "none of the {} readable papers could be scored; the report says why for each",
+                summary.counts.screened
+            ),
         }),
         (a, _) => events.emit(RunEvent::Finished {
             covered_by_agent: a.as_ref().map_or(0, |a| a.covered_by_agent),
@@ -530,6 +541,7 @@ fn write_report(
 ) -> Result<ReviewSummary, ReviewError> {
     let papers = corrections::corrected(ws)?;
     let labelled = outputs::labels_of(ws, &papers)?;
+    let failures = super::failures::of_unscored(ws, &papers, results)?;
     let synthesis = outputs::synthesis_of(ws, spec.engine);
     let mut task = ws.task()?;
     let date = started_at.to_owned();
@@ -542,6 +554,7 @@ fn write_report(
         model,
         synthesis: synthesis.as_deref(),
         labels: &labelled,
+        failures: &failures,
     };
     for format in ExportFormat::ALL {
         let body = outputs::render(&data, format);
@@ -549,8 +562,16 @@ fn write_report(
     }
 
     let counts = data.counts();
+    // A run that went to its end says whether every paper was scored.
+    let status = match status {
+        "done" if counts.not_scored > 0 && counts.not_scored == counts.screened => "failed",
+        "done" if counts.not_scored > 0 => "incomplete",
+        other => other,
+    };
     let (run_status, task_status) = match status {
-        "done" => (RunStatus::Done, TaskStatus::Done),
+        // Some papers could not be scored: the run did its work, and the
+        // papers say why each one failed.
+        "done" | "incomplete" => (RunStatus::Done, TaskStatus::Done),
         "cancelled" => (RunStatus::Cancelled, TaskStatus::Cancelled),
         _ => (RunStatus::Failed, TaskStatus::Failed),
     };
@@ -567,7 +588,7 @@ fn write_report(
             None => spec.engine.label().to_owned(),
         },
         counts,
-        papers: paper_lines(&papers, results),
+        papers: paper_lines(&papers, results, &failures),
         agent,
         status: status.to_owned(),
         lookups: None,
@@ -602,7 +623,11 @@ async fn finish_lookups(
     }
 }
 
-fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>) -> Vec<PaperLine> {
+fn paper_lines(
+    papers: &[PaperRecord],
+    results: &BTreeMap<PaperId, PaperResult>,
+    failures: &BTreeMap<PaperId, PaperFailure>,
+) -> Vec<PaperLine> {
     let mut lines = Vec::new();
     for p in papers {
         let result = results.get(&p.id);
@@ -615,6 +640,12 @@ fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>)
             meta: p.meta.clone(),
             score: result.map(|r| r.score),
             verdict: result.map(|r| r.verdict),
+            not_scored: (p.status.is_readable() && result.is_none()).then(|| {
+                failures.get(&p.id).map_or_else(
+                    || "not read: the run stopped before this paper".to_owned(),
+                    |f| f.reason.clone(),
+                )
+            }),
         });
         for copy in &p.duplicates {
             lines.push(PaperLine {
@@ -626,6 +657,7 @@ fn paper_lines(papers: &[PaperRecord], results: &BTreeMap<PaperId, PaperResult>)
                 meta: p.meta.clone(),
                 score: None,
                 verdict: None,
+                not_scored: None,
             });
         }
     }

@@ -13,7 +13,9 @@ use super::coverage::{Coverage, result_key, result_path};
 use crate::agent::budget::OverBudget;
 use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
 use crate::review::reading::{PaperInput, Reader, Reading};
-use crate::review::{EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, paper_text};
+use crate::review::{
+    EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, failures, paper_text,
+};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperId, PaperRecord, Workspace};
 
@@ -207,17 +209,34 @@ impl ReviewDomain {
                 self.coverage().reading.remove(&id);
                 BatchOutcome::Cancelled
             }
-            Err(reason) => {
-                let mut coverage = self.coverage();
-                coverage.reading.remove(&id);
-                let entry = coverage
-                    .failed
-                    .entry(id.clone())
-                    .or_insert((0, String::new()));
-                entry.0 += 1;
-                entry.1 = reason.clone();
-                let attempts = entry.0;
-                drop(coverage);
+            Err(ReadFailure { code, reason }) => {
+                let attempts = {
+                    let mut coverage = self.coverage();
+                    coverage.reading.remove(&id);
+                    let entry = coverage
+                        .failed
+                        .entry(id.clone())
+                        .or_insert((0, String::new()));
+                    entry.0 += 1;
+                    entry.1 = reason.clone();
+                    entry.0
+                };
+                // The failure is on record for the report, `--json` and the
+                // app until a later read succeeds.
+                let failure = failures::PaperFailure {
+                    code,
+                    reason: reason.clone(),
+                    model: Some(self.reader.model().to_owned()),
+                    attempts,
+                    at: now_rfc3339(),
+                };
+                let (ws, paper_id) = (self.ws.clone(), id.clone());
+                let saved =
+                    tokio::task::spawn_blocking(move || failures::save(&ws, &paper_id, &failure))
+                        .await;
+                if let Ok(Err(e)) = saved {
+                    tracing::warn!(paper = %id.0, error = %e, "could not record why the paper failed");
+                }
                 self.events.emit(RunEvent::PaperStatus {
                     paper: id.0.clone(),
                     phase: PaperPhase::Failed,
@@ -233,9 +252,9 @@ impl ReviewDomain {
         paper: &PaperRecord,
         by: CoveredBy,
         gates: Gates,
-    ) -> Result<(PaperResult, Reading), String> {
+    ) -> Result<(PaperResult, Reading), ReadFailure> {
         if self.cancel.is_cancelled() {
-            return Err("the run was cancelled".into());
+            return Err(ReadFailure::new("cancelled", "the run was cancelled"));
         }
         let (pages, plan) = {
             let _planning = gates.plan.acquire().await.ok();
@@ -243,7 +262,7 @@ impl ReviewDomain {
             let (title, spec) = (paper.title.clone(), self.spec.clone());
             tokio::task::spawn_blocking(move || {
                 let pages = paper_text::load(&ws, &id)
-                    .map_err(|e| e.to_string())?
+                    .map_err(ReadFailure::from)?
                     .unwrap_or_default();
                 let plan = reader.plan(&PaperInput {
                     title: title.as_deref(),
@@ -251,10 +270,10 @@ impl ReviewDomain {
                     question: &spec.question,
                     criteria: &spec.criteria,
                 });
-                Ok::<_, String>((pages, plan))
+                Ok::<_, ReadFailure>((pages, plan))
             })
             .await
-            .map_err(|e| e.to_string())??
+            .map_err(ReadFailure::from)??
         };
         let permit = gates.call.acquire().await.ok();
         self.events.emit(RunEvent::PaperStatus {
@@ -273,7 +292,7 @@ impl ReviewDomain {
             Ok(plan) => self.reader.read_planned(&input, plan).await,
             Err(e) => Err(e),
         }
-        .map_err(|e| e.to_string());
+        .map_err(|e| ReadFailure::new(e.code(), e.to_string()));
         drop(permit);
         let reading = reading?;
         let answer = reading.answer.clone();
@@ -301,13 +320,43 @@ impl ReviewDomain {
             },
         };
         let ws = self.ws.clone();
-        let path = result_path(&paper.id).map_err(|e| e.to_string())?;
+        let path = result_path(&paper.id)?;
         let to_write = result.clone();
-        tokio::task::spawn_blocking(move || ws.write_json(&path, &to_write))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+        let id = paper.id.clone();
+        tokio::task::spawn_blocking(move || {
+            ws.write_json(&path, &to_write)?;
+            failures::clear(&ws, &id)
+        })
+        .await??;
         Ok((result, reading))
+    }
+}
+
+/// Why a paper's read failed: a stable code and the reason in words.
+#[derive(Debug)]
+struct ReadFailure {
+    code: String,
+    reason: String,
+}
+
+impl ReadFailure {
+    fn new(code: &str, reason: impl Into<String>) -> Self {
+        Self {
+            code: code.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<crate::workspace::WorkspaceError> for ReadFailure {
+    fn from(e: crate::workspace::WorkspaceError) -> Self {
+        Self::new(e.code(), e.to_string())
+    }
+}
+
+impl From<tokio::task::JoinError> for ReadFailure {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Self::new("internal", e.to_string())
     }
 }
 

@@ -9,6 +9,7 @@
 //! The caller's context never sees the paper.
 
 pub mod chunks;
+pub mod coherence;
 pub mod parse;
 pub mod verify;
 
@@ -49,8 +50,9 @@ pub struct Reading {
     pub quotes_dropped: usize,
     pub chunks: usize,
     pub model_calls: u32,
-    /// Asked again because no evidence checked out.
-    pub reasked: bool,
+    /// Asked again, once, with this reason: the first answer could not
+    /// stand (see [`coherence`]).
+    pub reasked: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -61,6 +63,8 @@ pub enum ReadError {
     Model(#[from] LlmError),
     #[error("the model's answer was not the JSON object asked for, twice: {0}")]
     Malformed(String),
+    #[error("the model's answer could not stand as a result after {asked} asks: {problem}")]
+    Incoherent { problem: String, asked: u32 },
     #[error(
         "the model's context window is too small for page {page} even cut into small parts; give the profile a larger context window"
     )]
@@ -74,6 +78,7 @@ impl ReadError {
             Self::Model(e) => e.code(),
             Self::Malformed(_) => "malformed_answer",
             Self::WindowTooSmall { .. } => "window_too_small",
+            Self::Incoherent { .. } => "incoherent_answer",
         }
     }
 }
@@ -189,29 +194,36 @@ impl Reader {
             verified += v;
             dropped += d;
         }
-        let mut reasked = false;
-        let best = best_part(&parts);
-        if let Some(best) = best
-            && verified == 0
-            && (dropped > 0 || parts[best].1.score >= 4.0)
+        // An answer that cannot stand (no verified evidence for a score,
+        // noise for a rationale, a verdict against its score) is asked
+        // again, once, about the part that decided it, with the reason.
+        let mut reasked = None;
+        if let Some(reason) = coherence_problem(&parts, verified, dropped)
+            && let Some(best) = best_part(&parts)
         {
-            reasked = true;
-            let reason = if dropped > 0 {
-                format!(
-                    "None of your {dropped} evidence quotes appears word for word on the page you cited. Copy each passage exactly as it is printed, with its page number."
-                )
-            } else {
-                "Your answer gives the paper a score but no evidence. Support it with passages copied exactly from the text, each with its page number.".to_owned()
-            };
             let chunk = parts[best].0.clone();
             let total = parts.len();
-            if let Ok((mut again, n)) = self.ask(input, &chunk, total, Some(&reason)).await {
-                calls += n;
-                let (v, d) = check_quotes(&mut again, input.pages);
-                verified += v;
-                dropped += d;
-                parts[best].1 = again;
+            match self.ask(input, &chunk, total, Some(&reason)).await {
+                Ok((mut again, n)) => {
+                    calls += n;
+                    let (v, d) = check_quotes(&mut again, input.pages);
+                    // The first answer's dropped quotes stay counted; its
+                    // verified ones give way to the new answer's.
+                    let (old_v, _) = check_quotes(&mut parts[best].1, input.pages);
+                    verified = verified - old_v + v;
+                    dropped += d;
+                    parts[best].1 = again;
+                }
+                Err(e) if !matches!(e, ReadError::Malformed(_)) => return Err(e),
+                Err(_) => {}
             }
+            reasked = Some(reason);
+        }
+        if let Some(problem) = coherence_problem(&parts, verified, dropped) {
+            return Err(ReadError::Incoherent {
+                problem,
+                asked: if reasked.is_some() { 2 } else { 1 },
+            });
         }
         Ok(Reading {
             chunks: parts.len(),
@@ -267,10 +279,13 @@ impl Reader {
                 let shown: String = answer.text.chars().take(200).collect();
                 return Err(ReadError::Malformed(shown));
             }
+            let cut = answer.finish_reason == Some(crate::llm::FinishReason::Length);
             messages.push(Message::assistant(&answer));
-            messages.push(Message::user(
-                "That was not the JSON object asked for. Answer again with only the JSON object: summary, key_points, score, verdict, rationale, evidence, criteria.",
-            ));
+            messages.push(Message::user(if cut {
+                "Your answer was cut off at the token limit before the JSON object ended. Answer again, shorter, with only the JSON object: summary, key_points, score, verdict, rationale, evidence, criteria."
+            } else {
+                "That was not the JSON object asked for. Answer again with only the JSON object: summary, key_points, score, verdict, rationale, evidence, criteria."
+            }));
         }
         Err(ReadError::Malformed(String::new()))
     }
@@ -372,6 +387,32 @@ fn check_quotes(answer: &mut ReaderAnswer, pages: &[String]) -> (usize, usize) {
         }
     }
     (kept, before - kept)
+}
+
+/// Why the parts' answer cannot stand, if it cannot: judged on the part that
+/// decides the score, with the quotes verified across all parts.
+fn coherence_problem(
+    parts: &[(Chunk, ReaderAnswer)],
+    verified: usize,
+    dropped: usize,
+) -> Option<String> {
+    let best = &parts[best_part(parts)?].1;
+    let summary: Vec<crate::review::Quote> =
+        parts.iter().flat_map(|(_, a)| a.summary.clone()).collect();
+    let problem = coherence::problem(&coherence::Claim {
+        score: best.score,
+        verdict: best.verdict,
+        rationale: &best.rationale,
+        summary: &summary,
+        verified_quotes: verified,
+    })?;
+    Some(if verified == 0 && dropped > 0 {
+        format!(
+            "None of your {dropped} evidence quotes appears word for word on the page you cited. Copy each passage exactly as it is printed, with its page number. {problem}"
+        )
+    } else {
+        problem
+    })
 }
 
 fn best_part(parts: &[(Chunk, ReaderAnswer)]) -> Option<usize> {

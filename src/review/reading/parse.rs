@@ -74,7 +74,9 @@ pub fn answer(object: &Map<String, Value>) -> Option<ReaderAnswer> {
         key_points: get(&["key_points", "keyPoints", "keypoints"])
             .map(strings)
             .unwrap_or_default(),
-        score: score.unwrap_or(0.0).clamp(0.0, 10.0),
+        // Kept as given, off the scale or missing (NaN): the coherence check
+        // says so to the model rather than a clamp hiding it.
+        score: score.unwrap_or(f64::NAN),
         verdict: get(&["verdict", "decision"])
             .and_then(Value::as_str)
             .and_then(verdict),
@@ -237,7 +239,7 @@ mod tests {
         let object = json_object("{\"hello\": \"world\"}").unwrap();
         assert!(answer(&object).is_none());
         assert!(json_object("no json here").is_none());
-        let clamped = answer(&json_object("{\"score\": 42}").unwrap()).unwrap();
-        assert_eq!(clamped.score, 10.0);
+        let off_scale = answer(&json_object("{\"score\": 42}").unwrap()).unwrap();
+        assert_eq!(off_scale.score, 42.0);
     }
 }

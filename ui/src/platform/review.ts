@@ -31,6 +31,17 @@ export interface PaperRow {
   score: number | null;
   verdict: Verdict | null;
   label: Label | null;
+  /** Why a readable paper has no result: the model could not read it. */
+  failure: PaperFailure | null;
+}
+
+/** A model's failure to read one paper (`papers/<id>/failure.json`). */
+export interface PaperFailure {
+  code: string;
+  reason: string;
+  model: string | null;
+  attempts: number;
+  at: string;
 }
 
 export interface ReviewView {

@@ -257,12 +257,17 @@ export class FakePlatform implements Platform {
     this.runHandlers.get(root)?.(event);
   }
 
-  /** Play a run's end: results for the papers as given, then `finished`. */
-  finishRun(root: string, scores: Record<string, number>) {
+  /** Play a run's end: results for the papers as given, the model's
+   * failures for those in `failures` (id to reason), then `finished`. */
+  finishRun(root: string, scores: Record<string, number>, failures: Record<string, string> = {}) {
     const view = this.review(root);
     view.state = "done";
     view.papers = view.papers.map((p) => {
       const score = scores[p.id];
+      const failed = failures[p.id];
+      if (failed !== undefined) {
+        return { ...p, failure: { code: "incoherent_answer", reason: failed, model: "tiny-270m", attempts: 2, at: "" } };
+      }
       if (score === undefined) return p;
       const verdict = score >= 6.5 ? "include" : score >= 4 ? "maybe" : "exclude";
       this.results.set(p.id, fakeResult(score, verdict));
@@ -385,6 +390,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     score: null,
     verdict: null,
     label: null,
+    failure: null,
   });
   return {
     root,

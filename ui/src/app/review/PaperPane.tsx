@@ -124,7 +124,11 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           {[row.label.verdict, row.label.score === null ? null : `score ${row.label.score}/10`].filter(Boolean).join(" · ")}
         </p>
       )}
-      {result === null ? (
+      {result === null && row.failure !== null ? (
+        <p class="pane__failure" data-testid="pane-failure">
+          Could not be scored{row.failure.model === null ? "" : ` by ${row.failure.model}`}: {row.failure.reason}
+        </p>
+      ) : result === null ? (
         <p class="muted">
           {row.status === "ok" || row.status === "damaged"
             ? "Not reviewed yet."

@@ -216,6 +216,26 @@ describe("the results", () => {
     expect($("[data-testid=quotes]")?.textContent).toContain("We evaluate on two data sets.");
   });
 
+  it("says why a paper the model could not read has no score", async () => {
+    await openReview();
+    await type("[data-testid=question]", "q");
+    await click("[data-testid=start]");
+    platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "agent", papers: 3 });
+    platform.finishRun(ROOT, { p1: 8, p3: 5 }, { p2: "the model's answer could not stand as a result after 2 asks" });
+    await settle();
+    await settle();
+    const row = all("[data-testid=result-row]").find((r) => r.getAttribute("data-paper") === "p2");
+    expect(row).toBeDefined();
+    await act(() => {
+      (row as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-failure]")?.textContent).toBe(
+      "Could not be scored by tiny-270m: the model's answer could not stand as a result after 2 asks",
+    );
+    expect($("[data-testid=pane-score]")).toBeNull();
+  });
+
   it("shows where a paper's record came from, its venue, DOI and abstract", async () => {
     platform.metas.set("p1", {
       authors: [{ given: "Leslie", family: "Lamport" }],

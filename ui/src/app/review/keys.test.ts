@@ -17,6 +17,7 @@ const paper: PaperRow = {
   score: 5,
   verdict: "maybe",
   label: { verdict: "include", score: null, note: "strong", at: "" },
+  failure: null,
 };
 
 describe("keyboard review", () => {

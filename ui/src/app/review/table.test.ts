@@ -18,6 +18,7 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     score: null,
     verdict: null,
     label: null,
+    failure: null,
     ...p,
   };
 }
