@@ -12,6 +12,7 @@
 //! format must not be mirrored here and cancel out.
 
 mod agent_policy;
+pub mod fallible;
 mod http;
 pub mod pdf;
 pub mod reader;
@@ -21,6 +22,7 @@ pub mod scholar;
 mod script;
 mod server;
 
+pub use fallible::Mistake;
 pub use request::{Protocol, RecordedRequest};
 pub use script::{Cut, Faults, Quirks, Reply, ScriptedCall, Step};
 pub use server::{Policy, ScriptedServer, ServerOptions, ServerStats};

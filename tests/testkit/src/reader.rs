@@ -51,6 +51,16 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
     agent_step(&turns, &tools)
 }
 
+/// The pages of a request that asks to read a document (not an agent
+/// step): what the fallible reader may spoil an answer about.
+pub fn reading_document(request: &RecordedRequest) -> Option<Vec<(u32, String)>> {
+    let turns = request.turns();
+    if crate::agent_policy::is_agent_prompt(&turns) {
+        return None;
+    }
+    latest_document(&turns)
+}
+
 fn is_result_tool(name: &str) -> bool {
     ["submit", "record", "report", "answer", "result"]
         .iter()

@@ -13,6 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
+use crate::fallible::{self, Mistake};
 use crate::http::{self, HttpRequest, Piece};
 use crate::reader;
 use crate::render::{self, Answer};
@@ -40,7 +41,7 @@ pub struct ServerOptions {
 }
 
 /// The policy for requests no step is scripted for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Policy {
     /// The deterministic reader and agent policies.
     #[default]
@@ -49,6 +50,14 @@ pub enum Policy {
     /// random-weight model would make; reading requests get the reader's
     /// answer or garbage, at random.
     Chaos { seed: u64 },
+    /// The diligent policies, but a share `rate` (0..=1) of reading answers
+    /// is spoiled the way real models spoil them ([`crate::fallible`]), by
+    /// any of the mistakes in `only` (every kind when it is empty).
+    Fallible {
+        seed: u64,
+        rate: f64,
+        only: &'static [Mistake],
+    },
 }
 
 impl Default for ServerOptions {
@@ -81,6 +90,8 @@ struct Shared {
     peak: AtomicUsize,
     answered: AtomicU64,
     serial: AtomicU64,
+    /// The fallible reader's mistakes, in the order it made them.
+    mistakes: Mutex<Vec<Mistake>>,
 }
 
 pub struct ScriptedServer {
@@ -111,6 +122,7 @@ impl ScriptedServer {
             peak: AtomicUsize::new(0),
             answered: AtomicU64::new(0),
             serial: AtomicU64::new(0),
+            mistakes: Mutex::new(Vec::new()),
         });
         let accept_shared = shared.clone();
         let accept = tokio::spawn(async move {
@@ -152,6 +164,11 @@ impl ScriptedServer {
     /// Every model request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// The mistakes the fallible reader made so far, in order.
+    pub fn mistakes(&self) -> Vec<Mistake> {
+        lock(&self.shared.mistakes).clone()
     }
 
     pub fn stats(&self) -> ServerStats {
@@ -276,6 +293,7 @@ async fn answer(
     // The latency is the time to the answer, as a real server's is: the
     // policy's own work happens inside it, not on top of it.
     let due = tokio::time::Instant::now() + shared.options.latency + step.faults.first_byte_delay;
+    let mut quirks = step.faults.quirks.clone();
     let (text, calls) = match step.reply {
         Reply::Status {
             status,
@@ -294,6 +312,23 @@ async fn answer(
         Reply::ToolCalls { text, calls } => (text, calls),
         Reply::Policy => match shared.options.policy {
             Policy::Diligent => reader::answer(request),
+            Policy::Fallible { seed, rate, only } => {
+                let (text, calls) = reader::answer(request);
+                let pages = reader::reading_document(request);
+                match (pages, fallible::mistake_for(request, seed, rate, only)) {
+                    (Some(pages), Some(mistake)) => {
+                        let spoiled = fallible::spoil(text, calls, mistake, &pages);
+                        if let Some(made) = spoiled.mistake {
+                            lock(&shared.mistakes).push(made);
+                        }
+                        if let Some(reason) = spoiled.finish_reason {
+                            quirks.unknown_finish_reason = Some(reason.to_owned());
+                        }
+                        (spoiled.text, spoiled.calls)
+                    }
+                    _ => (text, calls),
+                }
+            }
             Policy::Chaos { seed } => {
                 let n = shared.serial.load(Ordering::SeqCst);
                 let tools = request.tools();
@@ -323,7 +358,7 @@ async fn answer(
         prompt_tokens: request.prompt_tokens(),
         serial: shared.serial.fetch_add(1, Ordering::SeqCst),
     };
-    let quirks = &step.faults.quirks;
+    let quirks = &quirks;
     if !request.stream() {
         let body = render::whole(request.protocol, &answer, quirks);
         return http::write_json(stream, 200, &[], &body).await;

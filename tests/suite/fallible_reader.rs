@@ -1,0 +1,290 @@
+//! Agent reviews against a fallible reader, over real HTTP: the paths a real
+//! model takes every day. A bad quote is dropped and counted, a noisy or
+//! contradictory answer is asked again once with its reason, a malformed
+//! answer is retried, a paper that stays bad ends with a reason on record,
+//! and the flow of papers always adds up.
+
+use std::collections::BTreeMap;
+
+use quire::agent::EventLog;
+use quire::review::agentic::result_path;
+use quire::review::failures;
+use quire::review::reading::verify::quote_on_page;
+use quire::review::{PaperResult, Verdict};
+use quire::workspace::Workspace;
+use testkit::{Mistake, Policy, ScriptedServer, ServerOptions};
+
+use super::agent_review::{Rig, results};
+use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
+
+fn papers() -> Vec<std::path::PathBuf> {
+    let mut papers = dev_pdfs("distributed-systems", 4);
+    papers.extend(dev_pdfs("databases", 3));
+    papers
+}
+
+/// The text of every reading request's follow-up turns (re-asks, retries).
+fn reader_turns(server: &ScriptedServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|r| {
+            r.turns()
+                .iter()
+                .map(|t| t.text.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .filter(|text| text.contains("=== page 1 ===") && text.starts_with("You read one paper"))
+        .collect()
+}
+
+/// A result a reviewer could stand behind: every quote on its page, a score
+/// on the scale that agrees with the verdict, a rationale in words.
+fn assert_coherent(title: &str, result: &PaperResult, pages: &[String]) {
+    for q in &result.evidence {
+        assert!(
+            quote_on_page(&q.text, q.page, pages),
+            "{title}: {:?} is not on page {}",
+            q.text,
+            q.page
+        );
+    }
+    assert!(
+        (0.0..=10.0).contains(&result.score),
+        "{title}: {}",
+        result.score
+    );
+    let contradicts = match result.verdict {
+        Verdict::Include => result.score < 4.0,
+        Verdict::Exclude => result.score >= 6.5,
+        Verdict::Maybe => false,
+    };
+    assert!(
+        !contradicts,
+        "{title}: {} with {}",
+        result.verdict.as_str(),
+        result.score
+    );
+    assert!(
+        result.rationale.split_whitespace().count() >= 3,
+        "{title}: rationale {:?}",
+        result.rationale
+    );
+    if result.score >= 4.0 {
+        assert!(
+            !result.evidence.is_empty(),
+            "{title}: a score with no quote"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_fallible_readers_mistakes_are_caught_counted_and_never_reach_a_result() {
+    let rig = Rig::new(
+        &papers(),
+        ServerOptions {
+            policy: Policy::Fallible {
+                seed: 11,
+                rate: 0.5,
+                only: &[],
+            },
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let summary = rig.run(EventLog::new()).await;
+    let mistakes = rig.server.mistakes();
+    assert!(mistakes.len() >= 3, "the reader erred: {mistakes:?}");
+
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let results = results(&ws);
+    for (title, result, pages) in &results {
+        assert_coherent(title, result, pages);
+    }
+
+    // Every readable paper is scored or has a failure with its reason, and
+    // the flow adds up.
+    let c = &summary.counts;
+    assert_eq!(c.screened, papers().len());
+    assert_eq!(
+        c.screened,
+        c.included + c.maybe + c.excluded + c.not_scored,
+        "{c:?}"
+    );
+    assert_eq!(results.len() + c.not_scored, c.screened);
+    let papers_on_record = ws.papers().unwrap();
+    let scored: BTreeMap<_, PaperResult> = papers_on_record
+        .iter()
+        .filter_map(|p| {
+            let result = ws.read_json(&result_path(&p.id).unwrap()).ok()?;
+            Some((p.id.clone(), result))
+        })
+        .collect();
+    assert_eq!(scored.len(), results.len());
+    let failed = failures::of_unscored(&ws, &papers_on_record, &scored).unwrap();
+    assert_eq!(failed.len(), c.not_scored, "{failed:?}");
+    for line in summary.papers.iter().filter(|p| p.score.is_none()) {
+        assert!(
+            line.not_scored.as_deref().is_some_and(|r| !r.is_empty()),
+            "{line:?}"
+        );
+    }
+    let expected_status = if c.not_scored == 0 {
+        "done"
+    } else {
+        "incomplete"
+    };
+    assert_eq!(summary.status, expected_status);
+
+    // Quotes the reader spoiled were dropped, and counted in the report.
+    let turns = reader_turns(&rig.server);
+    let dropped: usize = results
+        .iter()
+        .map(|(_, r, _)| r.provenance.quotes_dropped.unwrap_or(0))
+        .sum();
+    let verified: usize = results
+        .iter()
+        .map(|(_, r, _)| r.provenance.quotes_verified.unwrap_or(0))
+        .sum();
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    assert!(
+        report.contains(&format!(
+            "{verified} verified, {dropped} not found on their page and dropped"
+        )),
+        "{report}"
+    );
+    if mistakes.iter().any(|m| m.spoils_quotes()) {
+        assert!(
+            dropped > 0 || c.not_scored > 0,
+            "spoiled quotes were dropped: {mistakes:?}"
+        );
+    }
+
+    // A re-ask carries its reason, and happens at most once per reading.
+    let reasks = turns
+        .iter()
+        .filter(|t| t.contains("You were asked about this paper before."))
+        .count();
+    let spoiled_content = mistakes
+        .iter()
+        .filter(|m| {
+            m.spoils_quotes()
+                || matches!(
+                    m,
+                    Mistake::ScoreOutOfRange
+                        | Mistake::NoiseRationale
+                        | Mistake::ContradictoryVerdict
+                )
+        })
+        .count();
+    assert!(reasks >= 1 || spoiled_content == 0, "{mistakes:?}");
+    for t in &turns {
+        assert!(
+            t.matches("You were asked about this paper before.").count() <= 1,
+            "asked again at most once: {t}"
+        );
+    }
+    // A malformed answer is retried in the same conversation.
+    let malformed = mistakes
+        .iter()
+        .filter(|m| {
+            matches!(
+                m,
+                Mistake::InvalidJson | Mistake::Refusal | Mistake::Empty | Mistake::CutAtMaxTokens
+            )
+        })
+        .count();
+    let retries = turns
+        .iter()
+        .filter(|t| {
+            t.contains("That was not the JSON object asked for")
+                || t.contains("Your answer was cut off at the token limit")
+        })
+        .count();
+    assert!(retries >= malformed.min(1), "{mistakes:?}");
+    if mistakes.contains(&Mistake::CutAtMaxTokens) {
+        assert!(
+            turns
+                .iter()
+                .any(|t| t.contains("Your answer was cut off at the token limit")),
+            "a cut answer is asked again as cut"
+        );
+    }
+}
+
+#[tokio::test]
+async fn papers_a_reader_never_gets_right_end_with_their_reasons_and_the_run_failed() {
+    let pdfs = dev_pdfs("databases", 2);
+    let server = ScriptedServer::start(ServerOptions {
+        // Every reading answer is noise, malformed or self-contradictory.
+        policy: Policy::Fallible {
+            seed: 3,
+            rate: 1.0,
+            only: &[
+                Mistake::NoiseRationale,
+                Mistake::InvalidJson,
+                Mistake::ContradictoryVerdict,
+                Mistake::Refusal,
+            ],
+        },
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let folder = folder_of(&pdfs);
+    let config = scripted_config(&server.base_url(), "");
+    let data = tempfile::tempdir().unwrap();
+    let ws = data.path().join("ws");
+    let out = tokio::process::Command::new(quire_bin())
+        .args([
+            "review",
+            folder.path().to_str().unwrap(),
+            "--question",
+            "How do databases recover from crashes?",
+            "--engine",
+            "agent",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--json",
+        ])
+        .env("QUIRE_CONFIG_DIR", config.path())
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OFFLINE", "1")
+        .env("QUIRE_SECRET_STORE", "file")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "every paper failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["status"], "failed", "{summary}");
+    assert_eq!(summary["counts"]["screened"], 2);
+    assert_eq!(summary["counts"]["notScored"], 2);
+    for paper in summary["papers"].as_array().unwrap() {
+        let reason = paper["notScored"].as_str().unwrap_or("");
+        assert!(
+            reason.contains("could not stand")
+                || reason.contains("not the JSON object")
+                || reason.contains("model"),
+            "a reason, not a gap: {paper}"
+        );
+        assert!(paper["score"].is_null());
+    }
+    let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(report.contains("| Could not be scored | 2 |"), "{report}");
+    assert!(
+        report.contains("## Papers that could not be scored"),
+        "{report}"
+    );
+    let workspace = Workspace::open_read_only(&ws).unwrap();
+    for paper in workspace.papers().unwrap() {
+        let failure = failures::load(&workspace, &paper.id).unwrap().unwrap();
+        assert_eq!(failure.model.as_deref(), Some("scripted-reader"));
+        assert!(failure.attempts >= 1);
+    }
+}
