@@ -48,6 +48,11 @@ pub(crate) struct AgentBenchArgs {
     /// Have the scripted server write every request body to this folder.
     #[arg(long)]
     dump_requests: Option<PathBuf>,
+    /// Also review 80 papers with a reader that spoils this share (0-1) of
+    /// its answers (bad quotes, invalid JSON, noise): quotes dropped,
+    /// re-asks, papers not scored and the tokens it costs.
+    #[arg(long)]
+    fallible: Option<f64>,
 }
 
 const QUESTION: &str = "How do distributed systems reach consensus, replicate state and tolerate failures of machines and networks?";
@@ -74,6 +79,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
         args.latency_ms,
         args.concurrency,
         args.dump_requests.as_deref(),
+        None,
     )?;
     let latency = Duration::from_millis(args.latency_ms);
 
@@ -169,6 +175,10 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
             "baseline grows {per_paper:.0} prompt tokens per paper: it overflows a {BASELINE_WINDOW}-token window at about paper {overflow:.0}; Quire's prompt stays at {} tokens",
             maxima.values().max().copied().unwrap_or(0)
         );
+    }
+
+    if let Some(rate) = args.fallible {
+        fallible_figures(&texts, scratch.path(), &args, out.clone(), rate).await?;
     }
 
     // Resume: stop a run of 80 halfway, resume it, compare with a clean run.
@@ -386,6 +396,47 @@ async fn review(
     ))
 }
 
+/// The 80-paper review again, against a reader that spoils `rate` of its
+/// answers: what its mistakes cost and what became of them.
+async fn fallible_figures(
+    texts: &[(PaperRecord, Vec<String>)],
+    scratch: &Path,
+    args: &AgentBenchArgs,
+    out: Arc<Jsonl>,
+    rate: f64,
+) -> Result<(), String> {
+    let server = Server::start(args.latency_ms, args.concurrency, None, Some(rate))?;
+    let root = scratch.join("fallible-80");
+    let paper_tokens = synthetic_workspace(&root, texts, 80)?;
+    let (outcome, calls) = review(&root, &server, args, out, 80, false, None).await?;
+    let ws = Workspace::open_read_only(&root).map_err(|e| e.to_string())?;
+    let (mut verified, mut dropped, mut reasked) = (0, 0, 0);
+    for paper in ws.papers().map_err(|e| e.to_string())? {
+        let path = agentic::result_path(&paper.id).map_err(|e| e.to_string())?;
+        if let Ok(result) = ws.read_json::<quire::review::PaperResult>(&path) {
+            verified += result.provenance.quotes_verified.unwrap_or(0);
+            dropped += result.provenance.quotes_dropped.unwrap_or(0);
+            reasked += usize::from(result.provenance.reasked.is_some());
+        }
+    }
+    let input: u64 = calls.iter().map(|c| c.prompt_tokens).sum();
+    let report = &outcome.report;
+    println!(
+        "
+fallible reader at {:.0}%: covered {}/{}, {} not scored (each with its reason); quotes {verified} verified, {dropped} dropped; {reasked} papers asked again; {} reader calls",
+        rate * 100.0,
+        report.covered_by_agent + report.covered_by_sweep,
+        report.readable,
+        report.failed,
+        calls.iter().filter(|c| c.agent == "reader").count()
+    );
+    println!(
+        "  input tokens {input} / paper text {paper_tokens} = {:.2} [goal <= 1.50 at 20%]",
+        input as f64 / paper_tokens.max(1) as f64
+    );
+    Ok(())
+}
+
 struct Spent {
     total: u64,
     batch_papers: usize,
@@ -426,7 +477,12 @@ struct Server {
 }
 
 impl Server {
-    fn start(latency_ms: u64, concurrency: usize, dump: Option<&Path>) -> Result<Self, String> {
+    fn start(
+        latency_ms: u64,
+        concurrency: usize,
+        dump: Option<&Path>,
+        fallible: Option<f64>,
+    ) -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let binary = exe.with_file_name("scripted-model");
         if !binary.is_file() {
@@ -438,6 +494,9 @@ impl Server {
         let mut command = Command::new(&binary);
         if let Some(dir) = dump {
             command.arg("--dump").arg(dir);
+        }
+        if let Some(rate) = fallible {
+            command.args(["--fallible", &rate.to_string(), "--seed", "7"]);
         }
         let mut child = command
             .args([

@@ -81,8 +81,13 @@ pub fn request_body(request: &ChatRequest) -> Value {
 
 fn usage_of(value: &Value) -> Option<Usage> {
     let u = value.get("usage")?;
+    let count = |key: &str| u.get(key).and_then(Value::as_u64).unwrap_or(0);
     Some(Usage {
-        input_tokens: u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0),
+        // `input_tokens` leaves out what the prompt cache wrote or served:
+        // the prompt read is all three (and a cut prompt is judged on it).
+        input_tokens: count("input_tokens")
+            + count("cache_read_input_tokens")
+            + count("cache_creation_input_tokens"),
         output_tokens: u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0),
     })
 }
@@ -370,5 +375,14 @@ mod tests {
         assert_eq!(r.text, "ok");
         assert_eq!(r.tool_calls[0].arguments, json!({"path": "."}));
         assert_eq!(r.finish_reason, Some(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn the_prompt_read_counts_what_the_cache_served_and_wrote() {
+        let body = json!({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                          "usage": {"input_tokens": 40, "cache_read_input_tokens": 3000,
+                                    "cache_creation_input_tokens": 200, "output_tokens": 9}});
+        let usage = parse_response(&body).unwrap().usage.unwrap();
+        assert_eq!((usage.input_tokens, usage.output_tokens), (3240, 9));
     }
 }

@@ -11,7 +11,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::accounting::{CallLog, PriceTable, estimate_usage};
-use super::error::{LlmError, backoff};
+use super::error::{LlmError, backoff, prompt_was_cut};
 use super::provider::Provider;
 use super::settings::{ModelSettings, Protocol};
 use super::types::{ChatRequest, ChatResponse, Usage};
@@ -109,7 +109,36 @@ impl ModelClient {
                 }
             };
             drop(permit);
-            self.record(request, purpose, attempt, started.elapsed(), &result);
+            // An answer to a prompt the server cut is no answer: the part it
+            // dropped (instructions first) never reached the model.
+            // Its tokens were spent all the same, and are counted.
+            if let Ok(answer) = &result {
+                let sent = estimate_usage(request, None).input_tokens;
+                if let Some(cut) = prompt_was_cut(sent, answer.usage.map(|u| u.input_tokens)) {
+                    tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
+                    self.record(
+                        request,
+                        purpose,
+                        attempt,
+                        started.elapsed(),
+                        Some(answer),
+                        cut.code(),
+                    );
+                    return Err(cut);
+                }
+            }
+            let outcome = match &result {
+                Ok(_) => "ok",
+                Err(e) => e.code(),
+            };
+            self.record(
+                request,
+                purpose,
+                attempt,
+                started.elapsed(),
+                result.as_ref().ok(),
+                outcome,
+            );
             let error = match result {
                 Ok(answer) => return Ok(answer),
                 Err(error) => error,
@@ -168,10 +197,10 @@ impl ModelClient {
         purpose: &str,
         attempt: u32,
         latency: Duration,
-        result: &Result<ChatResponse, LlmError>,
+        answer: Option<&ChatResponse>,
+        outcome: &str,
     ) {
         let settings = self.provider.settings();
-        let answer = result.as_ref().ok();
         let reported = answer
             .and_then(|a| a.usage)
             .filter(|u| u.input_tokens + u.output_tokens > 0);
@@ -199,10 +228,7 @@ impl ModelClient {
             model,
             purpose: purpose.to_owned(),
             attempt,
-            outcome: match result {
-                Ok(_) => "ok".to_owned(),
-                Err(e) => e.code().to_owned(),
-            },
+            outcome: outcome.to_owned(),
             streamed: settings.stream && (request.tools.is_empty() || settings.stream_tool_turns),
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,

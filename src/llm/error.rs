@@ -26,6 +26,12 @@ pub enum LlmError {
     Unreachable { url: String, message: String },
     #[error("the request was cancelled")]
     Cancelled,
+    /// The server answered, but from a prompt it cut to fit its context
+    /// (Ollama does this silently, from the front): the answer is void.
+    #[error(
+        "the model server read only {read} of the {sent} prompt tokens sent and answered anyway: it cut the prompt to fit its context window. Give the model a context of at least {sent} tokens (Ollama: OLLAMA_CONTEXT_LENGTH={ctx} for the server, or num_ctx {ctx} in a Modelfile), or set the profile's context_window to {read} so Quire sends less"
+    )]
+    PromptCut { sent: u64, read: u64, ctx: u64 },
 }
 
 fn retry_note(after: &Option<Duration>) -> String {
@@ -48,7 +54,14 @@ impl LlmError {
             Self::Malformed(_) => "malformed_response",
             Self::Unreachable { .. } => "unreachable",
             Self::Cancelled => "cancelled",
+            Self::PromptCut { .. } => "prompt_cut",
         }
+    }
+
+    /// The prompt did not fit: the caller must send less (split the paper,
+    /// shrink the context), not the same request again.
+    pub fn is_overflow(&self) -> bool {
+        matches!(self, Self::ContextTooLong { .. } | Self::PromptCut { .. })
     }
 
     /// Worth trying again with the same request.
@@ -58,6 +71,26 @@ impl LlmError {
             Self::RateLimited { .. } | Self::Server { .. } | Self::Timeout | Self::CutStream
         )
     }
+}
+
+/// Below this many prompt tokens sent, a server's count is not judged:
+/// chat templates and tokenizers differ most, relatively, on short prompts.
+const MIN_JUDGED_PROMPT: u64 = 1024;
+
+/// Whether a server that read `read` tokens of a prompt Quire counts at
+/// `sent` cut it. A model's tokenizer counts English within a tenth or so of
+/// ours (larger vocabularies a little under, older ones over) and its chat
+/// template only adds; a count under three quarters of ours is a prompt cut
+/// to fit, and its answer was made without the part cut off (the system
+/// prompt and tools first).
+pub fn prompt_was_cut(sent: u64, read: Option<u64>) -> Option<LlmError> {
+    let read = read.filter(|&r| r > 0)?;
+    (sent >= MIN_JUDGED_PROMPT && read * 4 < sent * 3).then(|| LlmError::PromptCut {
+        sent,
+        read,
+        // A round size above what was sent, as context lengths are set.
+        ctx: sent.next_power_of_two().max(8192),
+    })
 }
 
 /// Map a failed HTTP response to the error the caller acts on.
@@ -134,6 +167,25 @@ pub fn backoff(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_prompt_read_well_short_of_what_was_sent_counts_as_cut() {
+        // Ollama: a 15,750-token prompt answered with prompt_eval_count 2051.
+        let cut = prompt_was_cut(15_750, Some(2051)).unwrap();
+        assert_eq!(cut.code(), "prompt_cut");
+        assert!(cut.is_overflow() && !cut.is_retryable());
+        let message = cut.to_string();
+        assert!(message.contains("OLLAMA_CONTEXT_LENGTH=16384"), "{message}");
+        // A 6k-token reader chunk cut to a 4k context is caught too.
+        assert!(prompt_was_cut(6_000, Some(4_096)).is_some());
+        // Another tokenizer or a chat template counts differently, not that much.
+        assert!(prompt_was_cut(15_750, Some(12_500)).is_none());
+        assert!(prompt_was_cut(3_000, Some(3_600)).is_none());
+        // Short prompts, and servers that send no count, are not judged.
+        assert!(prompt_was_cut(800, Some(100)).is_none());
+        assert!(prompt_was_cut(15_750, None).is_none());
+        assert!(prompt_was_cut(15_750, Some(0)).is_none());
+    }
+
     use super::*;
 
     #[test]

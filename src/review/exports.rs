@@ -305,6 +305,7 @@ mod tests {
             synthesis: None,
             labels: &BTreeMap::new(),
             failures: &BTreeMap::new(),
+            undriven: &[],
         })
     }
 

@@ -137,6 +137,10 @@ pub struct Provenance {
     pub quotes_verified: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quotes_dropped: Option<usize>,
+    /// Why the reader was asked again, once, before its answer stood (a
+    /// quote not on its page, a rationale that was not in words...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasked: Option<String>,
     /// Who covered the paper: the reviewer agent itself or the final sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered_by: Option<String>,

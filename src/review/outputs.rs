@@ -49,6 +49,8 @@ pub struct ReviewFiles {
     pub labels: BTreeMap<PaperId, Label>,
     /// Why readable papers with no result could not be scored.
     pub failures: BTreeMap<PaperId, PaperFailure>,
+    /// The steps the model could not drive in the latest run.
+    pub undriven: Vec<String>,
     pub synthesis: Option<String>,
     /// The model the results came from, when an agent read them.
     pub model: Option<String>,
@@ -76,6 +78,11 @@ impl ReviewFiles {
         Ok(Self {
             labels: labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
+            undriven: ws
+                .runs()?
+                .last()
+                .map(|run| run.undriven.clone())
+                .unwrap_or_default(),
             synthesis: synthesis_of(ws, engine),
             task,
             spec,
@@ -98,6 +105,7 @@ impl ReviewFiles {
             synthesis: self.synthesis.as_deref(),
             labels: &self.labels,
             failures: &self.failures,
+            undriven: &self.undriven,
         };
         render(&data, format)
     }

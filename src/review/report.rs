@@ -25,6 +25,8 @@ pub struct ReportData<'a> {
     pub labels: &'a BTreeMap<PaperId, Label>,
     /// Why readable papers with no result could not be scored.
     pub failures: &'a BTreeMap<PaperId, PaperFailure>,
+    /// The steps the model could not drive as an agent (agent engine).
+    pub undriven: &'a [String],
 }
 
 /// PRISMA-style flow counts.
@@ -218,6 +220,15 @@ pub fn render(data: &ReportData<'_>) -> String {
                     "- Evidence: every quote checked against the text of its cited page; {verified} verified, {dropped} not found on their page and dropped."
                 ),
             );
+            if !data.undriven.is_empty() {
+                push(
+                    &mut md,
+                    &format!(
+                        "- Agents: the model could not drive them throughout, and the deterministic path stood in: {}.",
+                        inline(&data.undriven.join("; "))
+                    ),
+                );
+            }
         }
     }
     if !data.labels.is_empty() {
@@ -537,6 +548,7 @@ mod tests {
                 prompt_hash: None,
                 quotes_verified: None,
                 quotes_dropped: None,
+                reasked: None,
                 covered_by: None,
             },
         }
@@ -616,6 +628,7 @@ mod tests {
             synthesis: None,
             labels: &BTreeMap::new(),
             failures: &failures,
+            undriven: &[],
         };
         let markdown = render(&data);
 

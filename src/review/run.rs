@@ -146,6 +146,7 @@ pub async fn run_review(
         &request.spec,
         RunStatus::Running,
         &started_at,
+        &[],
     )?;
     let (results, agent, model) = match &request.engine {
         EngineSetup::Offline => {
@@ -442,6 +443,7 @@ fn save_run(
     spec: &ReviewSpec,
     status: RunStatus,
     started_at: &str,
+    undriven: &[String],
 ) -> Result<(), ReviewError> {
     let finished_at = (status != RunStatus::Running).then(now_rfc3339);
     ws.save_run(&RunRecord {
@@ -450,6 +452,7 @@ fn save_run(
         status,
         started_at: started_at.to_owned(),
         finished_at,
+        undriven: undriven.to_vec(),
     })?;
     Ok(())
 }
@@ -517,6 +520,7 @@ fn offline_results(
                 prompt_hash: None,
                 quotes_verified: None,
                 quotes_dropped: None,
+                reasked: None,
                 covered_by: None,
             },
         };
@@ -543,6 +547,10 @@ fn write_report(
     let labelled = outputs::labels_of(ws, &papers)?;
     let failures = super::failures::of_unscored(ws, &papers, results)?;
     let synthesis = outputs::synthesis_of(ws, spec.engine);
+    let undriven = agent
+        .as_ref()
+        .map(|a| a.undriven.clone())
+        .unwrap_or_default();
     let mut task = ws.task()?;
     let date = started_at.to_owned();
     let data = report::ReportData {
@@ -555,6 +563,7 @@ fn write_report(
         synthesis: synthesis.as_deref(),
         labels: &labelled,
         failures: &failures,
+        undriven: &undriven,
     };
     for format in ExportFormat::ALL {
         let body = outputs::render(&data, format);
@@ -575,7 +584,7 @@ fn write_report(
         "cancelled" => (RunStatus::Cancelled, TaskStatus::Cancelled),
         _ => (RunStatus::Failed, TaskStatus::Failed),
     };
-    save_run(ws, run_id, spec, run_status, started_at)?;
+    save_run(ws, run_id, spec, run_status, started_at, &undriven)?;
     task.status = task_status;
     task.updated_at = now_rfc3339();
     ws.save_task(&task)?;

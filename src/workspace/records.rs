@@ -264,6 +264,10 @@ pub struct RunRecord {
     pub started_at: String,
     #[serde(default)]
     pub finished_at: Option<String>,
+    /// The steps the model could not drive as an agent, and what ran in
+    /// their place (the report's method says so).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undriven: Vec<String>,
 }
 
 /// One line of `model-calls.jsonl`: one HTTP attempt at a model call. Holds

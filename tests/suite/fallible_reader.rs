@@ -12,7 +12,7 @@ use quire::review::failures;
 use quire::review::reading::verify::quote_on_page;
 use quire::review::{PaperResult, Verdict};
 use quire::workspace::Workspace;
-use testkit::{Mistake, Policy, ScriptedServer, ServerOptions};
+use testkit::{Mistake, Policy, ScriptedServer, ServerOptions, Step};
 
 use super::agent_review::{Rig, results};
 use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
@@ -287,4 +287,39 @@ async fn papers_a_reader_never_gets_right_end_with_their_reasons_and_the_run_fai
         assert_eq!(failure.model.as_deref(), Some("scripted-reader"));
         assert!(failure.attempts >= 1);
     }
+}
+
+#[tokio::test]
+async fn a_planner_that_never_calls_a_tool_still_gets_every_paper_read_and_the_report_says_so() {
+    let rig = Rig::new(&dev_pdfs("databases", 3), ServerOptions::default()).await;
+    // A small model's planner: prose, twice, and no tool call.
+    rig.server.push([
+        Step::text("The papers look relevant. I will review them carefully."),
+        Step::text("][ 0"),
+    ]);
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, "done");
+    assert_eq!(summary.counts.not_scored, 0);
+    let agent = summary.agent.clone().unwrap();
+    assert_eq!((agent.covered_by_agent, agent.covered_by_sweep), (0, 3));
+    assert_eq!(agent.planner, "no_tool_call");
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("- Agents: the model could not drive them"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        line.contains("the planner did not finish: it answered without calling a tool"),
+        "{line}"
+    );
+    assert!(
+        line.contains("3 papers were read by the final sweep"),
+        "{line}"
+    );
+    // The note is the run's: an export rendered later says it too.
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let files =
+        quire::review::outputs::ReviewFiles::read(&ws, quire::review::EngineKind::Agent).unwrap();
+    let again = files.render(quire::review::outputs::ExportFormat::Markdown);
+    assert!(again.contains(line), "{again}");
 }

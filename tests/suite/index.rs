@@ -58,6 +58,7 @@ async fn a_rebuilt_index_equals_the_original() {
             status: RunStatus::Done,
             started_at: "2026-11-30T10:00:00Z".into(),
             finished_at: Some("2026-11-30T10:01:00Z".into()),
+            undriven: Vec::new(),
         })
         .unwrap();
         let snapshot = quire::index::WorkspaceSnapshot::of(&ws).unwrap();

@@ -879,8 +879,8 @@ fn docs_examples_parse_and_validate() {
         }
     }
     // OpenAI, Anthropic, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
-    // DeepSeek, and the scripted server.
-    assert_eq!(profiles, 9);
+    // DeepSeek, a small local model, and the scripted server.
+    assert_eq!(profiles, 10);
     let prices = blocks.iter().find(|b| b.contains("[models.")).unwrap();
     std::fs::write(dir.path().join("prices.toml"), prices).unwrap();
     let table = PriceTable::load(dir.path()).unwrap();

@@ -12,6 +12,7 @@ mod live;
 mod llm;
 mod models_cli;
 mod pdf;
+mod prompt_cut;
 mod review;
 mod scholar;
 mod support;

@@ -316,6 +316,7 @@ impl ReviewDomain {
                 prompt_hash: Some(short_hash(&self.fingerprint)),
                 quotes_verified: Some(reading.quotes_verified),
                 quotes_dropped: Some(reading.quotes_dropped),
+                reasked: reading.reasked.clone(),
                 covered_by: Some(by.as_str().to_owned()),
             },
         };

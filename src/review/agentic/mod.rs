@@ -53,6 +53,9 @@ pub struct AgentReport {
     pub model_calls: u64,
     /// Why the run stopped early (cancelled, a budget cap), if it did.
     pub stopped: Option<String>,
+    /// The steps the model could not drive as an agent, each saying what
+    /// ran in its place (the final sweep read the papers; no synthesis).
+    pub undriven: Vec<String>,
 }
 
 /// The review's side of the runtime.
@@ -270,6 +273,7 @@ pub async fn run(
     let written = ws
         .read_string(&synthesis)
         .is_ok_and(|t| !t.trim().is_empty());
+    let mut writer_status = None;
     if stopped.is_none() && !written {
         let outcome = runtime
             .run_task(
@@ -286,6 +290,7 @@ pub async fn run(
         if outcome.status == TaskState::Cancelled {
             stopped = Some("cancelled".to_owned());
         }
+        writer_status = Some((outcome.status, outcome.output));
     }
     let coverage = domain.coverage().clone();
     let mut results = BTreeMap::new();
@@ -294,6 +299,13 @@ pub async fn run(
             results.insert(id.clone(), result);
         }
     }
+    let undriven = undriven_steps(
+        (planner.status, &planner.output),
+        coverage.by_sweep,
+        writer_status.as_ref().map(|(s, o)| (*s, o.as_str())),
+        ws.read_string(&synthesis)
+            .is_ok_and(|t| !t.trim().is_empty()),
+    );
     let (input_tokens, output_tokens) = engine.budget.tokens();
     use std::sync::atomic::Ordering::Relaxed;
     let report = AgentReport {
@@ -314,6 +326,54 @@ pub async fn run(
         cost_usd: engine.budget.cost(),
         model_calls: engine.budget.calls(),
         stopped,
+        undriven,
     };
     Ok((report, results))
+}
+
+/// What the agents left to the deterministic path, in words for the report:
+/// a planner that ended without finishing (a small model answering in prose),
+/// papers the final sweep read because the reviewer did not, a writer that
+/// wrote no synthesis.
+fn undriven_steps(
+    planner: (TaskState, &str),
+    by_sweep: usize,
+    writer: Option<(TaskState, &str)>,
+    synthesis_written: bool,
+) -> Vec<String> {
+    let why = |state: TaskState, output: &str| {
+        let output: String = output.trim().chars().take(160).collect();
+        match state {
+            TaskState::NoToolCall => format!("it answered without calling a tool ({output})"),
+            TaskState::StepLimit => "it ran out of steps".to_owned(),
+            TaskState::Failed => format!("it failed ({output})"),
+            other => other.as_str().replace('_', " "),
+        }
+    };
+    let mut steps = Vec::new();
+    let (planner_state, planner_output) = planner;
+    if !matches!(
+        planner_state,
+        TaskState::Finished | TaskState::Cancelled | TaskState::BudgetExhausted
+    ) {
+        steps.push(format!(
+            "the planner did not finish: {}",
+            why(planner_state, planner_output)
+        ));
+    }
+    if by_sweep > 0 {
+        steps.push(format!(
+            "{by_sweep} papers were read by the final sweep, not by the reviewer agent"
+        ));
+    }
+    if let Some((state, output)) = writer
+        && !synthesis_written
+        && state != TaskState::Cancelled
+    {
+        steps.push(format!(
+            "the writer wrote no synthesis: {}",
+            why(state, output)
+        ));
+    }
+    steps
 }

@@ -165,7 +165,9 @@ impl Reader {
                         calls += n;
                         parts.push((chunk, answer));
                     }
-                    Err(ReadError::Model(LlmError::ContextTooLong { .. })) => {
+                    // Refused as too long, or answered from a prompt the
+                    // server cut: the part is read again in halves.
+                    Err(ReadError::Model(e)) if e.is_overflow() => {
                         calls += 1;
                         // A part this small refused means the window holds
                         // little beyond the instructions: cutting further
@@ -175,6 +177,10 @@ impl Reader {
                             .filter(|_| chunk.text.len() >= MIN_PART_BYTES)
                         {
                             Some((a, b)) => next.extend([a, b]),
+                            // A server that cuts says how to stop it.
+                            None if matches!(e, LlmError::PromptCut { .. }) => {
+                                return Err(ReadError::Model(e));
+                            }
                             None => {
                                 return Err(ReadError::WindowTooSmall {
                                     page: chunk.first_page,
@@ -442,10 +448,13 @@ impl Reader {
             question,
             criteria: &[],
         };
-        let parts = chunks::split(pages, self.chunk_tokens(&input));
-        let total = parts.len();
+        let mut pending = chunks::split(pages, self.chunk_tokens(&input));
+        pending.reverse();
+        let total = pending.len();
         let mut answers = Vec::new();
-        for chunk in parts {
+        // Parts in page order; a part the server finds too long (or cuts)
+        // is read again in halves, in its place.
+        while let Some(chunk) = pending.pop() {
             let mut user = header(
                 &input,
                 chunk.index,
@@ -468,15 +477,29 @@ impl Reader {
                 stream: settings.stream,
                 ..ChatRequest::default()
             };
-            let answer = self
+            let answer = match self
                 .client
                 .complete(&request, "answer_from_pdf", &self.cancel)
-                .await?;
+                .await
+            {
+                Ok(answer) => answer,
+                Err(e) if e.is_overflow() && chunk.text.len() >= MIN_PART_BYTES => {
+                    match chunk.halves() {
+                        Some((a, b)) => {
+                            pending.extend([b, a]);
+                            continue;
+                        }
+                        None => return Err(e.into()),
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            };
             let text = answer.text.trim().to_owned();
-            answers.push(if total > 1 {
-                format!("Pages {}-{}: {text}", chunk.first_page, chunk.last_page)
-            } else {
+            let whole_paper = total == 1 && answers.is_empty() && pending.is_empty();
+            answers.push(if whole_paper {
                 text
+            } else {
+                format!("Pages {}-{}: {text}", chunk.first_page, chunk.last_page)
             });
         }
         Ok(answers.join("\n\n"))

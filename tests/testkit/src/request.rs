@@ -136,6 +136,46 @@ impl RecordedRequest {
     }
 }
 
+impl RecordedRequest {
+    /// The request as Ollama reads it when it exceeds a context of `keep`
+    /// tokens: cut from the front, the system prompt and tool specs first,
+    /// then whole turns, then the front of the first turn left, until what
+    /// remains fits. Ollama answers that, behind a normal 200.
+    pub fn cut_to(&self, keep: u64) -> RecordedRequest {
+        let mut cut = self.clone();
+        if let Some(body) = cut.body.as_object_mut() {
+            body.remove("tools");
+            body.remove("system");
+        }
+        loop {
+            let over = cut.prompt_tokens().saturating_sub(keep);
+            if over == 0 {
+                return cut;
+            }
+            let Some(messages) = cut.body.get_mut("messages").and_then(Value::as_array_mut) else {
+                return cut;
+            };
+            if messages.len() > 1 {
+                messages.remove(0);
+                continue;
+            }
+            let Some(first) = messages.first_mut() else {
+                return cut;
+            };
+            let text = first.get("content").map(content_text).unwrap_or_default();
+            let drop = ((over * 4) as usize + 4).min(text.len());
+            let mut at = drop;
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            first["content"] = Value::String(text[at..].to_owned());
+            if at >= text.len() {
+                return cut;
+            }
+        }
+    }
+}
+
 /// Text of a `content` in any shape: a string, or an array of blocks (`text`,
 /// `tool_result` with nested content, `tool_use` as `name(input)`).
 fn content_text(content: &Value) -> String {

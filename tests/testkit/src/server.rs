@@ -36,6 +36,10 @@ pub struct ServerOptions {
     /// Refuse prompts longer than this many tokens with llama.cpp's 400
     /// `exceed_context_size_error`.
     pub context_window: Option<u64>,
+    /// Read only the last this many tokens of a longer prompt and answer
+    /// that with a 200, a normal finish and the tokens kept as
+    /// `prompt_tokens`, as Ollama does past its `num_ctx`.
+    pub cuts_prompts_to: Option<u64>,
     /// How unscripted requests are answered.
     pub policy: Policy,
 }
@@ -69,6 +73,7 @@ impl Default for ServerOptions {
             api_key: None,
             event_gap: Duration::ZERO,
             context_window: None,
+            cuts_prompts_to: None,
             policy: Policy::Diligent,
         }
     }
@@ -287,6 +292,15 @@ async fn answer(
             return http::write_json(stream, 400, &[], &body).await;
         }
     }
+    // Ollama past its context: the model sees only the prompt's tail.
+    let cut;
+    let request = match shared.options.cuts_prompts_to {
+        Some(keep) if request.prompt_tokens() > keep => {
+            cut = request.cut_to(keep);
+            &cut
+        }
+        _ => request,
+    };
     let step = lock(&shared.script)
         .pop_front()
         .unwrap_or_else(|| Reply::Policy.into());

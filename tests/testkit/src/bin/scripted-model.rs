@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use clap::Parser;
-use testkit::{ScriptedServer, ServerOptions};
+use testkit::{Policy, ScriptedServer, ServerOptions};
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +28,13 @@ struct Args {
     /// Refuse prompts over this many tokens, as llama.cpp does.
     #[arg(long)]
     context_window: Option<u64>,
+    /// Spoil this share (0-1) of reading answers the way real models do
+    /// (a bad quote, invalid JSON, a cut answer, noise...).
+    #[arg(long)]
+    fallible: Option<f64>,
+    /// The fallible reader's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Write every request's body to this folder as N.json, for debugging a
     /// client (bodies hold prompts; keys travel in headers and are not written).
     #[arg(long)]
@@ -42,6 +49,14 @@ async fn main() -> std::process::ExitCode {
         concurrency: args.concurrency,
         models: args.model,
         context_window: args.context_window,
+        policy: match args.fallible {
+            Some(rate) => Policy::Fallible {
+                seed: args.seed,
+                rate: rate.clamp(0.0, 1.0),
+                only: &[],
+            },
+            None => Policy::Diligent,
+        },
         ..ServerOptions::default()
     };
     let server = match ScriptedServer::bind(([127, 0, 0, 1], args.port).into(), options).await {
