@@ -62,7 +62,13 @@ pub fn one_line(text: &str) -> String {
 
 /// The text of the entity `text` starts with, and the bytes it took.
 fn entity(text: &str) -> (String, usize) {
-    let Some(end) = text[..text.len().min(12)].find(';') else {
+    // An entity is short; look for its `;` in the first dozen bytes, cut at
+    // a character boundary (the text after `&` may be any Unicode).
+    let mut window = text.len().min(12);
+    while !text.is_char_boundary(window) {
+        window -= 1;
+    }
+    let Some(end) = text[..window].find(';') else {
         return ("&".into(), 1);
     };
     let name = &text[1..end];
@@ -161,6 +167,29 @@ fn squeeze(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// What the indexes send is any Unicode; none of it panics.
+        #[test]
+        fn any_text_is_made_plain_and_compared_without_panicking(
+            markup in "\\PC{0,80}",
+            entityish in "&[\\PC]{0,14};?[\\PC]{0,4}",
+            page in "\\PC{0,120}",
+        ) {
+            let plain_text = plain(&markup);
+            prop_assert!(!plain_text.contains('\n'));
+            let _ = plain(&entityish);
+            let _ = title_is_printed(&plain_text, &page);
+            let _ = title_is_printed(&entityish, &format!("{page} {entityish}"));
+        }
+    }
+
+    #[test]
+    fn an_ampersand_before_wide_characters_is_kept_not_cut_in_half() {
+        assert_eq!(plain("R&ééééééé; D"), "R&ééééééé; D");
+        assert_eq!(plain("&é"), "&é");
+    }
 
     #[test]
     fn markup_becomes_plain_text() {
