@@ -46,22 +46,58 @@ pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
 /// logs, task metadata, agent specs and paper records, but must not rewrite
 /// history, its own instructions, or a paper's text and result (results are
 /// written by the reading tools, which check them, never by a file tool).
+///
+/// Names are compared as a case-insensitive file system would see them
+/// (macOS, Windows, a FAT stick): `Papers/x/result.json` is
+/// `papers/x/result.json` there, and Windows also drops trailing dots and
+/// spaces (`papers.`).
 pub fn is_reserved(first_component: Option<&str>) -> bool {
-    matches!(
-        first_component,
-        Some(PRIVATE_DIR)
-            | Some(ACTIONS_FILE)
-            | Some(MODEL_CALLS_FILE)
-            | Some(TASK_FILE)
-            | Some(RUNS_DIR)
-            | Some(TASKS_FILE)
-            | Some(TASKS_DIR)
-            | Some(AGENTS_DIR)
-            | Some(PAPERS_DIR)
-    )
+    let Some(name) = first_component else {
+        return false;
+    };
+    let folded = name.trim_end_matches(['.', ' ']).to_lowercase();
+    [
+        PRIVATE_DIR,
+        ACTIONS_FILE,
+        MODEL_CALLS_FILE,
+        TASK_FILE,
+        RUNS_DIR,
+        TASKS_FILE,
+        TASKS_DIR,
+        AGENTS_DIR,
+        PAPERS_DIR,
+    ]
+    .iter()
+    .any(|reserved| folded == *reserved || name == *reserved)
 }
 
 /// Whether a directory entry is Quire bookkeeping that listings should not show.
 pub fn is_hidden_entry(name: &str, at_root: bool) -> bool {
     name.starts_with(TEMP_PREFIX) || (at_root && name == PRIVATE_DIR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_names_are_reserved_in_any_case_and_with_trailing_dots() {
+        for name in [
+            "papers",
+            "Papers",
+            "PAPERS",
+            "papers.",
+            "Papers. ",
+            "AGENTS",
+            "Task.json",
+            "RUNS",
+            ".QUIRE",
+        ] {
+            assert!(is_reserved(Some(name)), "{name}");
+        }
+        for name in ["notes", "paper", "papers2", "plan.md", "synthesis.md"] {
+            assert!(!is_reserved(Some(name)), "{name}");
+        }
+        assert!(!is_reserved(None));
+    }
 }

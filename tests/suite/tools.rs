@@ -304,6 +304,12 @@ async fn quire_files_are_read_only_to_the_agent() {
         "tasks.json",
         "tasks/t0001-planner/actions.jsonl",
         "agents/evil.toml",
+        // The same files on a case-insensitive file system (macOS, Windows).
+        "Papers/0123456789abcdef/result.json",
+        "PAPERS/0123456789abcdef/result.json",
+        "Agents/evil.toml",
+        "Task.json",
+        "papers./0123456789abcdef/result.json",
     ] {
         assert_eq!(
             t.code("write_file", json!({"path": path, "content": "x"}))
