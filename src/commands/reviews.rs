@@ -192,6 +192,22 @@ async fn resolve(
                 resolved.key.as_ref().map(|k| k.0.clone()),
             )?;
             let prices = PriceTable::load(&resolved.config_dir)?;
+            // A dollar cap on a model with no price could never be reached:
+            // the run would spend without limit. Refuse, unless a token cap
+            // bounds it anyway.
+            if params.caps.max_cost_usd.is_some()
+                && params.caps.max_tokens.is_none()
+                && prices.price(&resolved.settings.model).is_none()
+            {
+                return Err(CommandError::new(
+                    "unpriced_model",
+                    format!(
+                        "a cost cap cannot be kept for {}: it has no price in the price table. Add its price to prices.toml in {}, or give a token cap (--max-tokens) as well",
+                        resolved.settings.model,
+                        resolved.config_dir.display()
+                    ),
+                ));
+            }
             model = Some((resolved.settings.clone(), prices.clone()));
             EngineSetup::Agent(AgentSetup {
                 profile: resolved.profile.clone(),

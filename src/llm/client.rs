@@ -204,11 +204,21 @@ impl ModelClient {
         let reported = answer
             .and_then(|a| a.usage)
             .filter(|u| u.input_tokens + u.output_tokens > 0);
-        // A failed attempt produced no answer; what it cost is not knowable, so
-        // only a successful one is counted, from usage or by estimate.
+        // An answer counts from its usage, or by estimate. A call aborted
+        // once the server had the prompt (a timeout, a cut stream, a 5xx, a
+        // cancel) counts the prompt it was sent, so a token cap holds
+        // whatever goes wrong; one refused before any work (unreachable,
+        // 401, 429, too long) counts nothing.
+        let aborted = matches!(
+            outcome,
+            "timeout" | "cut_stream" | "server_error" | "malformed_response" | "cancelled"
+        );
         let (usage, estimated) = match (reported, answer) {
             (Some(usage), _) => (usage, false),
             (None, Some(answer)) => (estimate_usage(request, Some(answer)), true),
+            // Four bytes a token: quick, where the full count would hold up
+            // a cancel while its tables load.
+            (None, None) if aborted => (sent_estimate(request), true),
             (None, None) => (Usage::default(), false),
         };
         let model = if request.model.is_empty() {
@@ -249,5 +259,29 @@ impl ModelClient {
         if let Some(log) = &self.log {
             log.record(&record);
         }
+    }
+}
+
+/// The prompt a request sent, at about four bytes a token.
+fn sent_estimate(request: &ChatRequest) -> Usage {
+    let bytes: usize = request
+        .messages
+        .iter()
+        .map(|m| {
+            m.content.len()
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.arguments.to_string().len())
+                    .sum::<usize>()
+        })
+        .sum::<usize>()
+        + request
+            .tools
+            .iter()
+            .map(|t| t.description.len() + t.parameters.to_string().len())
+            .sum::<usize>();
+    Usage {
+        input_tokens: bytes.div_ceil(4) as u64,
+        output_tokens: 0,
     }
 }

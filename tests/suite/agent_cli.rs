@@ -257,3 +257,46 @@ async fn read_papers_takes_named_ids_or_the_next_open_ones() {
     assert_eq!(reads.len(), 3, "{reads:?}");
     assert!(reads.values().all(|n| *n == 1), "{reads:?}");
 }
+
+#[tokio::test]
+async fn a_cost_cap_on_a_model_with_no_price_is_refused_unless_a_token_cap_bounds_the_run() {
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let data = tempfile::tempdir().unwrap();
+    let folder = super::support::folder_of(&super::support::dev_pdfs("databases", 1));
+    let review = |extra: &[&str]| {
+        let mut args = vec![
+            "review",
+            folder.path().to_str().unwrap(),
+            "--question",
+            "How do databases recover from crashes?",
+            "--engine",
+            "agent",
+            "--max-cost",
+            "0.50",
+        ];
+        args.extend_from_slice(extra);
+        let (config, data) = (config.path().to_owned(), data.path().to_owned());
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            quire(&args, &config, &data)
+        })
+    };
+    let refused = review(&[]).await.unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("error[unpriced_model]"), "{stderr}");
+    assert!(stderr.contains("scripted-reader"), "{stderr}");
+    assert!(server.requests().is_empty(), "nothing was spent");
+    // A token cap bounds the run, so it may start.
+    let capped = review(&["--max-tokens", "200000"]).await.unwrap();
+    assert!(
+        capped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&capped.stderr)
+    );
+    assert!(!server.requests().is_empty());
+}

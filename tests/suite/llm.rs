@@ -308,6 +308,7 @@ async fn rate_limit_waits_for_retry_after(protocol: Protocol) {
         "Retry-After honoured"
     );
     assert_eq!(calls.outcomes(), ["rate_limited", "ok"]);
+    assert_eq!(calls.0.lock().unwrap()[0].input_tokens, 0);
 }
 
 async fn server_errors_are_retried_then_reported(protocol: Protocol) {
@@ -421,6 +422,11 @@ async fn a_stream_cut_mid_tool_call_is_retried(protocol: Protocol) {
         json!({"path": "papers/long/name.md"})
     );
     assert_eq!(calls.outcomes(), ["cut_stream", "ok"]);
+    // The cut attempt counts the prompt it was sent, so a token cap holds
+    // however often a stream breaks; the 429 of a refused call counts nothing.
+    let records = calls.0.lock().unwrap().clone();
+    assert!(records[0].input_tokens > 0 && records[0].tokens_estimated);
+    assert_eq!(records[0].output_tokens, 0);
 }
 
 async fn malformed_arguments_are_repaired_once_or_returned_as_tool_errors(protocol: Protocol) {
