@@ -216,10 +216,12 @@ pub fn lines_from_spans(spans: Vec<Span>, page_top: f32, gutters: &[Gutter]) -> 
         let home = groups.iter_mut().rev().take(6).find(|g| {
             let main = dominant(g);
             let baseline = g[0].y;
-            let raised = span.size < main * 0.85;
-            // A raised mark sits up to about half a size above the baseline.
-            let (below, above) = if raised {
-                (0.25 * main, 0.7 * main)
+            let small = span.size < main * 0.85;
+            // Small type off the baseline belongs to it: a raised mark up to
+            // about two thirds of a size above, a subscript (α₁, x_n) up to
+            // almost half a size below; the next line is a whole size away.
+            let (below, above) = if small {
+                (0.45 * main, 0.7 * main)
             } else {
                 (0.4 * main.max(span.size), 0.4 * main.max(span.size))
             };
@@ -452,6 +454,23 @@ mod tests {
         assert_eq!(lines[0].size, 18.0);
         assert_eq!(lines[0].top, 100.0);
         assert_eq!(lines[1].size, 12.0);
+    }
+
+    #[test]
+    fn a_subscript_set_below_the_baseline_stays_on_its_line() {
+        let spans = vec![
+            span("generic variables α", 100.0, 700.0, 10.0),
+            span("1", 190.0, 696.4, 7.0),
+            span(". . . α", 195.0, 700.0, 10.0),
+            span("n", 230.0, 696.4, 7.0),
+            span("and the next line of text", 100.0, 688.0, 10.0),
+        ];
+        let lines = lines_from_spans(spans, 800.0, &[]);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["generic variables α1. . . αn", "and the next line of text"]
+        );
     }
 
     #[test]
