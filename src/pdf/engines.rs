@@ -42,7 +42,7 @@ impl Engine {
     /// Engine library version plus our post-processing revision.
     pub fn version(self) -> &'static str {
         match self {
-            Self::PdfOxide => "pdf_oxide-0.3.78+q9",
+            Self::PdfOxide => "pdf_oxide-0.3.78+q10",
             Self::PdfExtract => "pdf-extract-0.12.1+q1",
             Self::Tesseract => "tesseract-5+pdftoppm-200dpi+q1",
         }

@@ -151,9 +151,12 @@ fn find_gutter(lines: &[&TextLine], page_gutters: &[Gutter]) -> Option<Band> {
     let median_size = sizes[sizes.len() / 2];
     let min_gap = MIN_GUTTER_SIZES * median_size;
     let mut best: Option<(usize, f32, Band)> = None;
-    // A gutter starts just right of some line's right edge.
+    // A gutter starts just right of some line's right edge. Edges within a
+    // point of each other are one edge, the rightmost: a left column's lines
+    // end a fraction of a point apart, and a gutter tried at the first of
+    // them would count the rest as crossing it.
     let mut edges: Vec<f32> = lines.iter().map(|l| l.right).collect();
-    edges.sort_by(f32::total_cmp);
+    edges.sort_by(|a, b| b.total_cmp(a));
     edges.dedup_by(|a, b| (*a - *b).abs() < 1.0);
     for edge in edges {
         let x = edge + 0.5;
@@ -326,6 +329,25 @@ mod tests {
                 "right 2", "right 3", "right 4", "right 5", "*", "2",
             ]
         );
+    }
+
+    #[test]
+    fn a_left_column_whose_lines_end_a_fraction_apart_is_still_a_column() {
+        // Justified lines end at 293.1, a few at 292.3: one edge, not two.
+        let mut lines = Vec::new();
+        for i in 0..10 {
+            let top = 100.0 + 12.0 * i as f32;
+            let end = if i % 4 == 0 { 292.26 } else { 293.1 };
+            lines.push(line(&format!("left {i}"), 54.0, end, top));
+            lines.push(line(&format!("right {i}"), 317.0, 556.1, top - 0.8));
+        }
+        let text = page_text(&lines, &[]);
+        let order: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        let expected: Vec<String> = (0..10)
+            .map(|i| format!("left {i}"))
+            .chain((0..10).map(|i| format!("right {i}")))
+            .collect();
+        assert_eq!(order, expected);
     }
 
     #[test]
