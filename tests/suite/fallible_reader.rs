@@ -323,3 +323,76 @@ async fn a_planner_that_never_calls_a_tool_still_gets_every_paper_read_and_the_r
     let again = files.render(quire::review::outputs::ExportFormat::Markdown);
     assert!(again.contains(line), "{again}");
 }
+
+#[tokio::test]
+async fn a_reviewer_that_stalls_at_its_step_limit_is_seen_and_every_paper_is_still_read_once() {
+    let mut rig = Rig::new(
+        &dev_pdfs("distributed-systems", 10),
+        ServerOptions::default(),
+    )
+    .await;
+    // One call at a time: a read_papers batch is 8 papers, so one step
+    // cannot cover all ten.
+    rig.settings.concurrency = 1;
+    // The workspace's own reviewer: the built-in one with room for one step.
+    let builtin = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/agent/builtin/reviewer.toml"
+    ))
+    .unwrap();
+    let stalling = builtin.replace("step_limit = 400", "step_limit = 1");
+    assert_ne!(stalling, builtin);
+    let task = quire::workspace::TaskMeta::new(
+        quire::workspace::WorkspaceId("ws".into()),
+        "papers".into(),
+        rig.folder.path(),
+    );
+    let ws = Workspace::create(&rig.workspace(), &task).unwrap();
+    ws.write(
+        &quire::workspace::WsPath::parse("agents/reviewer.toml").unwrap(),
+        stalling.as_bytes(),
+    )
+    .unwrap();
+    drop(ws);
+
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, "done");
+    assert_eq!(summary.counts.not_scored, 0);
+    let agent = summary.agent.clone().unwrap();
+    assert_eq!(agent.covered_by_agent + agent.covered_by_sweep, 10);
+    // Every reviewer task says it hit its limit; the planner saw it and
+    // delegated again (or the sweep read what was left), and every paper was
+    // read once.
+    let graph = quire::agent::TaskGraph::open(&Workspace::open(&rig.workspace()).unwrap()).unwrap();
+    let reviewers: Vec<_> = graph
+        .nodes()
+        .into_iter()
+        .filter(|n| n.agent == "reviewer")
+        .collect();
+    assert!(
+        !reviewers.is_empty(),
+        "the planner delegated to the reviewer"
+    );
+    assert_eq!(
+        reviewers[0].status,
+        quire::agent::TaskState::StepLimit,
+        "{reviewers:?}"
+    );
+    assert!(
+        reviewers.len() >= 2 || agent.covered_by_sweep > 0,
+        "one step of 8 papers cannot cover 10: {agent:?}"
+    );
+    let calls = super::agent_review::reader_calls(&rig.server.requests());
+    assert_eq!(calls.len(), 10);
+    assert!(calls.values().all(|&n| n == 1), "{calls:?}");
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    if agent.covered_by_sweep > 0 {
+        assert!(
+            report.contains(&format!(
+                "{} papers were read by the final sweep, not by the reviewer agent",
+                agent.covered_by_sweep
+            )),
+            "{report}"
+        );
+    }
+}
