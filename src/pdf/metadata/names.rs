@@ -5,7 +5,7 @@
 use crate::workspace::author::{PARTICLES, SUFFIXES};
 
 /// Words that mark an affiliation, an address or a heading, never a person.
-const NOT_A_PERSON: [&str; 66] = [
+const NOT_A_PERSON: [&str; 79] = [
     "university",
     "universität",
     "université",
@@ -72,6 +72,21 @@ const NOT_A_PERSON: [&str; 66] = [
     "senior",
     "student",
     "ieee",
+    // A rights line or a paper's kind, set where the names go on some
+    // first pages ("All Rights Reserved", "Position Paper").
+    "copyright",
+    "rights",
+    "reserved",
+    "permission",
+    "licensed",
+    "license",
+    "paper",
+    "preprint",
+    "draft",
+    "submitted",
+    "accepted",
+    "appeared",
+    "published",
 ];
 
 /// `line` with footnote marks and emails taken out. A mark after a name
@@ -340,6 +355,20 @@ fn title_case_if_shouting(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rights_line_or_a_papers_kind_is_not_a_person() {
+        for line in [
+            "All Rights Reserved",
+            "Position Paper",
+            "Copyright Held By Owner",
+            "Accepted Manuscript",
+        ] {
+            assert!(!is_person(line), "{line}");
+            assert_eq!(names_in_line(line, Reading::Strict), None, "{line}");
+        }
+        assert!(is_person("Leslie Lamport"));
+    }
 
     #[test]
     fn reads_lists_of_names_with_their_marks_taken_off() {
