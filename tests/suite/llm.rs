@@ -9,17 +9,19 @@ use std::time::{Duration, Instant};
 use quire::commands::models::WorkspaceCallLog;
 use quire::commands::{AppContext, AppPaths};
 use quire::index::Index;
-use quire::llm::accounting::{CallLog, PriceTable};
+use quire::llm::accounting::PriceTable;
 use quire::llm::secrets::ApiKey;
 use quire::llm::tool_calls::{CallProblem, check_call, problem_result};
 use quire::llm::{
     ChatRequest, ChatResponse, HttpProvider, LlmError, Message, ModelClient, ModelSettings,
     Protocol, StreamEvent, ToolCall, ToolDef,
 };
-use quire::workspace::{ModelCallRecord, TaskMeta, Workspace, WorkspaceId};
+use quire::workspace::{TaskMeta, Workspace, WorkspaceId};
 use serde_json::{Value, json};
 use testkit::{Cut, Faults, Quirks, Reply, ScriptedCall, ScriptedServer, ServerOptions, Step};
 use tokio_util::sync::CancellationToken;
+
+use super::support::Calls;
 
 /// A key made up per run, so finding it anywhere proves a leak.
 fn fresh_key() -> String {
@@ -131,27 +133,6 @@ async fn call(
         )
         .await;
     (result, streamed.into_inner().unwrap())
-}
-
-/// Records the calls a client makes.
-#[derive(Default)]
-struct Calls(Mutex<Vec<ModelCallRecord>>);
-
-impl CallLog for Calls {
-    fn record(&self, call: &ModelCallRecord) {
-        self.0.lock().unwrap().push(call.clone());
-    }
-}
-
-impl Calls {
-    fn outcomes(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|c| c.outcome.clone())
-            .collect()
-    }
 }
 
 fn args(call: &ToolCall) -> Value {

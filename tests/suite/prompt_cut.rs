@@ -4,44 +4,23 @@
 //! calls, `answer_from_pdf`); each is sent again smaller, and a profile that
 //! keeps cutting is told how to stop it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use quire::agent::{Caps, EventLog};
 use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
-use quire::llm::accounting::{CallLog, PriceTable};
+use quire::llm::accounting::PriceTable;
 use quire::llm::secrets::ApiKey;
 use quire::llm::{ChatRequest, HttpProvider, LlmError, Message, ModelClient};
 use quire::review::reading::verify::quote_on_page;
 use quire::review::run::EngineSetup;
-use quire::workspace::{ModelCallRecord, Workspace};
+use quire::workspace::Workspace;
 use testkit::ServerOptions;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_review::{Rig, results};
-use super::support::dev_pdfs;
-
-/// Every model call a run made.
-#[derive(Default)]
-struct Calls(Mutex<Vec<ModelCallRecord>>);
-
-impl CallLog for Calls {
-    fn record(&self, call: &ModelCallRecord) {
-        self.0.lock().unwrap().push(call.clone());
-    }
-}
-
-impl Calls {
-    fn cut(&self, purpose: &str) -> usize {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|c| c.outcome == "prompt_cut" && c.purpose.starts_with(purpose))
-            .count()
-    }
-}
+use super::support::{Calls, dev_pdfs};
 
 #[tokio::test]
 async fn a_review_against_a_server_that_cuts_prompts_reads_every_paper_in_smaller_calls() {

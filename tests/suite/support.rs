@@ -117,3 +117,37 @@ pub fn every_file(dir: &Path) -> Vec<PathBuf> {
 pub fn pdf_with_pages(pages: &[&str]) -> Vec<u8> {
     testkit::pdf::with_pages(None, pages)
 }
+
+/// Records the model calls a client makes (a `CallLog` at the edge of the
+/// client, for asserting on outcomes and tokens).
+#[derive(Default)]
+pub struct Calls(pub std::sync::Mutex<Vec<quire::workspace::ModelCallRecord>>);
+
+impl quire::llm::accounting::CallLog for Calls {
+    fn record(&self, call: &quire::workspace::ModelCallRecord) {
+        self.0.lock().unwrap().push(call.clone());
+    }
+}
+
+impl Calls {
+    /// Each call's outcome (`ok` or an error code), in order.
+    pub fn outcomes(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|c| c.outcome.clone())
+            .collect()
+    }
+
+    /// Calls whose purpose starts with `purpose` that the server answered
+    /// from a prompt it cut.
+    pub fn cut(&self, purpose: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| c.outcome == "prompt_cut" && c.purpose.starts_with(purpose))
+            .count()
+    }
+}
