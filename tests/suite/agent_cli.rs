@@ -6,19 +6,10 @@ use std::process::Output;
 
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::{quire_bin, scripted_config};
+use super::support::{quire_command, scripted_config};
 
 fn quire(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> Output {
-    std::process::Command::new(quire_bin())
-        .args(args)
-        .env("QUIRE_CONFIG_DIR", config)
-        .env("QUIRE_DATA_DIR", data)
-        // Hermetic: no lookups in the scholarly indexes.
-        .env("QUIRE_OFFLINE", "1")
-        .env("QUIRE_SECRET_STORE", "file")
-        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
-        .output()
-        .unwrap()
+    quire_command(config, data).args(args).output().unwrap()
 }
 
 /// The JSON answer of a `quire agent run --json` that succeeded and finished.
@@ -266,33 +257,21 @@ async fn a_cost_cap_on_a_model_with_no_price_is_refused_unless_a_token_cap_bound
     let config = scripted_config(&server.base_url(), "");
     let data = tempfile::tempdir().unwrap();
     let folder = super::support::folder_of(&super::support::dev_pdfs("databases", 1));
-    let review = |extra: &[&str]| {
-        let mut args = vec![
-            "review",
-            folder.path().to_str().unwrap(),
-            "--question",
-            "How do databases recover from crashes?",
-            "--engine",
-            "agent",
-            "--max-cost",
-            "0.50",
-        ];
+    let question = "How do databases recover from crashes?";
+    let review = async |extra: &[&str]| {
+        let mut args = vec!["--max-cost", "0.50"];
         args.extend_from_slice(extra);
-        let (config, data) = (config.path().to_owned(), data.path().to_owned());
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            quire(&args, &config, &data)
-        })
+        super::support::quire_review(folder.path(), question, config.path(), data.path(), &args)
+            .await
     };
-    let refused = review(&[]).await.unwrap();
+    let refused = review(&[]).await;
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("error[unpriced_model]"), "{stderr}");
     assert!(stderr.contains("scripted-reader"), "{stderr}");
     assert!(server.requests().is_empty(), "nothing was spent");
     // A token cap bounds the run, so it may start.
-    let capped = review(&["--max-tokens", "200000"]).await.unwrap();
+    let capped = review(&["--max-tokens", "200000"]).await;
     assert!(
         capped.status.success(),
         "{}",

@@ -15,7 +15,7 @@ use quire::workspace::Workspace;
 use testkit::{Mistake, Policy, ScriptedServer, ServerOptions, Step};
 
 use super::agent_review::{Rig, results};
-use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
+use super::support::{dev_pdfs, folder_of, quire_review, scripted_config};
 
 fn papers() -> Vec<std::path::PathBuf> {
     let mut papers = dev_pdfs("distributed-systems", 4);
@@ -236,25 +236,14 @@ async fn papers_a_reader_never_gets_right_end_with_their_reasons_and_the_run_fai
     let config = scripted_config(&server.base_url(), "");
     let data = tempfile::tempdir().unwrap();
     let ws = data.path().join("ws");
-    let out = tokio::process::Command::new(quire_bin())
-        .args([
-            "review",
-            folder.path().to_str().unwrap(),
-            "--question",
-            "How do databases recover from crashes?",
-            "--engine",
-            "agent",
-            "--workspace",
-            ws.to_str().unwrap(),
-            "--json",
-        ])
-        .env("QUIRE_CONFIG_DIR", config.path())
-        .env("QUIRE_DATA_DIR", data.path())
-        .env("QUIRE_OFFLINE", "1")
-        .env("QUIRE_SECRET_STORE", "file")
-        .output()
-        .await
-        .unwrap();
+    let out = quire_review(
+        folder.path(),
+        "How do databases recover from crashes?",
+        config.path(),
+        data.path(),
+        &["--workspace", ws.to_str().unwrap(), "--json"],
+    )
+    .await;
     assert_eq!(
         out.status.code(),
         Some(1),

@@ -151,3 +151,35 @@ impl Calls {
             .count()
     }
 }
+
+/// The `quire` binary set up as a user's, against the model profiles in
+/// `config` and the data folder `data`, and hermetic: no scholarly lookups,
+/// no OS secret store, no local Ollama.
+pub fn quire_command(config: &Path, data: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(quire_bin());
+    command
+        .env("QUIRE_CONFIG_DIR", config)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_OFFLINE", "1")
+        .env("QUIRE_SECRET_STORE", "file")
+        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9");
+    command
+}
+
+/// `quire review FOLDER --question Q --engine agent EXTRA...`, as
+/// [`quire_command`] runs it.
+pub async fn quire_review(
+    folder: &Path,
+    question: &str,
+    config: &Path,
+    data: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    tokio::process::Command::from(quire_command(config, data))
+        .args(["review", &folder.to_string_lossy(), "--question", question])
+        .args(["--engine", "agent"])
+        .args(extra)
+        .output()
+        .await
+        .unwrap()
+}
