@@ -123,6 +123,11 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
             "  input tokens {input} / paper text {paper_tokens} = {:.2} [goal <= 1.30 at 80]",
             input as f64 / paper_tokens.max(1) as f64
         );
+        let (cited, included) = synthesis_coverage(&root)?;
+        println!(
+            "  synthesis cites {cited} of {included} included papers (distinct titles) = {:.2} [goal >= 0.90 at 800]",
+            cited as f64 / included.max(1) as f64
+        );
         if n == 80 {
             ratio_line = Some(input as f64 / paper_tokens.max(1) as f64);
         }
@@ -394,6 +399,38 @@ async fn review(
         },
         calls,
     ))
+}
+
+/// How many of the included papers the writer's synthesis names, by title:
+/// (cited, included), over distinct titles (a synthetic review repeats the
+/// corpus's papers under new ids, and a title cited once covers its copies).
+fn synthesis_coverage(root: &Path) -> Result<(usize, usize), String> {
+    let ws = Workspace::open_read_only(root).map_err(|e| e.to_string())?;
+    let synthesis = ws
+        .read_string(
+            &WsPath::parse(quire::workspace::layout::SYNTHESIS_FILE).map_err(|e| e.to_string())?,
+        )
+        .unwrap_or_default()
+        .to_lowercase();
+    let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let synthesis = squeeze(&synthesis);
+    let mut included = std::collections::BTreeSet::new();
+    for paper in ws.papers().map_err(|e| e.to_string())? {
+        let path = agentic::result_path(&paper.id).map_err(|e| e.to_string())?;
+        let Ok(result) = ws.read_json::<quire::review::PaperResult>(&path) else {
+            continue;
+        };
+        if result.verdict == quire::review::Verdict::Include
+            && let Some(title) = paper.title.as_deref().filter(|t| !t.trim().is_empty())
+        {
+            included.insert(squeeze(&title.to_lowercase()));
+        }
+    }
+    let cited = included
+        .iter()
+        .filter(|t| synthesis.contains(t.as_str()))
+        .count();
+    Ok((cited, included.len()))
 }
 
 /// The 80-paper review again, against a reader that spoils `rate` of its
