@@ -113,7 +113,11 @@ impl ModelClient {
             // dropped (instructions first) never reached the model.
             // Its tokens were spent all the same, and are counted.
             if let Ok(answer) = &result {
-                let sent = estimate_usage(request, None).input_tokens;
+                // Judged against a floor of what was sent, four bytes a
+                // token: any real tokenizer counts at least that on English,
+                // more on code, symbols or a broken font's letters, so a
+                // count well under it is a cut, not another tokenizer.
+                let sent = sent_estimate(request).input_tokens;
                 if let Some(cut) = prompt_was_cut(sent, answer.usage.map(|u| u.input_tokens)) {
                     tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
                     self.record(

@@ -77,12 +77,12 @@ impl LlmError {
 /// chat templates and tokenizers differ most, relatively, on short prompts.
 const MIN_JUDGED_PROMPT: u64 = 1024;
 
-/// Whether a server that read `read` tokens of a prompt Quire counts at
-/// `sent` cut it. A model's tokenizer counts English within a tenth or so of
-/// ours (larger vocabularies a little under, older ones over) and its chat
-/// template only adds; a count under three quarters of ours is a prompt cut
-/// to fit, and its answer was made without the part cut off (the system
-/// prompt and tools first).
+/// Whether a server that read `read` tokens of a prompt of about `sent`
+/// tokens (its bytes over four) cut it. Real tokenizers count English at a
+/// token per four to five bytes, code, symbols and other scripts denser, and
+/// a chat template only adds; a count under three quarters of the bytes over
+/// four is a prompt cut to fit, and its answer was made without the part cut
+/// off (the system prompt and tools first).
 pub fn prompt_was_cut(sent: u64, read: Option<u64>) -> Option<LlmError> {
     let read = read.filter(|&r| r > 0)?;
     (sent >= MIN_JUDGED_PROMPT && read * 4 < sent * 3).then(|| LlmError::PromptCut {
