@@ -18,6 +18,17 @@ pub const MIN_WORDS_TO_JUDGE: usize = 30;
 pub const MIN_FUNCTION_WORD_SHARE: f64 = 0.08;
 /// Above this mean word length the spaces were lost.
 pub const MAX_MEAN_WORD_LEN: f64 = 11.0;
+/// Below this many common letter triples per thousand letters, text whose
+/// spaces were lost is not language either. English has about sixty
+/// ("the" alone thirty), French and German as many of theirs; letters at
+/// random about one.
+pub const MIN_COMMON_TRIPLES_PER_1000: f64 = 10.0;
+
+/// Letter triples common in the languages papers are written in.
+const COMMON_TRIPLES: [&str; 16] = [
+    "the", "and", "ing", "ion", "tio", "ent", "for", "ati", "der", "die", "und", "ein", "les",
+    "des", "que", "con",
+];
 
 /// Common English function words. Prose in any field is about a third of these.
 const FUNCTION_WORDS: &[&str] = &[
@@ -95,6 +106,11 @@ pub struct Quality {
     pub words: usize,
     pub function_word_share: f64,
     pub mean_word_len: f64,
+    /// Common letter triples ("the", "ing", "und", "les"…) per thousand
+    /// letters, spaces ignored; `None` when the letters are not mostly
+    /// ASCII (another script, where the triples mean nothing).
+    #[serde(default)]
+    pub common_triples: Option<f64>,
 }
 
 /// The verdict on a document's text.
@@ -115,6 +131,15 @@ impl Quality {
             Verdict::Empty
         } else if self.words < MIN_WORDS_TO_JUDGE {
             Verdict::Good
+        } else if self.mean_word_len > MAX_MEAN_WORD_LEN
+            && self
+                .common_triples
+                .is_some_and(|t| t < MIN_COMMON_TRIPLES_PER_1000)
+        {
+            // Run together and no language in it either: a font whose
+            // letters map to other letters (a cipher of the text), which
+            // only OCR reads.
+            Verdict::Garbage
         } else if self.mean_word_len > MAX_MEAN_WORD_LEN {
             Verdict::MissingSpaces
         } else if self.function_word_share < MIN_FUNCTION_WORD_SHARE {
@@ -155,6 +180,7 @@ pub fn assess(pages: &[String]) -> Quality {
         }
     }
     Quality {
+        common_triples: common_triples(pages),
         pages: pages.len(),
         letters,
         words,
@@ -169,6 +195,31 @@ pub fn assess(pages: &[String]) -> Quality {
             word_letters as f64 / words as f64
         },
     }
+}
+
+/// Common letter triples per thousand letters (see [`Quality`]).
+fn common_triples(pages: &[String]) -> Option<f64> {
+    let mut letters: Vec<u8> = Vec::new();
+    let mut other = 0usize;
+    for c in pages
+        .iter()
+        .flat_map(|p| p.chars())
+        .filter(|c| c.is_alphabetic())
+    {
+        if c.is_ascii() {
+            letters.push(c.to_ascii_lowercase() as u8);
+        } else {
+            other += 1;
+        }
+    }
+    if letters.len() < 300 || letters.len() < 9 * other {
+        return None;
+    }
+    let hits = letters
+        .windows(3)
+        .filter(|w| COMMON_TRIPLES.iter().any(|t| t.as_bytes() == *w))
+        .count();
+    Some(hits as f64 * 1000.0 / letters.len() as f64)
 }
 
 #[cfg(test)]
@@ -195,6 +246,17 @@ mod tests {
         assert_eq!(assess(&[garbage]).verdict(), Verdict::Garbage);
         let glued = "Thesystemstoresthedatainalogandreplaysit whenanodefails ".repeat(20);
         assert_eq!(assess(&[glued]).verdict(), Verdict::MissingSpaces);
+        // A font whose letters map to other letters: run together, and no
+        // language in it (a line of functional-reactive-animation.pdf).
+        let cipher =
+            "SQWQcTQQcWQRZWS]TOWXWOQQcTQKjljISPPNa\\R\\ QSTUUS]em‰js_^WwORObRQ\\sWcTXRSaTPaS\\ "
+                .repeat(20);
+        assert_eq!(assess(&[cipher]).verdict(), Verdict::Garbage);
+        // Run together in German or French is still language.
+        let german =
+            "DasSystemspeichertdieDatenineinemProtokollundspieltesab wennderKnotenausfällt "
+                .repeat(20);
+        assert_eq!(assess(&[german]).verdict(), Verdict::MissingSpaces);
         assert_eq!(
             assess(&["".into(), " 12 ".into()]).verdict(),
             Verdict::Empty
