@@ -603,7 +603,7 @@ mod tests {
             PaperId("dd".into()),
             PaperFailure {
                 code: "incoherent_answer".into(),
-                reason: "the model's answer could not stand as a result after 2 asks: Your rationale is not a sentence.".into(),
+                reason: "the model's answer could not stand as a result after 2 asks: the rationale was not in words".into(),
                 model: Some("tiny-270m".into()),
                 attempts: 2,
                 at: "2026-11-30T10:00:00Z".into(),

@@ -20,50 +20,109 @@ pub struct Claim<'a> {
     pub verdict: Option<Verdict>,
     pub rationale: &'a str,
     pub summary: &'a [crate::review::Quote],
-    /// Evidence quotes found on their cited pages.
+    /// Evidence quotes found on their cited pages, and not found.
     pub verified_quotes: usize,
+    pub dropped_quotes: usize,
 }
 
-/// Why the answer cannot stand, in words the model can act on when it is
-/// asked again; None when it is coherent.
-pub fn problem(claim: &Claim<'_>) -> Option<String> {
+/// Why an answer cannot stand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    NoScore,
+    OffScale {
+        score: f64,
+    },
+    VerdictAgainstScore {
+        verdict: Verdict,
+        score: f64,
+    },
+    RationaleNotWords,
+    SummaryNotWords,
+    /// A score that needs evidence, and no quote found on its page
+    /// (`dropped` were cited and not found).
+    NoEvidence {
+        dropped: usize,
+    },
+}
+
+impl Problem {
+    /// What the model is told when it is asked again.
+    pub fn ask(&self) -> String {
+        match self {
+            Self::NoScore => "Your answer has no score. Give a score from 0 to 10.".into(),
+            Self::OffScale { score } => {
+                format!("Your score {score} is off the scale. Give a score from 0 to 10.")
+            }
+            Self::VerdictAgainstScore { verdict, score } => format!(
+                "Your verdict \"{}\" contradicts your score {score} (a score of {score} means \"{}\"). Give a verdict that agrees with the score.",
+                verdict.as_str(),
+                Verdict::from_score(*score).as_str()
+            ),
+            Self::RationaleNotWords => {
+                "Your rationale is not a sentence. Say in words why the paper earns its score."
+                    .into()
+            }
+            Self::SummaryNotWords => {
+                "Your summary is not in words. Summarise the paper in sentences, each with its page."
+                    .into()
+            }
+            Self::NoEvidence { dropped: 0 } => "Your answer gives the paper a score but no evidence. Support it with passages copied exactly from the text, each with its page number; if the paper does not address the question, give it a low score and say so.".into(),
+            Self::NoEvidence { dropped } => format!(
+                "None of your {dropped} evidence quotes appears word for word on the page you cited. Copy each passage exactly as it is printed, with its page number; if the paper does not address the question, give it a low score and say so."
+            ),
+        }
+    }
+
+    /// What the researcher is told when the paper could not be scored.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::NoScore => "the answer gave no score".into(),
+            Self::OffScale { score } => format!("the score {score} was off the 0-10 scale"),
+            Self::VerdictAgainstScore { verdict, score } => format!(
+                "the verdict \"{}\" contradicted the score {score}",
+                verdict.as_str()
+            ),
+            Self::RationaleNotWords => "the rationale was not in words".into(),
+            Self::SummaryNotWords => "the summary was not in words".into(),
+            Self::NoEvidence { dropped: 0 } => "a score with no evidence quoted".into(),
+            Self::NoEvidence { dropped: 1 } => {
+                "a score whose one quote is not on the page it cites".into()
+            }
+            Self::NoEvidence { dropped } => {
+                format!("a score whose {dropped} quotes are none of them on the page they cite")
+            }
+        }
+    }
+}
+
+/// Why the answer cannot stand; None when it is coherent.
+pub fn problem(claim: &Claim<'_>) -> Option<Problem> {
     if !claim.score.is_finite() {
-        return Some("Your answer has no score. Give a score from 0 to 10.".into());
+        return Some(Problem::NoScore);
     }
     if !(0.0..=10.0).contains(&claim.score) {
-        return Some(format!(
-            "Your score {} is off the scale. Give a score from 0 to 10.",
-            claim.score
-        ));
+        return Some(Problem::OffScale { score: claim.score });
     }
     let earned = Verdict::from_score(claim.score);
     if let Some(verdict) = claim.verdict
         && band(verdict).abs_diff(band(earned)) >= 2
     {
-        return Some(format!(
-            "Your verdict \"{}\" contradicts your score {} (a score of {} means \"{}\"). Give a verdict that agrees with the score.",
-            verdict.as_str(),
-            claim.score,
-            claim.score,
-            earned.as_str()
-        ));
+        return Some(Problem::VerdictAgainstScore {
+            verdict,
+            score: claim.score,
+        });
     }
     if words(claim.rationale) < MIN_RATIONALE_WORDS {
-        return Some(
-            "Your rationale is not a sentence. Say in words why the paper earns its score.".into(),
-        );
+        return Some(Problem::RationaleNotWords);
     }
     let summary_words: usize = claim.summary.iter().map(|s| words(&s.text)).sum();
     if summary_words < MIN_SUMMARY_WORDS {
-        return Some(
-            "Your summary is not in words. Summarise the paper in sentences, each with its page."
-                .into(),
-        );
+        return Some(Problem::SummaryNotWords);
     }
     if claim.verified_quotes == 0 && earned != Verdict::Exclude {
-        return Some(
-            "Your answer gives the paper a score but no evidence. Support it with passages copied exactly from the text, each with its page number; if the paper does not address the question, give it a low score and say so.".into(),
-        );
+        return Some(Problem::NoEvidence {
+            dropped: claim.dropped_quotes,
+        });
     }
     None
 }
@@ -110,6 +169,7 @@ mod tests {
             rationale,
             summary,
             verified_quotes: verified,
+            dropped_quotes: 0,
         }
     }
 
@@ -135,5 +195,25 @@ mod tests {
         // A verdict one band from its score is a judgement call.
         assert!(problem(&claim(6.0, Some(Verdict::Include), fine, &s, 1)).is_none());
         assert!(problem(&claim(8.0, Some(Verdict::Include), fine, &s, 2)).is_none());
+    }
+
+    #[test]
+    fn the_model_is_asked_in_the_second_person_and_the_researcher_told_in_the_third() {
+        let p = Problem::NoEvidence { dropped: 2 };
+        assert!(p.ask().starts_with("None of your 2 evidence quotes"));
+        assert_eq!(
+            p.describe(),
+            "a score whose 2 quotes are none of them on the page they cite"
+        );
+        let p = Problem::VerdictAgainstScore {
+            verdict: Verdict::Include,
+            score: 0.0,
+        };
+        assert!(
+            p.ask().contains("a score of 0 means \"exclude\""),
+            "{}",
+            p.ask()
+        );
+        assert!(!p.describe().contains("your"));
     }
 }

@@ -209,7 +209,7 @@ impl Reader {
         {
             let chunk = parts[best].0.clone();
             let total = parts.len();
-            match self.ask(input, &chunk, total, Some(&reason)).await {
+            match self.ask(input, &chunk, total, Some(&reason.ask())).await {
                 Ok((mut again, n)) => {
                     calls += n;
                     let (v, d) = check_quotes(&mut again, input.pages);
@@ -223,11 +223,11 @@ impl Reader {
                 Err(e) if !matches!(e, ReadError::Malformed(_)) => return Err(e),
                 Err(_) => {}
             }
-            reasked = Some(reason);
+            reasked = Some(reason.describe());
         }
         if let Some(problem) = coherence_problem(&parts, verified, dropped) {
             return Err(ReadError::Incoherent {
-                problem,
+                problem: problem.describe(),
                 asked: if reasked.is_some() { 2 } else { 1 },
             });
         }
@@ -401,23 +401,17 @@ fn coherence_problem(
     parts: &[(Chunk, ReaderAnswer)],
     verified: usize,
     dropped: usize,
-) -> Option<String> {
+) -> Option<coherence::Problem> {
     let best = &parts[best_part(parts)?].1;
     let summary: Vec<crate::review::Quote> =
         parts.iter().flat_map(|(_, a)| a.summary.clone()).collect();
-    let problem = coherence::problem(&coherence::Claim {
+    coherence::problem(&coherence::Claim {
         score: best.score,
         verdict: best.verdict,
         rationale: &best.rationale,
         summary: &summary,
         verified_quotes: verified,
-    })?;
-    Some(if verified == 0 && dropped > 0 {
-        format!(
-            "None of your {dropped} evidence quotes appears word for word on the page you cited. Copy each passage exactly as it is printed, with its page number. {problem}"
-        )
-    } else {
-        problem
+        dropped_quotes: dropped,
     })
 }
 
