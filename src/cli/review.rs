@@ -215,16 +215,22 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.reader_calls, e.agent_steps, e.model
     );
     println!(
-        "tokens: at most about {} in, {} out",
+        "tokens: about {} in, {} out",
         e.input_tokens, e.output_tokens
     );
     println!(
+        "at most: {} in, {} out ({} reader calls, {} agent steps) if the model needs every retry and re-ask; --max-tokens makes a hard limit",
+        e.at_most.input_tokens,
+        e.at_most.output_tokens,
+        e.at_most.reader_calls,
+        e.at_most.agent_steps
+    );
+    println!(
         "cost: {}",
-        e.cost_usd
-            .map(|c| format!("about ${c:.2}"))
-            .unwrap_or_else(|| {
-                "unknown (the model has no price in the table; add one to prices.toml)".into()
-            })
+        match (e.cost_usd, e.at_most.cost_usd) {
+            (Some(c), Some(max)) => format!("about ${c:.2}, at most ${max:.2}"),
+            _ => "unknown (the model has no price in the table; add one to prices.toml)".into(),
+        }
     );
     println!(
         "time: {} rounds of calls at {} at once; about {:.0} min at {ASSUMED_CALL_SECONDS:.0} s a call",

@@ -4,12 +4,19 @@
 //!
 //! Computed from the extracted texts (extraction needs no model) with the same
 //! chunking the reader uses, and from what the agents' prompts are bounded by:
-//! every agent step costs at most its prompt budget plus its fixed part, which
-//! is what makes the estimate an honest upper bound rather than a guess.
+//! every agent step costs at most its prompt budget plus its fixed part.
+//!
+//! Two figures come out: what the run is expected to spend when the model
+//! answers well, and an upper bound for a model that needs every second chance
+//! Quire gives it: each part's answer retried once as malformed (the retry
+//! carries the first answer), each paper asked again once for coherence, each
+//! failed paper read again by the sweep, every answer as long as the output
+//! cap allows, and the agents at twice their planned steps. A model that loops
+//! beyond that is stopped only by `--max-tokens`, which the bound says.
 
 use serde::Serialize;
 
-use super::agentic::{Coverage, TOOL_NAMES};
+use super::agentic::{Coverage, MAX_ATTEMPTS, TOOL_NAMES};
 use super::reading::{PaperInput, chunk_budget, chunks, fingerprint};
 use super::{ReviewError, ReviewSpec, paper_text};
 use crate::agent::AgentSet;
@@ -40,12 +47,28 @@ pub struct Estimate {
     pub output_tokens: u64,
     /// `None` when the model has no price in the table.
     pub cost_usd: Option<f64>,
+    /// The upper bound: every retry, re-ask and second attempt taken.
+    pub at_most: Bound,
     pub concurrency: usize,
     /// Model calls one after another, at the profile's concurrency.
     pub serial_rounds: u64,
     /// Wall time at [`ASSUMED_CALL_SECONDS`] a round.
     pub seconds: f64,
 }
+
+/// What the run spends at most when the model needs every second chance.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bound {
+    pub reader_calls: u64,
+    pub agent_steps: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: Option<f64>,
+}
+
+/// The words of the retry turns a malformed or incoherent answer adds, about.
+const RETRY_TURN_TOKENS: u64 = 80;
 
 /// What a model call is taken to last for the time estimate: a mid-sized
 /// hosted or local model answering a few thousand tokens of paper.
@@ -69,6 +92,13 @@ pub fn estimate(
     let mut paper_tokens = 0;
     let mut reader_calls = 0u64;
     let mut reader_input = 0u64;
+    // Per paper, the worst case: every part asked twice (a malformed answer
+    // is retried with the answer in the prompt), plus one re-ask of its
+    // largest part, also twice; all of it once more if the paper fails and
+    // is read again.
+    let max_output = settings.max_output_tokens as u64;
+    let mut worst_calls = 0u64;
+    let mut worst_input = 0u64;
     for paper in &open {
         let pages = paper_text::load(ws, &paper.id)?.unwrap_or_default();
         let input = PaperInput {
@@ -81,7 +111,21 @@ pub fn estimate(
         let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
         paper_tokens += text;
         reader_calls += parts.len() as u64;
-        reader_input += text + parts.len() as u64 * (count_tokens(&reader.system_prompt) + 200);
+        let fixed = count_tokens(&reader.system_prompt) + 200;
+        reader_input += text + parts.len() as u64 * fixed;
+        let retry = fixed + max_output + RETRY_TURN_TOKENS;
+        let largest = parts
+            .iter()
+            .map(|p| count_tokens(&p.text))
+            .max()
+            .unwrap_or(0);
+        let attempts = MAX_ATTEMPTS as u64;
+        worst_calls += attempts * (2 * parts.len() as u64 + 2);
+        worst_input += attempts
+            * (2 * (text + parts.len() as u64 * fixed)
+                + parts.len() as u64 * (max_output + RETRY_TURN_TOKENS)
+                + 2 * (largest + fixed)
+                + retry);
     }
     let batch = super::agentic::batch_size(settings.concurrency) as u64;
     let batches = (open.len() as u64).div_ceil(batch);
@@ -98,6 +142,22 @@ pub fn estimate(
             output_tokens,
         },
     );
+    let worst_steps = agent_steps * 2;
+    let worst_output = (worst_calls + worst_steps) * max_output;
+    let worst_agent_input = worst_steps * per_step;
+    let at_most = Bound {
+        reader_calls: worst_calls,
+        agent_steps: worst_steps,
+        input_tokens: worst_input + worst_agent_input,
+        output_tokens: worst_output,
+        cost_usd: prices.cost(
+            &settings.model,
+            Usage {
+                input_tokens: worst_input + worst_agent_input,
+                output_tokens: worst_output,
+            },
+        ),
+    };
     let concurrency = settings.concurrency.max(1);
     let serial_rounds = agent_steps + reader_calls.div_ceil(concurrency as u64);
     Ok(Estimate {
@@ -111,6 +171,7 @@ pub fn estimate(
         input_tokens,
         output_tokens,
         cost_usd,
+        at_most,
         concurrency,
         serial_rounds,
         seconds: serial_rounds as f64 * ASSUMED_CALL_SECONDS,

@@ -385,3 +385,134 @@ async fn a_reviewer_that_stalls_at_its_step_limit_is_seen_and_every_paper_is_sti
         );
     }
 }
+
+#[tokio::test]
+async fn a_reviewer_that_tries_to_finish_early_is_refused_with_the_count_and_reads_the_rest() {
+    let mut rig = Rig::new(
+        &dev_pdfs("distributed-systems", 10),
+        ServerOptions {
+            policy: Policy::Impatient,
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    // One call at a time: a batch is 8 papers, so one read leaves 2 open.
+    rig.settings.concurrency = 1;
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, "done");
+    let agent = summary.agent.clone().unwrap();
+    assert_eq!(
+        (agent.covered_by_agent, agent.covered_by_sweep),
+        (10, 0),
+        "the refusal sent the reviewer back to work: {agent:?}"
+    );
+
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let graph = quire::agent::TaskGraph::open(&ws).unwrap();
+    let reviewer = graph
+        .nodes()
+        .into_iter()
+        .find(|n| n.agent == "reviewer")
+        .expect("the planner delegated to the reviewer");
+    let log = ws
+        .last_actions(
+            &quire::workspace::WsPath::parse(&format!("tasks/{}/actions.jsonl", reviewer.id))
+                .unwrap(),
+            200,
+        )
+        .unwrap();
+    let refusals: Vec<_> = log
+        .iter()
+        .filter(|a| a.code.as_deref() == Some("finish_refused"))
+        .collect();
+    assert_eq!(refusals.len(), 1, "{log:?}");
+    // The refusal names how many papers are open, and the reviewer's first
+    // read left exactly that many.
+    let first_read = log
+        .iter()
+        .find(|a| a.tool == "read_papers" && a.ok)
+        .unwrap();
+    let open_after_read: usize = first_read
+        .summary
+        .split(". ")
+        .find_map(|s| s.trim_end_matches('.').strip_suffix(" papers still open"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{}", first_read.summary));
+    assert!(open_after_read > 0);
+    assert!(
+        refusals[0].summary.starts_with(&format!(
+            "{open_after_read} readable papers have no result yet"
+        )),
+        "{}",
+        refusals[0].summary
+    );
+    // The finish that came after the work was accepted.
+    let last = log.last().unwrap();
+    assert_eq!((last.tool.as_str(), last.ok), ("finish", true), "{last:?}");
+    let calls = super::agent_review::reader_calls(&rig.server.requests());
+    assert_eq!(calls.len(), 10);
+    assert!(calls.values().all(|&n| n == 1), "{calls:?}");
+}
+
+#[tokio::test]
+async fn the_estimates_upper_bound_holds_for_a_reader_that_needs_every_second_chance() {
+    let rig = Rig::new(
+        &papers(),
+        ServerOptions {
+            // Every answer spoiled in a way that costs a retry or a re-ask.
+            policy: Policy::Fallible {
+                seed: 11,
+                rate: 1.0,
+                only: &[
+                    Mistake::InvalidJson,
+                    Mistake::CutAtMaxTokens,
+                    Mistake::NoiseRationale,
+                    Mistake::Paraphrase,
+                ],
+            },
+            ..ServerOptions::default()
+        },
+    )
+    .await;
+    let request = rig.request(quire::agent::Caps::default());
+    let (ws, _) = quire::review::run::ingest(&request, std::sync::Arc::new(quire::agent::NoEvents))
+        .await
+        .unwrap();
+    let estimate = quire::review::estimate::estimate(
+        &ws,
+        &request.spec,
+        &rig.settings,
+        &quire::llm::accounting::PriceTable::builtin(),
+    )
+    .unwrap();
+    drop(ws);
+    let summary = rig.run(EventLog::new()).await;
+    let agent = summary.agent.unwrap();
+    let reader = super::agent_review::reader_calls(&rig.server.requests())
+        .values()
+        .sum::<usize>() as u64;
+    eprintln!(
+        "reader calls: expected {}, spent {reader}, at most {}; input tokens: expected {}, spent {}, at most {}",
+        estimate.reader_calls,
+        estimate.at_most.reader_calls,
+        estimate.input_tokens,
+        agent.input_tokens,
+        estimate.at_most.input_tokens
+    );
+    // The model needed far more than expected, and still no more than the bound.
+    assert!(reader > estimate.reader_calls, "{reader} vs {estimate:?}");
+    assert!(
+        reader <= estimate.at_most.reader_calls,
+        "{reader} reader calls vs {:?}",
+        estimate.at_most
+    );
+    assert!(agent.steps <= estimate.at_most.agent_steps, "{agent:?}");
+    assert!(
+        agent.input_tokens <= estimate.at_most.input_tokens,
+        "{} input tokens vs {:?}",
+        agent.input_tokens,
+        estimate.at_most
+    );
+    assert!(agent.output_tokens <= estimate.at_most.output_tokens);
+    assert!(estimate.at_most.input_tokens >= estimate.input_tokens);
+}

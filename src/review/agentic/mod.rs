@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-pub use coverage::{Coverage, result_key, result_path};
+pub use coverage::{Coverage, MAX_ATTEMPTS, result_key, result_path};
 pub use domain::{CoveredBy, ReviewDomain, batch_size};
 pub use tools::NAMES as TOOL_NAMES;
 

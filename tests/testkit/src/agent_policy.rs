@@ -136,6 +136,28 @@ pub fn step(turns: &[Turn], tools: &[OfferedTool]) -> (String, Vec<ScriptedCall>
     follow_todos(&prompt, tools)
 }
 
+/// An agent step taken by an impatient agent: it finishes while the progress
+/// line still says papers are open, once it has read a batch and unless its
+/// recent actions show the finish refused. `None` leaves the step to the
+/// diligent policy.
+pub fn impatient(turns: &[Turn], tools: &[OfferedTool]) -> Option<(String, Vec<ScriptedCall>)> {
+    if !is_agent_prompt(turns) || !tools.iter().any(takes_ids) {
+        return None;
+    }
+    let user = turns.iter().rev().find(|t| t.role == "user")?;
+    let prompt = parse(&user.text);
+    let has_read = prompt
+        .actions
+        .iter()
+        .any(|(tool, _, ok, _)| *ok && tools.iter().any(|t| t.name == *tool && takes_ids(t)));
+    let refused = prompt
+        .actions
+        .iter()
+        .any(|(tool, _, ok, _)| tool == "finish" && !ok);
+    (open_count(&prompt.progress).unwrap_or(0) > 0 && has_read && !refused)
+        .then(|| finish(tools, "I have read enough of the papers to stop here."))
+}
+
 fn consolidate(prompt: &Prompt<'_>, tools: &[OfferedTool]) -> (String, Vec<ScriptedCall>) {
     let Some(notes) = tools.iter().find(|t| t.name.contains("notes")) else {
         return ("I have no way to write notes.".into(), Vec::new());

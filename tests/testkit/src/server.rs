@@ -62,6 +62,10 @@ pub enum Policy {
         rate: f64,
         only: &'static [Mistake],
     },
+    /// The diligent policies, but an agent with papers still open tries to
+    /// finish once it has read a batch, as a model eager to be done does;
+    /// refused, it gets back to work.
+    Impatient,
 }
 
 impl Default for ServerOptions {
@@ -342,6 +346,11 @@ async fn answer(
                     }
                     _ => (text, calls),
                 }
+            }
+            Policy::Impatient => {
+                let turns = request.turns();
+                crate::agent_policy::impatient(&turns, &request.tools())
+                    .unwrap_or_else(|| reader::answer(request))
             }
             Policy::Chaos { seed } => {
                 let n = shared.serial.load(Ordering::SeqCst);

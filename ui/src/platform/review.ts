@@ -118,6 +118,14 @@ export interface ReviewLaunch {
 }
 
 /** What an agent review would cost, before anything is spent. */
+export interface EstimateBound {
+  readerCalls: number;
+  agentSteps: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
 export interface Estimate {
   model: string;
   readable: number;
@@ -129,6 +137,8 @@ export interface Estimate {
   inputTokens: number;
   outputTokens: number;
   costUsd: number | null;
+  /** What the run spends at most when the model needs every retry and re-ask. */
+  atMost: EstimateBound;
   concurrency: number;
   serialRounds: number;
   /** Wall time at a typical model's pace. */

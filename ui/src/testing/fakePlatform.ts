@@ -232,6 +232,13 @@ export class FakePlatform implements Platform {
       inputTokens: readable * 12000,
       outputTokens: readable * 900,
       costUsd: readable * 0.01,
+      atMost: {
+        readerCalls: readable * 8,
+        agentSteps: 2 * (16 + readable),
+        inputTokens: readable * 60000,
+        outputTokens: readable * 30000,
+        costUsd: readable * 0.05,
+      },
       concurrency: 4,
       serialRounds: 16 + readable * 2,
       seconds: (16 + readable * 2) * 8,

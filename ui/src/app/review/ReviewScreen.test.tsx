@@ -94,6 +94,8 @@ describe("a new review", () => {
     await settle();
     expect($("[data-testid=estimate]")?.textContent).toContain("3 of 3");
     expect($("[data-testid=estimate]")?.textContent).toContain("$0.03");
+    // The bound for a model that needs every retry is shown beside it.
+    expect($("[data-testid=estimate]")?.textContent).toContain("at most $0.15");
     expect(platform.launches).toEqual([]);
   });
 

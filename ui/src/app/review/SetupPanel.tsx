@@ -194,8 +194,19 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
               </dd>
             </div>
             <div>
+              <dt>At most</dt>
+              <dd title="If the model needs every retry and re-ask. Set a token cap to make it a hard limit.">
+                {count(estimate.atMost.inputTokens)} in, {count(estimate.atMost.outputTokens)} out
+              </dd>
+            </div>
+            <div>
               <dt>Cost</dt>
-              <dd>{cost(estimate.costUsd)}</dd>
+              <dd>
+                {cost(estimate.costUsd)}
+                {estimate.costUsd !== null && estimate.atMost.costUsd !== null && (
+                  <>, at most {cost(estimate.atMost.costUsd)}</>
+                )}
+              </dd>
             </div>
             <div>
               <dt>Time</dt>
