@@ -3,6 +3,7 @@
 //! The budget is a [`CallLog`]: it sees every model call's tokens and cost as
 //! the client records them. Before each call the runtime asks whether the call
 //! could cross a cap; if so the run stops cleanly, resumable with a higher cap.
+//! A run that cannot keep what it reads (a full disk) is halted the same way.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +30,9 @@ pub struct Budget {
     calls: AtomicU64,
     /// Sum of priced calls; `priced` says whether any call had a price.
     cost: Mutex<(f64, bool)>,
+    /// Why the run cannot go on whatever the caps (a workspace write failed):
+    /// every later call is refused with it.
+    halted: Mutex<Option<String>>,
 }
 
 /// Why the next call may not be made.
@@ -61,9 +65,26 @@ impl Budget {
         priced.then_some(cost)
     }
 
+    /// Refuse every later call, with `reason`: what was spent is kept, and
+    /// spending more would only lose its results too. The first reason stays.
+    pub fn halt(&self, reason: String) {
+        let mut halted = self.halted.lock().unwrap_or_else(|e| e.into_inner());
+        halted.get_or_insert(reason);
+    }
+
+    pub fn halted(&self) -> Option<String> {
+        self.halted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// May a call of about `input` prompt tokens and up to `output` answer
     /// tokens be made without crossing a cap?
     pub fn check(&self, input: u64, output: u64) -> Result<(), OverBudget> {
+        if let Some(reason) = self.halted() {
+            return Err(OverBudget(reason));
+        }
         let (used_in, used_out) = self.tokens();
         let used = used_in + used_out;
         if let Some(max) = self.caps.max_tokens
@@ -172,5 +193,14 @@ mod tests {
                 .0
                 .contains("cost cap")
         );
+    }
+
+    #[test]
+    fn a_halted_run_refuses_every_call_with_the_first_reason() {
+        let budget = Budget::new(Caps::default());
+        assert!(budget.check(1, 1).is_ok());
+        budget.halt("the disk is full".into());
+        budget.halt("a later write failed too".into());
+        assert_eq!(budget.check(0, 0).unwrap_err().0, "the disk is full");
     }
 }

@@ -21,9 +21,32 @@ pub enum ReviewError {
     Runtime(#[from] RuntimeError),
     #[error(transparent)]
     Blocking(#[from] BlockingFailed),
+    /// A write failed mid-run (a full disk): the run stopped, what was saved
+    /// is kept, and the same review resumes once there is room.
+    #[error("{}", write_failed(.cause))]
+    WriteFailed { cause: String },
+}
+
+/// What a run that could not write says: the cause, that nothing more was
+/// spent, and how to go on.
+pub fn write_failed(cause: &str) -> String {
+    format!(
+        "the workspace could not be written ({cause}); the run stopped before spending more. What was saved is kept: make room on the disk (or fix the folder's permissions) and run the review again to resume"
+    )
 }
 
 impl ReviewError {
+    /// The error of a write of the run's outputs: an I/O failure there
+    /// leaves the results in place, so it says how to resume.
+    pub fn on_write(self) -> Self {
+        match self {
+            Self::Workspace(e) if e.code() == "io_error" => Self::WriteFailed {
+                cause: e.to_string(),
+            },
+            other => other,
+        }
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             Self::SourceNotFound { .. } => "folder_not_found",
@@ -32,6 +55,7 @@ impl ReviewError {
             Self::Workspace(e) => e.code(),
             Self::Runtime(e) => e.code(),
             Self::Blocking(_) => "internal_error",
+            Self::WriteFailed { .. } => "write_failed",
         }
     }
 }

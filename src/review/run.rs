@@ -203,7 +203,8 @@ pub async fn run_review(
             &started_at,
         )
     })
-    .await?;
+    .await
+    .map_err(ReviewError::on_write)?;
     let summary = ReviewSummary { lookups, ..summary };
     match (&summary.agent, summary.status.as_str()) {
         (_, "cancelled") => events.emit(RunEvent::Cancelled),
@@ -352,11 +353,19 @@ async fn agent_results(
     let model = client.settings().model.clone();
     let engine = AgentEngine {
         models: ModelPool::single(Arc::new(client)),
-        budget,
+        budget: budget.clone(),
         events,
         cancel,
     };
     let outcome = agentic::run(ws, spec, engine).await;
+    // A run halted by a failed write ends in more failed writes; the first
+    // one says what happened.
+    let outcome = match (outcome, budget.halted()) {
+        (Err(e), Some(_)) => Err(ReviewError::WriteFailed {
+            cause: e.to_string(),
+        }),
+        (outcome, _) => outcome.map_err(ReviewError::from),
+    };
     // Every call's record is on disk before the run reports anything.
     let flushing = file_log.clone();
     blocking(move || {

@@ -18,3 +18,4 @@ mod scholar;
 mod support;
 mod tools;
 mod workspace;
+mod write_failure;

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::coverage::{Coverage, result_key, result_path};
 use crate::agent::budget::OverBudget;
 use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
+use crate::review::error::write_failed;
 use crate::review::reading::{PaperInput, Reader, Reading};
 use crate::review::{
     EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, failures, paper_text,
@@ -209,7 +210,24 @@ impl ReviewDomain {
                 self.coverage().reading.remove(&id);
                 BatchOutcome::Cancelled
             }
-            Err(ReadFailure { code, reason }) => {
+            Err(ReadFailure {
+                unsaved: true,
+                reason,
+                ..
+            }) => {
+                // Not a failure of the paper either: the workspace cannot
+                // keep what is read, so nothing more is read. The paper stays
+                // open and is read when the run resumes.
+                self.coverage().reading.remove(&id);
+                self.budget.halt(write_failed(&reason));
+                self.events.emit(RunEvent::PaperStatus {
+                    paper: id.0.clone(),
+                    phase: PaperPhase::Queued,
+                    detail: Some("not saved: the workspace could not be written".into()),
+                });
+                BatchOutcome::NotSaved(reason)
+            }
+            Err(ReadFailure { code, reason, .. }) => {
                 let attempts = {
                     let mut coverage = self.coverage();
                     coverage.reading.remove(&id);
@@ -236,6 +254,7 @@ impl ReviewDomain {
                         .await;
                 if let Ok(Err(e)) = saved {
                     tracing::warn!(paper = %id.0, error = %e, "could not record why the paper failed");
+                    self.budget.halt(write_failed(&e.to_string()));
                 }
                 self.events.emit(RunEvent::PaperStatus {
                     paper: id.0.clone(),
@@ -255,6 +274,9 @@ impl ReviewDomain {
     ) -> Result<(PaperResult, Reading), ReadFailure> {
         if self.cancel.is_cancelled() {
             return Err(ReadFailure::new("cancelled", "the run was cancelled"));
+        }
+        if let Some(reason) = self.budget.halted() {
+            return Err(ReadFailure::unsaved(reason));
         }
         let (pages, plan) = {
             let _planning = gates.plan.acquire().await.ok();
@@ -276,6 +298,10 @@ impl ReviewDomain {
             .map_err(ReadFailure::from)??
         };
         let permit = gates.call.acquire().await.ok();
+        // The run may have been halted while this paper waited for a slot.
+        if let Some(reason) = self.budget.halted() {
+            return Err(ReadFailure::unsaved(reason));
+        }
         self.events.emit(RunEvent::PaperStatus {
             paper: paper.id.0.clone(),
             phase: PaperPhase::Reading,
@@ -328,7 +354,8 @@ impl ReviewDomain {
             ws.write_json(&path, &to_write)?;
             failures::clear(&ws, &id)
         })
-        .await??;
+        .await?
+        .map_err(|e| ReadFailure::unsaved(e.to_string()))?;
         Ok((result, reading))
     }
 }
@@ -338,6 +365,9 @@ impl ReviewDomain {
 struct ReadFailure {
     code: String,
     reason: String,
+    /// The paper was read (or would have been) but its result cannot be
+    /// saved: the run's failure, not the paper's.
+    unsaved: bool,
 }
 
 impl ReadFailure {
@@ -345,6 +375,15 @@ impl ReadFailure {
         Self {
             code: code.to_owned(),
             reason: reason.into(),
+            unsaved: false,
+        }
+    }
+
+    fn unsaved(reason: String) -> Self {
+        Self {
+            code: "write_failed".to_owned(),
+            reason,
+            unsaved: true,
         }
     }
 }
@@ -385,6 +424,9 @@ pub enum BatchOutcome {
     },
     /// The run was cancelled before the read finished.
     Cancelled,
+    /// Read, or about to be, but the workspace cannot keep the result: the
+    /// run is halted and the paper stays open.
+    NotSaved(String),
     /// The read's task ended without an outcome (it panicked).
     Incomplete,
 }

@@ -259,6 +259,9 @@ fn digest(lines: &[BatchLine], open: usize) -> String {
             BatchOutcome::Cancelled => {
                 problems.push(format!("{}: not read, the run was cancelled", line.id))
             }
+            BatchOutcome::NotSaved(reason) => {
+                problems.push(format!("{}: not saved, the run stops: {reason}", line.id))
+            }
             BatchOutcome::Incomplete => {
                 problems.push(format!("{}: the read did not complete", line.id))
             }
