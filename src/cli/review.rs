@@ -211,19 +211,20 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.readable, e.already_reviewed, e.to_read, e.paper_tokens
     );
     println!(
-        "model calls: about {} reader calls and {} agent steps with {}",
-        e.reader_calls, e.agent_steps, e.model
+        "model calls: about {} reader calls, {} agent steps and {} synthesis calls with {}",
+        e.reader_calls, e.agent_steps, e.digest_calls, e.model
     );
     println!(
         "tokens: about {} in, {} out",
         e.input_tokens, e.output_tokens
     );
     println!(
-        "at most: {} in, {} out ({} reader calls, {} agent steps) if the model needs every retry and re-ask; --max-tokens makes a hard limit",
+        "at most: {} in, {} out ({} reader calls, {} agent steps, {} synthesis calls) if the model needs every retry and re-ask; --max-tokens makes a hard limit",
         e.at_most.input_tokens,
         e.at_most.output_tokens,
         e.at_most.reader_calls,
-        e.at_most.agent_steps
+        e.at_most.agent_steps,
+        e.at_most.digest_calls
     );
     println!(
         "cost: {}",

@@ -6,6 +6,9 @@
 //! chunking the reader uses, and from what the agents' prompts are bounded by:
 //! every agent step costs at most its prompt budget plus its fixed part.
 //!
+//! The synthesis adds a call per group of included papers
+//! ([`synthesis::GROUP_PAPERS`]), counted as if every paper were included.
+//!
 //! Two figures come out: what the run is expected to spend when the model
 //! answers well, and an upper bound for a model that needs every second chance
 //! Quire gives it: each part's answer retried once as malformed (the retry
@@ -16,7 +19,7 @@
 
 use serde::Serialize;
 
-use super::agentic::{Coverage, MAX_ATTEMPTS, TOOL_NAMES};
+use super::agentic::{Coverage, MAX_ATTEMPTS, TOOL_NAMES, synthesis};
 use super::reading::{PaperInput, chunk_budget, chunks, fingerprint};
 use super::{ReviewError, ReviewSpec, paper_text};
 use crate::agent::AgentSet;
@@ -43,6 +46,8 @@ pub struct Estimate {
     pub paper_tokens: u64,
     pub reader_calls: u64,
     pub agent_steps: u64,
+    /// The synthesis's calls, one per group of included papers.
+    pub digest_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     /// `None` when the model has no price in the table.
@@ -62,6 +67,7 @@ pub struct Estimate {
 pub struct Bound {
     pub reader_calls: u64,
     pub agent_steps: u64,
+    pub digest_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: Option<f64>,
@@ -133,8 +139,16 @@ pub fn estimate(
     let reading_steps = batches * 2;
     let agent_steps = (FIXED_AGENT_STEPS + reading_steps) * 11 / 10;
     let per_step = reviewer.prompt_budget as u64 + count_tokens(&reviewer.system_prompt) + 2_500; // tool specs, task and headings
-    let input_tokens = reader_input + agent_steps * per_step;
-    let output_tokens = reader_calls * READER_ANSWER_TOKENS + agent_steps * AGENT_ANSWER_TOKENS;
+    // The synthesis's digests: a call per group of included papers, counted
+    // as if every readable paper were included (known only once read).
+    let digest_calls = (coverage.readable.len() as u64).div_ceil(synthesis::GROUP_PAPERS as u64);
+    let digest_input = count_tokens(synthesis::SYSTEM_PROMPT)
+        + synthesis::GROUP_PAPERS as u64 * synthesis::LINE_TOKENS;
+    let digest_output = synthesis::MAX_DIGEST_TOKENS as u64;
+    let input_tokens = reader_input + agent_steps * per_step + digest_calls * digest_input;
+    let output_tokens = reader_calls * READER_ANSWER_TOKENS
+        + agent_steps * AGENT_ANSWER_TOKENS
+        + digest_calls * digest_output / 2;
     let cost_usd = prices.cost(
         &settings.model,
         Usage {
@@ -142,24 +156,28 @@ pub fn estimate(
             output_tokens,
         },
     );
+    // At most: every digest asked again, with its first answer in the prompt.
     let worst_steps = agent_steps * 2;
-    let worst_output = (worst_calls + worst_steps) * max_output;
-    let worst_agent_input = worst_steps * per_step;
+    let worst_input = worst_input
+        + worst_steps * per_step
+        + digest_calls * (2 * digest_input + digest_output + RETRY_TURN_TOKENS);
+    let worst_output = (worst_calls + worst_steps) * max_output + 2 * digest_calls * digest_output;
     let at_most = Bound {
         reader_calls: worst_calls,
         agent_steps: worst_steps,
-        input_tokens: worst_input + worst_agent_input,
+        digest_calls: 2 * digest_calls,
+        input_tokens: worst_input,
         output_tokens: worst_output,
         cost_usd: prices.cost(
             &settings.model,
             Usage {
-                input_tokens: worst_input + worst_agent_input,
+                input_tokens: worst_input,
                 output_tokens: worst_output,
             },
         ),
     };
     let concurrency = settings.concurrency.max(1);
-    let serial_rounds = agent_steps + reader_calls.div_ceil(concurrency as u64);
+    let serial_rounds = agent_steps + (reader_calls + digest_calls).div_ceil(concurrency as u64);
     Ok(Estimate {
         model: settings.model.clone(),
         readable: coverage.readable.len(),
@@ -168,6 +186,7 @@ pub fn estimate(
         paper_tokens,
         reader_calls,
         agent_steps,
+        digest_calls,
         input_tokens,
         output_tokens,
         cost_usd,

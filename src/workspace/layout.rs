@@ -29,6 +29,9 @@ pub const AGENTS_DIR: &str = "agents";
 pub const PLAN_FILE: &str = "plan.md";
 /// The report's synthesis section, written by the writer.
 pub const SYNTHESIS_FILE: &str = "synthesis.md";
+/// The synthesis's digests of the included papers, group by group: Quire's
+/// cache, written by the program only.
+pub const DIGESTS_DIR: &str = "digests";
 /// The review as Markdown.
 pub const REPORT_FILE: &str = "report.md";
 /// Quire's private state (the lock); hidden from and closed to the agent.
@@ -66,6 +69,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         TASKS_DIR,
         AGENTS_DIR,
         PAPERS_DIR,
+        DIGESTS_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -16,7 +16,7 @@ use quire::llm::{HttpProvider, ModelSettings};
 use quire::pdf::ingest::IngestOptions;
 use quire::review::reading::verify::quote_on_page;
 use quire::review::run::{AgentSetup, EngineSetup, ReviewRequest, ReviewSummary};
-use quire::review::{EngineKind, PaperResult, ReviewSpec, paper_text};
+use quire::review::{EngineKind, PaperResult, ReviewSpec, Verdict, paper_text};
 use quire::workspace::{Workspace, WsPath};
 use testkit::{RecordedRequest, ScriptedCall, ScriptedServer, ServerOptions, Step};
 use tokio_util::sync::CancellationToken;
@@ -33,6 +33,7 @@ pub struct Rig {
     pub data: tempfile::TempDir,
     pub folder: tempfile::TempDir,
     pub settings: ModelSettings,
+    pub question: &'static str,
 }
 
 impl Rig {
@@ -64,6 +65,7 @@ impl Rig {
             data: tempfile::tempdir().unwrap(),
             folder,
             settings,
+            question: QUESTION,
         }
     }
 
@@ -79,7 +81,7 @@ impl Rig {
         ReviewRequest {
             source: self.folder.path().to_path_buf(),
             spec: ReviewSpec {
-                question: QUESTION.into(),
+                question: self.question.into(),
                 criteria: vec!["describes a replication protocol".into()],
                 engine: EngineKind::Agent,
             },
@@ -572,5 +574,107 @@ async fn the_estimate_before_a_run_matches_what_the_run_then_spends() {
         (0.8 * spent..=2.0 * spent).contains(&(estimate.input_tokens as f64)),
         "estimated {} input tokens, spent {spent}",
         estimate.input_tokens
+    );
+}
+
+#[tokio::test]
+async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuses_its_digests() {
+    let mut rig = Rig::new(
+        &dev_pdfs("distributed-systems", 24),
+        ServerOptions::default(),
+    )
+    .await;
+    // A broad question, so that most papers are included.
+    rig.question =
+        "What do these papers report about systems, data, servers and their performance?";
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, "done");
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let included: Vec<String> = ws
+        .papers()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            results(&ws)
+                .iter()
+                .any(|(t, r, _)| Some(t) == p.title.as_ref() && r.verdict == Verdict::Include)
+        })
+        .map(quire::review::agentic::synthesis::citation_title)
+        .collect();
+    let groups = included
+        .len()
+        .div_ceil(quire::review::agentic::synthesis::GROUP_PAPERS);
+    assert!(groups >= 2, "{} included papers", included.len());
+
+    // One isolated digest call per group, none holding more than a group.
+    let digest_calls: Vec<_> = rig
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.tools().is_empty()
+                && r.turns().iter().any(|t| {
+                    t.role == "user" && t.text.contains(" included papers, best score first.")
+                })
+        })
+        .collect();
+    assert_eq!(digest_calls.len(), groups);
+    for call in &digest_calls {
+        let user = call.turns().into_iter().find(|t| t.role == "user").unwrap();
+        let listed = user.text.lines().filter(|l| l.starts_with("- *")).count();
+        assert!(
+            (1..=quire::review::agentic::synthesis::GROUP_PAPERS).contains(&listed),
+            "{listed}"
+        );
+    }
+
+    // The writer's overview comes first, then every included paper is named.
+    let synthesis = ws
+        .read_string(&WsPath::parse("synthesis.md").unwrap())
+        .unwrap();
+    let heading = synthesis
+        .find("## The included papers, group by group")
+        .expect("the digests follow the overview");
+    assert!(heading > 0, "the writer's overview is kept: {synthesis}");
+    let squeezed = synthesis
+        .replace('*', "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    for title in &included {
+        let title = title
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        assert!(squeezed.contains(&title), "{title} is not in the synthesis");
+    }
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    assert!(report.contains("### The included papers, group by group"));
+    drop(ws);
+
+    // A rerun over the same results asks for no digest again.
+    let before = rig.server.requests().len();
+    let again = rig.run(EventLog::new()).await;
+    assert_eq!(again.status, "done");
+    let asked_again = rig.server.requests()[before..]
+        .iter()
+        .filter(|r| {
+            r.turns()
+                .iter()
+                .any(|t| t.text.contains(" included papers, best score first."))
+        })
+        .count();
+    assert_eq!(asked_again, 0);
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let rewritten = ws
+        .read_string(&WsPath::parse("synthesis.md").unwrap())
+        .unwrap();
+    assert_eq!(
+        rewritten
+            .matches("## The included papers, group by group")
+            .count(),
+        1
     );
 }

@@ -9,6 +9,7 @@
 
 mod coverage;
 mod domain;
+pub mod synthesis;
 mod tools;
 
 use std::collections::BTreeMap;
@@ -291,6 +292,27 @@ pub async fn run(
             stopped = Some("cancelled".to_owned());
         }
         writer_status = Some((outcome.status, outcome.output));
+    }
+    // The synthesis covers every included paper, however many: the groups'
+    // digests follow the writer's overview.
+    if stopped.is_none() {
+        let papers: Vec<_> = domain.coverage().readable.values().cloned().collect();
+        let writer = runtime.agents.get("writer")?;
+        let client = engine.models.for_spec(writer)?;
+        let (digests, outcome) =
+            synthesis::digest_included(ws, spec, &papers, &client, &engine.budget, &engine.cancel)
+                .await?;
+        if engine.cancel.is_cancelled() {
+            stopped = Some("cancelled".to_owned());
+        } else if let Some(reason) = outcome.stopped {
+            stopped = Some(reason);
+        } else if !digests.is_empty() {
+            let overview = ws.read_string(&synthesis).unwrap_or_default();
+            ws.write(
+                &synthesis,
+                synthesis::assemble(&overview, &digests).as_bytes(),
+            )?;
+        }
     }
     let coverage = domain.coverage().clone();
     let mut results = BTreeMap::new();

@@ -16,6 +16,9 @@
 //!   completed items and items it already acted on, and calls the tool the next
 //!   item names, filling the tool's parameters from the item's words. When no
 //!   item is left it says so and calls nothing.
+//! - **A part of a synthesis.** With no tools and no document, a turn that lists
+//!   papers one per line (`- *Title* ... key points: a; b`) gets a sentence per
+//!   paper, naming it by its title in italics and saying its first key point.
 
 use std::collections::BTreeSet;
 
@@ -48,7 +51,57 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
             return (reading.default_json().to_string(), Vec::new());
         }
     }
+    if tools.is_empty()
+        && let Some(text) = digest(&turns)
+    {
+        return (text, Vec::new());
+    }
     agent_step(&turns, &tools)
+}
+
+/// A request to write one part of a synthesis from one line per paper
+/// (`- *Title* (year) · score · summary · key points: a; b`): a sentence per
+/// paper, naming it by its title in italics and saying its first key point.
+fn digest(turns: &[Turn]) -> Option<String> {
+    let user = turns.iter().find(|t| t.role == "user")?;
+    let papers: Vec<(&str, &str)> = user
+        .text
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("- *")?;
+            let (title, after) = rest.split_once('*')?;
+            let point = after
+                .split_once("key points: ")
+                .map(|(_, p)| p.split(';').next().unwrap_or("").trim())
+                .unwrap_or("");
+            Some((title, point))
+        })
+        .collect();
+    if papers.is_empty() {
+        return None;
+    }
+    let sentences: Vec<String> = papers
+        .iter()
+        .map(|(title, point)| match point.trim_end_matches('.') {
+            "" => format!("*{title}* is among the included papers."),
+            point => format!("*{title}* reports that {}.", lowercase_first(point)),
+        })
+        .collect();
+    Some(
+        sentences
+            .chunks(6)
+            .map(|c| c.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    )
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// The pages of a request that asks to read a document (not an agent

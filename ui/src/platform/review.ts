@@ -121,6 +121,7 @@ export interface ReviewLaunch {
 export interface EstimateBound {
   readerCalls: number;
   agentSteps: number;
+  digestCalls: number;
   inputTokens: number;
   outputTokens: number;
   costUsd: number | null;
@@ -134,6 +135,8 @@ export interface Estimate {
   paperTokens: number;
   readerCalls: number;
   agentSteps: number;
+  /** The synthesis's calls, one per group of included papers. */
+  digestCalls: number;
   inputTokens: number;
   outputTokens: number;
   costUsd: number | null;
