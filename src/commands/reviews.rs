@@ -185,8 +185,14 @@ async fn resolve(
     let engine = match params.spec.engine {
         EngineKind::Offline => EngineSetup::Offline,
         EngineKind::Agent => {
-            let resolved =
+            let mut resolved =
                 resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
+            // An Ollama serving less context than the profile claims would cut
+            // every long prompt: fit the profile to it before anything is sent.
+            if let Some(served) = crate::llm::ollama::served_context(&resolved.settings).await {
+                tracing::warn!("{}", served.advice());
+                resolved.settings = served.fit(&resolved.settings);
+            }
             let provider: Arc<dyn Provider> = HttpProvider::new(
                 resolved.settings.clone(),
                 resolved.key.as_ref().map(|k| k.0.clone()),

@@ -119,3 +119,56 @@ async fn answer_from_pdf_reads_a_cut_paper_again_in_parts_and_a_one_shot_call_na
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_profile_claiming_more_context_than_ollama_serves_is_fitted_before_the_first_call() {
+    let server = testkit::ScriptedServer::start(ServerOptions {
+        cuts_prompts_to: Some(4_096),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let pdfs = dev_pdfs("databases", 2);
+    let folder = super::support::folder_of(&pdfs);
+    // The profile says 32k, as many do; the Ollama behind it serves 4k.
+    let config = super::support::scripted_config(
+        &server.base_url(),
+        "context_window = 32768\nmax_output_tokens = 4096\n",
+    );
+    let data = tempfile::tempdir().unwrap();
+    let ws = data.path().join("ws");
+    let out = super::support::quire_review(
+        folder.path(),
+        "How do databases recover from crashes?",
+        config.path(),
+        data.path(),
+        &["--workspace", ws.to_str().unwrap(), "--json"],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Ollama serves scripted-reader with a 4096-token context")
+            && stderr.contains("OLLAMA_CONTEXT_LENGTH=32768"),
+        "the user is told what to set: {stderr}"
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["status"], "done", "{summary}");
+    assert_eq!(summary["counts"]["notScored"], 0, "{summary}");
+    // No prompt was sent that the server had to cut: every one fit.
+    let chats: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect();
+    assert!(!chats.is_empty());
+    for r in &chats {
+        assert!(
+            r.prompt_tokens() <= 4_096,
+            "a prompt of {} tokens",
+            r.prompt_tokens()
+        );
+    }
+    let calls = std::fs::read_to_string(ws.join("model-calls.jsonl")).unwrap();
+    assert!(!calls.contains("\"prompt_cut\""), "{calls}");
+}

@@ -38,7 +38,9 @@ pub struct ServerOptions {
     pub context_window: Option<u64>,
     /// Read only the last this many tokens of a longer prompt and answer
     /// that with a 200, a normal finish and the tokens kept as
-    /// `prompt_tokens`, as Ollama does past its `num_ctx`.
+    /// `prompt_tokens`, as Ollama does past its `num_ctx`. The server then
+    /// also answers Ollama's own `/api/version`, `/api/generate` (a load)
+    /// and `/api/ps` (the loaded models, with this as `context_length`).
     pub cuts_prompts_to: Option<u64>,
     /// How unscripted requests are answered.
     pub policy: Policy,
@@ -101,6 +103,8 @@ struct Shared {
     serial: AtomicU64,
     /// The fallible reader's mistakes, in the order it made them.
     mistakes: Mutex<Vec<Mistake>>,
+    /// Models an Ollama-like server has loaded (`/api/ps` lists them).
+    loaded: Mutex<std::collections::BTreeSet<String>>,
 }
 
 pub struct ScriptedServer {
@@ -132,6 +136,7 @@ impl ScriptedServer {
             answered: AtomicU64::new(0),
             serial: AtomicU64::new(0),
             mistakes: Mutex::new(Vec::new()),
+            loaded: Mutex::new(std::collections::BTreeSet::new()),
         });
         let accept_shared = shared.clone();
         let accept = tokio::spawn(async move {
@@ -238,11 +243,37 @@ async fn route(
             let body = json!({"models": models});
             http::write_json(stream, 200, &[], &body).await
         }
+        ("GET", "/api/version") if shared.options.cuts_prompts_to.is_some() => {
+            http::write_json(stream, 200, &[], &json!({"version": "0.12.6"})).await
+        }
+        ("POST", "/api/generate") if shared.options.cuts_prompts_to.is_some() => {
+            let model = serde_json::from_slice::<Value>(&request.body)
+                .ok()
+                .and_then(|b| b.get("model").and_then(Value::as_str).map(str::to_owned));
+            let Some(model) = model else {
+                let body = json!({"error": "model is required"});
+                return http::write_json(stream, 400, &[], &body).await;
+            };
+            lock(&shared.loaded).insert(model.clone());
+            let body = json!({"model": model, "response": "", "done": true, "done_reason": "load"});
+            http::write_json(stream, 200, &[], &body).await
+        }
+        ("GET", "/api/ps") if shared.options.cuts_prompts_to.is_some() => {
+            let context = shared.options.cuts_prompts_to;
+            let models: Vec<Value> = lock(&shared.loaded)
+                .iter()
+                .map(|m| json!({"name": m, "model": m, "size": 0, "context_length": context}))
+                .collect();
+            http::write_json(stream, 200, &[], &json!({"models": models})).await
+        }
         ("POST", p) if p.ends_with("/chat/completions") || p.ends_with("/messages") => {
             let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
                 let body = render::error_body(protocol, 400, "request body is not JSON");
                 return http::write_json(stream, 400, &[], &body).await;
             };
+            if let Some(model) = body.get("model").and_then(Value::as_str) {
+                lock(&shared.loaded).insert(model.to_owned());
+            }
             let recorded = RecordedRequest {
                 protocol,
                 path: path.clone(),
