@@ -80,6 +80,32 @@ impl Corrections {
     }
 }
 
+/// The reader's title and authors from page one over what extraction read.
+fn apply_front_matter(ws: &Workspace, record: &mut PaperRecord) -> Result<(), WorkspaceError> {
+    let path = crate::review::agentic::result_path(&record.id)?;
+    let front = match ws.read_json::<crate::review::PaperResult>(&path) {
+        Ok(result) => result.front_matter,
+        // No result yet, or one torn or from an older Quire: extraction's stand.
+        Err(WorkspaceError::NotFound { .. } | WorkspaceError::Corrupt { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let Some(front) = front else {
+        return Ok(());
+    };
+    if let Some(title) = front.title {
+        record.title = Some(title);
+        record.meta.sources.insert(MetaField::Title, Origin::Reader);
+    }
+    if !front.authors.is_empty() {
+        record.meta.authors = front.authors.iter().map(|a| Author::parse(a)).collect();
+        record
+            .meta
+            .sources
+            .insert(MetaField::Authors, Origin::Reader);
+    }
+    Ok(())
+}
+
 pub fn corrections_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
     WsPath::from_parts([layout::PAPERS_DIR, &id.0, "corrections.json"])
 }
@@ -103,11 +129,13 @@ pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
 }
 
 /// One paper's record as the researcher sees it: what the PDF said, under
-/// what an index said (`lookup.json`), under their own corrections.
+/// what the reader read on page one (its result's front matter), under what
+/// an index said (`lookup.json`), under their own corrections.
 pub fn corrected_paper(
     ws: &Workspace,
     mut record: PaperRecord,
 ) -> Result<PaperRecord, WorkspaceError> {
+    apply_front_matter(ws, &mut record)?;
     super::enrich::apply_saved(ws, &mut record)?;
     if let Some(corrections) = load(ws, &record.id)? {
         corrections.apply(&mut record);

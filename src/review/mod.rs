@@ -20,6 +20,6 @@ pub mod source;
 pub use error::ReviewError;
 
 pub use model::{
-    CriterionOutcome, CriterionVerdict, EngineKind, PaperResult, Provenance, Quote, ReviewSpec,
-    Verdict,
+    CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
+    ReviewSpec, Verdict,
 };

@@ -161,4 +161,18 @@ pub struct PaperResult {
     #[serde(default)]
     pub criteria: Vec<CriterionVerdict>,
     pub provenance: Provenance,
+    /// The title and authors the reader read on page one, as far as page
+    /// one bears them out; laid over what extraction found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub front_matter: Option<FrontMatter>,
+}
+
+/// A paper's title and authors as a reader read them on its first page.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrontMatter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
 }

@@ -551,6 +551,7 @@ mod tests {
                 reasked: None,
                 covered_by: None,
             },
+            front_matter: None,
         }
     }
 

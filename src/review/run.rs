@@ -532,6 +532,7 @@ fn offline_results(
                 reasked: None,
                 covered_by: None,
             },
+            front_matter: None,
         };
         ws.write_json(&result_path(&paper.id)?, &result)?;
         results.insert(paper.id.clone(), result);

@@ -215,6 +215,8 @@ pub enum MetaField {
 pub enum Origin {
     /// Read from the PDF (its first pages, its info dictionary).
     Pdf,
+    /// Read on page one by the model's reader, and borne out by the page.
+    Reader,
     Crossref,
     Arxiv,
     Openalex,
@@ -226,6 +228,7 @@ impl Origin {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pdf => "pdf",
+            Self::Reader => "reader",
             Self::Crossref => "crossref",
             Self::Arxiv => "arxiv",
             Self::Openalex => "openalex",

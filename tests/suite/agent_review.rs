@@ -678,3 +678,45 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
         1
     );
 }
+
+#[tokio::test]
+async fn the_title_and_authors_the_reader_reads_on_page_one_stand_where_the_page_bears_them_out() {
+    let rig = Rig::new(&[], ServerOptions::default()).await;
+    std::fs::write(
+        rig.folder.path().join("draft.pdf"),
+        super::support::pdf_with_pages(&[
+            &format!(
+                "JOURNAL OF REPLICATION 12(3)\nReplicated Logs Under Attack\nAda Lovelace and Charles Babbage\n{PROSE}"
+            ),
+            PROSE,
+        ]),
+    )
+    .unwrap();
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, "done");
+
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let extracted = ws.papers().unwrap().remove(0);
+    let paper = quire::review::corrections::corrected(&ws)
+        .unwrap()
+        .remove(0);
+    eprintln!(
+        "extraction read {:?} by {:?}",
+        extracted.title, extracted.meta.authors
+    );
+    assert_eq!(paper.title.as_deref(), Some("Replicated Logs Under Attack"));
+    let authors: Vec<String> = paper.meta.authors.iter().map(|a| a.display()).collect();
+    assert_eq!(authors, ["Ada Lovelace", "Charles Babbage"]);
+    for field in [
+        quire::workspace::MetaField::Title,
+        quire::workspace::MetaField::Authors,
+    ] {
+        assert_eq!(
+            paper.meta.sources.get(&field),
+            Some(&quire::workspace::Origin::Reader),
+            "{field:?}"
+        );
+    }
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    assert!(report.contains("Replicated Logs Under Attack"), "{report}");
+}

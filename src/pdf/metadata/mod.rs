@@ -15,7 +15,8 @@ mod plain;
 mod rejoin;
 mod venue;
 
-pub use furniture::is_cover_sheet;
+pub use furniture::{is_cover_sheet, is_furniture};
+pub use names::is_person;
 use unicode_normalization::UnicodeNormalization;
 
 use super::engines::InfoDict;

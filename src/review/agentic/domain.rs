@@ -345,6 +345,7 @@ impl ReviewDomain {
                 reasked: reading.reasked.clone(),
                 covered_by: Some(by.as_str().to_owned()),
             },
+            front_matter: reading.front_matter.clone(),
         };
         let ws = self.ws.clone();
         let path = result_path(&paper.id)?;

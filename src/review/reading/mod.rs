@@ -10,6 +10,7 @@
 
 pub mod chunks;
 pub mod coherence;
+pub mod front;
 pub mod parse;
 pub mod verify;
 
@@ -27,7 +28,7 @@ use parse::ReaderAnswer;
 
 /// Bumped whenever the reader's prompt or parsing changes what a result means;
 /// part of every result's cache key.
-pub const PROMPT_VERSION: &str = "reader-2";
+pub const PROMPT_VERSION: &str = "reader-3";
 
 /// A part of a paper shorter than this is not cut again when the server
 /// finds it too long.
@@ -53,6 +54,8 @@ pub struct Reading {
     /// Asked again, once, with this reason: the first answer could not
     /// stand (see [`coherence`]).
     pub reasked: Option<String>,
+    /// Title and authors from page one, as far as the page bears them out.
+    pub front_matter: Option<crate::review::FrontMatter>,
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -231,7 +234,18 @@ impl Reader {
                 asked: if reasked.is_some() { 2 } else { 1 },
             });
         }
+        let front_matter = parts
+            .iter()
+            .find(|(chunk, _)| chunk.first_page == 1)
+            .and_then(|(_, answer)| {
+                front::confirmed(
+                    answer.title.as_deref(),
+                    &answer.authors,
+                    input.pages.first().map_or("", String::as_str),
+                )
+            });
         Ok(Reading {
+            front_matter,
             chunks: parts.len(),
             answer: chunks::merge(parts, input.criteria),
             quotes_verified: verified,

@@ -17,6 +17,10 @@ pub struct ReaderAnswer {
     pub rationale: String,
     pub evidence: Vec<Quote>,
     pub criteria: Vec<CriterionVerdict>,
+    /// The paper's title and authors as printed on page one, when the part
+    /// read holds it and the reader gave them (unchecked here).
+    pub title: Option<String>,
+    pub authors: Vec<String>,
 }
 
 /// The first JSON object in `text`.
@@ -91,6 +95,14 @@ pub fn answer(object: &Map<String, Value>) -> Option<ReaderAnswer> {
         criteria: get(&["criteria", "criterion_verdicts"])
             .and_then(Value::as_array)
             .map(|items| items.iter().filter_map(criterion).collect())
+            .unwrap_or_default(),
+        title: get(&["title", "paper_title"])
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
+        authors: get(&["authors", "author_names"])
+            .map(strings)
             .unwrap_or_default(),
     })
 }

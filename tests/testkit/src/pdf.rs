@@ -5,7 +5,8 @@
 /// A real one-page-per-entry PDF whose pages carry `pages` as lines of
 /// Helvetica text, with `title` in its document information: for tests that
 /// need a paper saying something specific (an injection attempt, markup that
-/// must stay text). Lines are wrapped at about 90 characters.
+/// must stay text). Lines are wrapped at about 90 characters; a `\n` in a
+/// page's text starts a new line (a title on a line of its own).
 pub fn with_pages(title: Option<&str>, pages: &[&str]) -> Vec<u8> {
     let mut objects: Vec<String> = Vec::new();
     let page_ids: Vec<usize> = (0..pages.len()).map(|i| 4 + 2 * i).collect();
@@ -22,17 +23,19 @@ pub fn with_pages(title: Option<&str>, pages: &[&str]) -> Vec<u8> {
     objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
     for (i, text) in pages.iter().enumerate() {
         let mut lines: Vec<String> = Vec::new();
-        let mut line = String::new();
-        for word in text.split_whitespace() {
-            if line.len() + word.len() > 90 {
-                lines.push(std::mem::take(&mut line));
+        for paragraph in text.split('\n') {
+            let mut line = String::new();
+            for word in paragraph.split_whitespace() {
+                if line.len() + word.len() > 90 {
+                    lines.push(std::mem::take(&mut line));
+                }
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(word);
             }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
+            lines.push(line);
         }
-        lines.push(line);
         let mut stream = String::from("BT /F1 10 Tf 14 TL 50 780 Td\n");
         for l in lines {
             let escaped = literal(&l);

@@ -262,6 +262,8 @@ struct Reading {
     missing: Vec<String>,
     quotes: Vec<(u32, String)>,
     title: String,
+    /// Names on the line after the title.
+    authors: Vec<String>,
 }
 
 impl Reading {
@@ -305,11 +307,34 @@ impl Reading {
             .take(3)
             .map(|(_, _, s)| s.clone())
             .collect();
-        let title = pages
+        // A title is a line of a few words, not a running header in capitals;
+        // the authors are the line after it, when it reads as names.
+        let first_lines: Vec<&str> = pages
             .first()
-            .and_then(|(_, t)| t.lines().map(str::trim).find(|l| !l.is_empty()))
-            .unwrap_or("")
-            .to_owned();
+            .map(|(_, t)| t.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
+            .unwrap_or_default();
+        let title_at = first_lines.iter().position(|l| {
+            let words = l.split_whitespace().count();
+            (3..=20).contains(&words) && l.chars().any(char::is_lowercase)
+        });
+        let title = title_at
+            .map(|i| first_lines[i].to_owned())
+            .unwrap_or_default();
+        let authors = title_at
+            .and_then(|i| first_lines.get(i + 1))
+            .map(|line| {
+                line.split(", ")
+                    .flat_map(|p| p.split(" and "))
+                    .map(str::trim)
+                    .filter(|n| {
+                        let words: Vec<&str> = n.split_whitespace().collect();
+                        (2..=4).contains(&words.len())
+                            && words.iter().all(|w| w.starts_with(char::is_uppercase))
+                    })
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
         let criteria = criteria
             .iter()
             .map(|c| {
@@ -327,6 +352,7 @@ impl Reading {
             missing,
             quotes,
             title,
+            authors,
         }
     }
 
@@ -410,6 +436,7 @@ fn fill(schema: &Value, name: &str, reading: &Reading) -> Value {
                 .map(|(page, text)| quote_value(&item, *page, text))
                 .collect()
         }
+        "array" if has(&["author"]) => json!(reading.authors),
         "array" => json!(reading.matched),
         "integer" | "number" => {
             let min = schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0);

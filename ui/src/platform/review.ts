@@ -79,7 +79,7 @@ export interface PaperResult {
 }
 
 /** Where a field of a paper's record came from. */
-export type Origin = "pdf" | "crossref" | "arxiv" | "openalex" | "corrected";
+export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected";
 
 /** A paper's whole bibliographic record, with each field's source. */
 export interface PaperMeta {

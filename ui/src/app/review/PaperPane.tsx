@@ -212,6 +212,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
 
 const ORIGIN_LABELS: Record<Origin, string> = {
   pdf: "the PDF",
+  reader: "the model's reading of page one",
   crossref: "Crossref",
   arxiv: "arXiv",
   openalex: "OpenAlex",
