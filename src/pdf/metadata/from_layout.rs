@@ -244,7 +244,30 @@ fn join_title(parts: &[String], words: &Words) -> String {
             text.push_str(part);
         }
     }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    // A glyph the title's font left unmapped: a ligature read as a symbol
+    // ("A Simpli#ed Proof") or a letter read as a space ("Fun tional").
+    let mut mended: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let (core, tail) = split_trailing_punctuation(word);
+        if let Some(before) = mended.last_mut()
+            && let Some(whole) = words.mended_gap(before, core)
+        {
+            *before = format!("{whole}{tail}");
+            continue;
+        }
+        mended.push(
+            words
+                .mended_ligature(word)
+                .unwrap_or_else(|| word.to_owned()),
+        );
+    }
+    mended.join(" ")
+}
+
+/// "tional:" -> ("tional", ":").
+fn split_trailing_punctuation(word: &str) -> (&str, &str) {
+    let core = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+    (core, &word[core.len()..])
 }
 
 #[cfg(test)]

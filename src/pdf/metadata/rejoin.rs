@@ -38,6 +38,66 @@ impl Words {
         self.counts.contains_key(word)
     }
 
+    /// `before` and `after` as one word with the glyph between them that the
+    /// font left unmapped and the text layer read as a space ("Fun tional",
+    /// "S heme"): when `after` is no word the paper spells apart and exactly one
+    /// letter or ligature between them makes one it does.
+    pub fn mended_gap(&self, before: &str, after: &str) -> Option<String> {
+        let letters = |w: &str| !w.is_empty() && w.chars().all(char::is_alphabetic);
+        if !letters(before) || !letters(after) || !after.starts_with(char::is_lowercase) {
+            return None;
+        }
+        // `after` may occur, but only right after `before` (the title itself
+        // is in the text).
+        let pair = [bare(before), bare(after)];
+        let together = self.text.windows(2).filter(|w| *w == pair).count();
+        if self.counts.get(&pair[1]).copied().unwrap_or(0) > together {
+            return None;
+        }
+        let mut found: Vec<String> = ('a'..='z')
+            .map(String::from)
+            .chain(["fi", "fl", "ff", "ffi", "ffl"].map(String::from))
+            .map(|lost| format!("{before}{lost}{after}"))
+            .filter(|w| self.spelled_whole(&bare(w)))
+            .collect();
+        found.dedup();
+        match found.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// `word` with a ligature its font left unmapped ("simpli#ed",
+    /// "e\u{FFFD}cient") spelled out, when exactly one of fi, fl, ff, ffi,
+    /// ffl makes a word the paper spells elsewhere; `None` otherwise.
+    pub fn mended_ligature(&self, word: &str) -> Option<String> {
+        let chars: Vec<char> = word.chars().collect();
+        let odd = chars
+            .iter()
+            .position(|&c| !c.is_alphanumeric() && !"-'’.,:;!?()[]\"“”".contains(c))?;
+        let letters = |range: &[char]| range.iter().all(|c| c.is_alphabetic());
+        if odd == 0
+            || odd + 1 >= chars.len()
+            || !letters(&chars[..odd])
+            || !letters(&chars[odd + 1..])
+        {
+            return None;
+        }
+        let (head, tail): (String, String) = (
+            chars[..odd].iter().collect(),
+            chars[odd + 1..].iter().collect(),
+        );
+        let found: Vec<String> = ["fi", "fl", "ff", "ffi", "ffl"]
+            .iter()
+            .map(|l| format!("{head}{l}{tail}"))
+            .filter(|w| self.spelled_whole(&bare(w)))
+            .collect();
+        match found.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
     /// `before` + `after`, broken at a hyphen over two lines, is one word: the
     /// paper spells it whole somewhere and never with the hyphen.
     pub fn spelled_only_whole(&self, before: &str, after: &str) -> bool {
@@ -111,6 +171,38 @@ mod tests {
 
     fn words(text: &str) -> Words {
         Words::of(&[text.to_owned()])
+    }
+
+    #[test]
+    fn a_glyph_read_as_a_space_is_restored_when_the_paper_spells_the_word() {
+        let paper = words(
+            "Fun tional Rea tive Programming in S heme. Functional reactive programming in Scheme is reactive and functional.",
+        );
+        assert_eq!(
+            paper.mended_gap("Fun", "tional").as_deref(),
+            Some("Functional")
+        );
+        assert_eq!(paper.mended_gap("S", "heme").as_deref(), Some("Scheme"));
+        // Two real words stay two.
+        assert_eq!(paper.mended_gap("reactive", "programming"), None);
+        assert_eq!(paper.mended_gap("Fun", "tion"), None);
+    }
+
+    #[test]
+    fn a_lost_ligature_is_spelled_out_when_the_paper_spells_the_word() {
+        let paper = words("The simplified model is efficient; we simplified it again.");
+        assert_eq!(
+            paper.mended_ligature("Simpli#ed").as_deref(),
+            Some("Simplified")
+        );
+        assert_eq!(
+            paper.mended_ligature("e\u{FFFD}cient").as_deref(),
+            Some("efficient")
+        );
+        // A word the paper never spells, or a real symbol, stays as it is.
+        assert_eq!(paper.mended_ligature("unmodi#ed"), None);
+        assert_eq!(paper.mended_ligature("C#"), None);
+        assert_eq!(paper.mended_ligature("model"), None);
     }
 
     #[test]
