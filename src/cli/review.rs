@@ -212,11 +212,11 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
     );
     println!(
         "model calls: about {} reader calls, {} agent steps and {} synthesis calls with {}",
-        e.reader_calls, e.agent_steps, e.digest_calls, e.model
+        e.expected.reader_calls, e.expected.agent_steps, e.expected.digest_calls, e.model
     );
     println!(
         "tokens: about {} in, {} out",
-        e.input_tokens, e.output_tokens
+        e.expected.input_tokens, e.expected.output_tokens
     );
     println!(
         "at most: {} in, {} out ({} reader calls, {} agent steps, {} synthesis calls) if the model needs every retry and re-ask; --max-tokens makes a hard limit",
@@ -228,7 +228,7 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
     );
     println!(
         "cost: {}",
-        match (e.cost_usd, e.at_most.cost_usd) {
+        match (e.expected.cost_usd, e.at_most.cost_usd) {
             (Some(c), Some(max)) => format!("about ${c:.2}, at most ${max:.2}"),
             _ => "unknown (the model has no price in the table; add one to prices.toml)".into(),
         }

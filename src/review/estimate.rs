@@ -44,16 +44,11 @@ pub struct Estimate {
     pub already_reviewed: usize,
     pub to_read: usize,
     pub paper_tokens: u64,
-    pub reader_calls: u64,
-    pub agent_steps: u64,
-    /// The synthesis's calls, one per group of included papers.
-    pub digest_calls: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    /// `None` when the model has no price in the table.
-    pub cost_usd: Option<f64>,
+    /// What the run is expected to spend when the model answers well.
+    #[serde(flatten)]
+    pub expected: Spend,
     /// The upper bound: every retry, re-ask and second attempt taken.
-    pub at_most: Bound,
+    pub at_most: Spend,
     pub concurrency: usize,
     /// Model calls one after another, at the profile's concurrency.
     pub serial_rounds: u64,
@@ -61,15 +56,17 @@ pub struct Estimate {
     pub seconds: f64,
 }
 
-/// What the run spends at most when the model needs every second chance.
+/// Model calls and tokens a run spends, and their cost.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Bound {
+pub struct Spend {
     pub reader_calls: u64,
     pub agent_steps: u64,
+    /// The synthesis's calls, one per group of included papers.
     pub digest_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// `None` when the model has no price in the table.
     pub cost_usd: Option<f64>,
 }
 
@@ -162,7 +159,7 @@ pub fn estimate(
         + worst_steps * per_step
         + digest_calls * (2 * digest_input + digest_output + RETRY_TURN_TOKENS);
     let worst_output = (worst_calls + worst_steps) * max_output + 2 * digest_calls * digest_output;
-    let at_most = Bound {
+    let at_most = Spend {
         reader_calls: worst_calls,
         agent_steps: worst_steps,
         digest_calls: 2 * digest_calls,
@@ -184,12 +181,14 @@ pub fn estimate(
         already_reviewed: coverage.done.len(),
         to_read: open.len(),
         paper_tokens,
-        reader_calls,
-        agent_steps,
-        digest_calls,
-        input_tokens,
-        output_tokens,
-        cost_usd,
+        expected: Spend {
+            reader_calls,
+            agent_steps,
+            digest_calls,
+            input_tokens,
+            output_tokens,
+            cost_usd,
+        },
         at_most,
         concurrency,
         serial_rounds,

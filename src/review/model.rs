@@ -50,6 +50,25 @@ pub struct ReviewSpec {
     pub engine: EngineKind,
 }
 
+impl ReviewSpec {
+    /// The question and criteria as every prompt states them.
+    pub fn question_block(&self) -> String {
+        question_block(&self.question, &self.criteria)
+    }
+}
+
+/// `Review question: …` and, when there are any, the criteria one per line.
+pub fn question_block(question: &str, criteria: &[String]) -> String {
+    let mut text = format!("Review question: {}\n", question.trim());
+    if !criteria.is_empty() {
+        text.push_str("Criteria:\n");
+        for c in criteria {
+            text.push_str(&format!("- {c}\n"));
+        }
+    }
+    text
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {

@@ -99,9 +99,29 @@ impl Rig {
         }
     }
 
+    /// The folder registered and extracted, and the estimate of reviewing it
+    /// (no model is called).
+    pub async fn estimate(&self) -> quire::review::estimate::Estimate {
+        let request = self.request(Caps::default());
+        let (ws, _) = quire::review::run::ingest(&request, Arc::new(quire::agent::NoEvents))
+            .await
+            .unwrap();
+        quire::review::estimate::estimate(
+            &ws,
+            &request.spec,
+            &self.settings,
+            &PriceTable::builtin(),
+        )
+        .unwrap()
+    }
+
     pub async fn run(&self, events: Arc<dyn EventSink>) -> ReviewSummary {
+        self.run_capped(Caps::default(), events).await
+    }
+
+    pub async fn run_capped(&self, caps: Caps, events: Arc<dyn EventSink>) -> ReviewSummary {
         let ctx = AppContext::new(AppPaths::new(self.data.path()));
-        reviews::start(&ctx, self.request(Caps::default()), events)
+        reviews::start(&ctx, self.request(caps), events)
             .finish()
             .await
             .unwrap()
@@ -324,13 +344,13 @@ async fn a_cancelled_review_resumes_without_reading_any_paper_twice() {
         },
     )
     .await;
-    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
     let token = CancellationToken::new();
     let sink = Arc::new(CancelAfter {
         token: token.clone(),
         after: 3,
         scored: Default::default(),
     });
+    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
     let first = reviews::spawn(&ctx, rig.request(Caps::default()), sink, token)
         .finish()
         .await
@@ -388,15 +408,11 @@ async fn cancelling_drops_the_model_call_in_flight() {
 #[tokio::test]
 async fn a_token_cap_stops_the_run_before_the_call_that_would_cross_it() {
     let rig = Rig::new(&dev_pdfs("databases", 3), ServerOptions::default()).await;
-    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
     let caps = Caps {
         max_tokens: Some(6_000),
         max_cost_usd: None,
     };
-    let summary = reviews::start(&ctx, rig.request(caps), EventLog::new())
-        .finish()
-        .await
-        .unwrap();
+    let summary = rig.run_capped(caps, EventLog::new()).await;
     assert_eq!(summary.status, "stopped");
     let agent = summary.agent.unwrap();
     assert!(
@@ -422,16 +438,12 @@ async fn a_cost_cap_on_a_priced_model_stops_the_run_before_the_call_that_would_c
     )
     .await;
     rig.settings.model = "gpt-4o-mini".into();
-    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
     let max = 0.002;
     let caps = Caps {
         max_tokens: None,
         max_cost_usd: Some(max),
     };
-    let summary = reviews::start(&ctx, rig.request(caps), EventLog::new())
-        .finish()
-        .await
-        .unwrap();
+    let summary = rig.run_capped(caps, EventLog::new()).await;
     assert_eq!(summary.status, "stopped");
     let agent = summary.agent.unwrap();
     let spent = agent.cost_usd.expect("a priced model's run has a cost");
@@ -543,37 +555,26 @@ async fn a_paper_that_tells_the_model_to_misbehave_changes_nothing_even_when_obe
 #[tokio::test]
 async fn the_estimate_before_a_run_matches_what_the_run_then_spends() {
     let rig = Rig::new(&dev_pdfs("databases", 4), ServerOptions::default()).await;
-    let request = rig.request(Caps::default());
-    let (ws, _) = quire::review::run::ingest(&request, Arc::new(quire::agent::NoEvents))
-        .await
-        .unwrap();
-    let estimate = quire::review::estimate::estimate(
-        &ws,
-        &request.spec,
-        &rig.settings,
-        &PriceTable::builtin(),
-    )
-    .unwrap();
-    drop(ws);
+    let estimate = rig.estimate().await;
     assert!(
         rig.server.requests().is_empty(),
         "an estimate calls no model"
     );
     assert_eq!((estimate.readable, estimate.to_read), (4, 4));
     assert_eq!(
-        estimate.cost_usd, None,
+        estimate.expected.cost_usd, None,
         "an unpriced model's cost is unknown"
     );
 
     let summary = rig.run(EventLog::new()).await;
     let agent = summary.agent.unwrap();
     let reader = reader_calls(&rig.server.requests()).values().sum::<usize>() as u64;
-    assert_eq!(estimate.reader_calls, reader);
+    assert_eq!(estimate.expected.reader_calls, reader);
     let spent = agent.input_tokens as f64;
     assert!(
-        (0.8 * spent..=2.0 * spent).contains(&(estimate.input_tokens as f64)),
+        (0.8 * spent..=2.0 * spent).contains(&(estimate.expected.input_tokens as f64)),
         "estimated {} input tokens, spent {spent}",
-        estimate.input_tokens
+        estimate.expected.input_tokens
     );
 }
 

@@ -171,13 +171,7 @@ pub fn agent_tool_settings() -> ToolSettings {
 
 /// The planner's task: the review's question and criteria, and the steps.
 pub fn planner_task(spec: &ReviewSpec, readable: usize) -> String {
-    let mut text = format!("Review question: {}\n", spec.question.trim());
-    if !spec.criteria.is_empty() {
-        text.push_str("Criteria:\n");
-        for c in &spec.criteria {
-            text.push_str(&format!("- {c}\n"));
-        }
-    }
+    let mut text = spec.question_block();
     text.push_str(&format!(
         "\nThe workspace holds {readable} readable papers under papers/ (their text and results are read-only to you).\n\
          Steps:\n\

@@ -115,13 +115,7 @@ fn paper_line(paper: &PaperRecord, result: &PaperResult) -> String {
 }
 
 fn group_prompt(spec: &ReviewSpec, lines: &[String], index: usize, total: usize) -> String {
-    let mut text = format!("Review question: {}\n", spec.question.trim());
-    if !spec.criteria.is_empty() {
-        text.push_str("Criteria:\n");
-        for c in &spec.criteria {
-            text.push_str(&format!("- {c}\n"));
-        }
-    }
+    let mut text = spec.question_block();
     text.push_str(&format!(
         "\nGroup {index} of {total}: {} included papers, best score first.\n",
         lines.len()

@@ -365,13 +365,7 @@ pub fn chunk_budget(
 
 /// What the reader is told before the pages.
 fn header(input: &PaperInput<'_>, part: usize, total: usize, pages: (usize, usize)) -> String {
-    let mut text = format!("Review question: {}\n", input.question.trim());
-    if !input.criteria.is_empty() {
-        text.push_str("Criteria:\n");
-        for c in input.criteria {
-            text.push_str(&format!("- {c}\n"));
-        }
-    }
+    let mut text = crate::review::model::question_block(input.question, input.criteria);
     if let Some(title) = input.title {
         text.push_str(&format!("Paper: {title}\n"));
     }

@@ -117,22 +117,8 @@ export interface ReviewLaunch {
   lookups?: LookupChoice;
 }
 
-/** What an agent review would cost, before anything is spent. */
-export interface EstimateBound {
-  readerCalls: number;
-  agentSteps: number;
-  digestCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number | null;
-}
-
-export interface Estimate {
-  model: string;
-  readable: number;
-  alreadyReviewed: number;
-  toRead: number;
-  paperTokens: number;
+/** Model calls and tokens a run spends, and their cost. */
+export interface Spend {
   readerCalls: number;
   agentSteps: number;
   /** The synthesis's calls, one per group of included papers. */
@@ -140,8 +126,17 @@ export interface Estimate {
   inputTokens: number;
   outputTokens: number;
   costUsd: number | null;
+}
+
+/** What an agent review would cost, before anything is spent: the expected spend, and at most. */
+export interface Estimate extends Spend {
+  model: string;
+  readable: number;
+  alreadyReviewed: number;
+  toRead: number;
+  paperTokens: number;
   /** What the run spends at most when the model needs every retry and re-ask. */
-  atMost: EstimateBound;
+  atMost: Spend;
   concurrency: number;
   serialRounds: number;
   /** Wall time at a typical model's pace. */
