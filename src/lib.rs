@@ -12,6 +12,7 @@ pub mod net;
 pub mod offline;
 pub mod pdf;
 pub mod review;
+pub mod review_model;
 pub mod scholar;
 pub mod tools;
 pub mod workspace;

@@ -16,7 +16,7 @@ mod text;
 
 use std::collections::HashMap;
 
-use crate::review::{CriterionOutcome, CriterionVerdict, Quote, Verdict};
+use crate::review_model::{CriterionOutcome, CriterionVerdict, Quote, Verdict};
 
 pub use text::{Sentence, sentences, terms};
 

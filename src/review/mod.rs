@@ -1,5 +1,6 @@
-//! The literature-review workflow: the shared review model, running a review
-//! over a workspace (ingest, engine, results, reports), and rendering exports.
+//! The literature-review workflow: running a review over a workspace (ingest,
+//! engine, results, reports) and rendering exports. The review model it
+//! shares with the engines lives below them ([`crate::review_model`]).
 
 pub mod agentic;
 pub mod corrections;
@@ -9,7 +10,6 @@ pub mod estimate;
 pub mod exports;
 pub mod failures;
 pub mod labels;
-mod model;
 pub mod outputs;
 pub mod paper_text;
 pub mod reading;
@@ -19,7 +19,7 @@ pub mod source;
 
 pub use error::ReviewError;
 
-pub use model::{
+pub use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     ReviewSpec, Verdict,
 };

@@ -365,7 +365,7 @@ pub fn chunk_budget(
 
 /// What the reader is told before the pages.
 fn header(input: &PaperInput<'_>, part: usize, total: usize, pages: (usize, usize)) -> String {
-    let mut text = crate::review::model::question_block(input.question, input.criteria);
+    let mut text = crate::review_model::question_block(input.question, input.criteria);
     if let Some(title) = input.title {
         text.push_str(&format!("Paper: {title}\n"));
     }

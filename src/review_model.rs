@@ -1,6 +1,7 @@
-//! The review model both engines share: what a review asks and what it found per
-//! paper. Results are files in the workspace (`papers/<id>/result.json`), the
-//! record of truth; the index and the reports are derived from them.
+//! The review model both engines share, below both of them: what a review
+//! asks and what it found per paper. Results are files in the workspace
+//! (`papers/<id>/result.json`), the record of truth; the index and the reports
+//! are derived from them.
 
 use serde::{Deserialize, Serialize};
 
