@@ -13,14 +13,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use quire::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
+use quire::agent::{Caps, EventSink, PaperPhase, RunEvent};
 use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
 use quire::llm::accounting::{CallLog, PriceTable};
-use quire::llm::call_file::CallLogs;
-use quire::llm::{HttpProvider, ModelClient, ModelSettings};
+use quire::llm::{HttpProvider, ModelSettings};
 use quire::pdf::ingest::IngestOptions;
-use quire::review::agentic::{self, AgentEngine, AgentReport};
+use quire::review::engine::AgentSetup;
+use quire::review::engine::agent::{self as agent_engine, AgentReport};
 use quire::review::run::{EngineSetup, ReviewRequest};
 use quire::review::{EngineKind, ReviewSpec, paper_text};
 use quire::workspace::{
@@ -351,7 +351,6 @@ async fn review(
         started: Instant::now(),
         mine: Mutex::new(Vec::new()),
     });
-    let budget = Arc::new(Budget::new(Caps::default()));
     let settings = ModelSettings {
         base_url: server.base_url.clone(),
         model: "scripted-reader".into(),
@@ -362,11 +361,14 @@ async fn review(
         max_retries: 1,
         ..ModelSettings::default()
     };
-    let provider = HttpProvider::new(settings, None).map_err(|e| e.to_string())?;
-    let logs: Vec<Arc<dyn CallLog>> = vec![log.clone(), budget.clone()];
-    let client = ModelClient::new("bench", provider, PriceTable::builtin())
-        .with_log(Arc::new(CallLogs(logs)))
-        .with_base_backoff(Duration::from_millis(20));
+    let setup = AgentSetup {
+        profile: "bench".into(),
+        provider: HttpProvider::new(settings, None).map_err(|e| e.to_string())?,
+        prices: PriceTable::builtin(),
+        caps: Caps::default(),
+        base_backoff: Some(Duration::from_millis(20)),
+        extra_log: Some(log.clone()),
+    };
     let cancel = CancellationToken::new();
     let watch = Arc::new(Watch {
         stop_after: stop_after.map(|n| (n, cancel.clone())),
@@ -377,18 +379,10 @@ async fn review(
         criteria: Vec::new(),
         engine: EngineKind::Agent,
     };
-    let (report, _) = agentic::run(
-        &ws,
-        &spec,
-        AgentEngine {
-            models: ModelPool::single(Arc::new(client)),
-            budget,
-            events: watch.clone(),
-            cancel,
-        },
-    )
-    .await
-    .map_err(|e| e.to_string())?;
+    let ran = agent_engine::run_review(&ws, &spec, &setup, watch.clone(), cancel)
+        .await
+        .map_err(|e| e.to_string())?;
+    let report = ran.agent.ok_or("the agent engine gave no report")?;
     let calls = log.mine.lock().map(|c| c.clone()).unwrap_or_default();
     let stable = watch.stable.load(std::sync::atomic::Ordering::SeqCst);
     let counted = watch.prompt.load(std::sync::atomic::Ordering::SeqCst);
@@ -416,7 +410,7 @@ fn synthesis_coverage(root: &Path) -> Result<(usize, usize), String> {
     let synthesis = squeeze(&synthesis);
     let mut included = std::collections::BTreeSet::new();
     for paper in ws.papers().map_err(|e| e.to_string())? {
-        let path = agentic::result_path(&paper.id).map_err(|e| e.to_string())?;
+        let path = agent_engine::result_path(&paper.id).map_err(|e| e.to_string())?;
         let Ok(result) = ws.read_json::<quire::review::PaperResult>(&path) else {
             continue;
         };
@@ -449,7 +443,7 @@ async fn fallible_figures(
     let ws = Workspace::open_read_only(&root).map_err(|e| e.to_string())?;
     let (mut verified, mut dropped, mut reasked) = (0, 0, 0);
     for paper in ws.papers().map_err(|e| e.to_string())? {
-        let path = agentic::result_path(&paper.id).map_err(|e| e.to_string())?;
+        let path = agent_engine::result_path(&paper.id).map_err(|e| e.to_string())?;
         if let Ok(result) = ws.read_json::<quire::review::PaperResult>(&path) {
             verified += result.provenance.quotes_verified.unwrap_or(0);
             dropped += result.provenance.quotes_dropped.unwrap_or(0);
@@ -499,7 +493,7 @@ async fn resume_cost(
         .map(|c| c.prompt_tokens + c.completion_tokens)
         .sum::<u64>()
         / reader.len().max(1) as u64;
-    let batch_papers = agentic::batch_size(args.concurrency);
+    let batch_papers = agent_engine::batch_size(args.concurrency);
     Ok(Spent {
         total,
         batch_papers,
@@ -647,7 +641,8 @@ fn synthetic_workspace(
 /// (the largest window the runtime allows), nothing elided, no consolidation.
 fn baseline_specs(root: &Path) -> Result<(), String> {
     let ws = Workspace::open(root).map_err(|e| e.to_string())?;
-    let set = quire::agent::AgentSet::builtin(&agentic::TOOL_NAMES).map_err(|e| e.to_string())?;
+    let set =
+        quire::agent::AgentSet::builtin(&agent_engine::TOOL_NAMES).map_err(|e| e.to_string())?;
     for name in ["planner", "reviewer", "writer"] {
         let mut spec = set.get(name).map_err(|e| e.to_string())?.clone();
         spec.action_window = 100;

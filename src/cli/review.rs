@@ -13,7 +13,7 @@ use quire::commands::reviews::{LookupChoice, ReviewParams, review_estimate, revi
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::estimate::{ASSUMED_CALL_SECONDS, Estimate};
 use quire::review::run::ReviewSummary;
-use quire::review::{EngineKind, ReviewSpec};
+use quire::review::{EngineKind, ReviewSpec, ReviewStatus};
 use quire::workspace::PaperStatus;
 
 #[derive(Args)]
@@ -72,7 +72,7 @@ pub(crate) fn default_paths() -> Result<AppPaths, String> {
 
 pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
     match review(args).await {
-        Ok(status) => status_code(&status),
+        Ok(status) => status_code(status),
         Err(e) => {
             eprintln!("error[{}]: {}", e.kind, e.message);
             ExitCode::FAILURE
@@ -98,16 +98,16 @@ fn read_criteria(path: &Path) -> Result<Vec<String>, CommandError> {
 /// The exit code of a finished run: 0 when it did its work (or stopped at
 /// a cap or a cancel and resumes), 3 when some papers could not be scored,
 /// 1 when none could.
-fn status_code(status: &str) -> ExitCode {
+fn status_code(status: ReviewStatus) -> ExitCode {
     match status {
-        "incomplete" => ExitCode::from(3),
-        "failed" => ExitCode::FAILURE,
-        _ => ExitCode::SUCCESS,
+        ReviewStatus::Incomplete => ExitCode::from(3),
+        ReviewStatus::Failed => ExitCode::FAILURE,
+        ReviewStatus::Done | ReviewStatus::Cancelled | ReviewStatus::Stopped => ExitCode::SUCCESS,
     }
 }
 
 /// Run the review; returns the run's status.
-async fn review(args: ReviewArgs) -> Result<String, CommandError> {
+async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
     let engine = EngineKind::parse(&args.engine).ok_or_else(|| {
         CommandError::new(
             "unknown_engine",
@@ -160,7 +160,7 @@ async fn review(args: ReviewArgs) -> Result<String, CommandError> {
     if args.estimate {
         let estimate = review_estimate(&ctx, params).await?;
         print_estimate(&estimate, args.json)?;
-        return Ok("done".to_owned());
+        return Ok(ReviewStatus::Done);
     }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let progress = Progress::new(show_progress);
@@ -337,13 +337,16 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
             l.matched, l.looked_up, l.stats.requests, l.stats.from_cache
         );
     }
-    match summary.status.as_str() {
-        "done" => {}
-        "incomplete" | "failed" => println!(
+    match summary.status {
+        ReviewStatus::Done => {}
+        ReviewStatus::Incomplete | ReviewStatus::Failed => println!(
             "Status: {}: {} of {} papers could not be scored (the report says why for each)",
             summary.status, summary.counts.not_scored, summary.counts.screened
         ),
-        other => println!("Status: {other} (run the same command again to resume)"),
+        ReviewStatus::Cancelled | ReviewStatus::Stopped => println!(
+            "Status: {} (run the same command again to resume)",
+            summary.status
+        ),
     }
     if let Some(a) = &summary.agent {
         println!(

@@ -18,7 +18,7 @@ use crate::blocking::blocking;
 use crate::llm::accounting::{CallLog, PriceTable};
 use crate::llm::call_file::{CallLogs, FileCallLog};
 use crate::llm::{HttpProvider, ModelClient};
-use crate::review::agentic::{self, TOOL_NAMES};
+use crate::review::engine::agent::{self as agent_engine, TOOL_NAMES};
 use crate::review::{EngineKind, ReviewSpec};
 use crate::workspace::Workspace;
 
@@ -129,7 +129,7 @@ pub async fn agent_run(
         .ok()
         .and_then(|t| t.question.map(|q| (q, t.criteria)));
     let toolbox: Arc<dyn Toolbox> = match question {
-        Some((question, criteria)) => agentic::review_toolbox(
+        Some((question, criteria)) => agent_engine::review_toolbox(
             &ws,
             &ReviewSpec {
                 question,
@@ -155,7 +155,7 @@ pub async fn agent_run(
         cancel,
         budget: budget.clone(),
         stats: stats.clone(),
-        tool_settings: agentic::agent_tool_settings(),
+        tool_settings: agent_engine::agent_tool_settings(),
     });
     let outcome: Result<TaskOutcome, _> = runtime.run_task(&params.agent, &params.task, None).await;
     blocking(move || {

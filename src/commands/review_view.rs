@@ -33,6 +33,8 @@ pub enum ReviewState {
     Interrupted,
     Done,
     Cancelled,
+    /// Stopped at a cap; starting again resumes.
+    Stopped,
     Failed,
 }
 
@@ -281,6 +283,7 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
             TaskStatus::Running => ReviewState::Interrupted,
             TaskStatus::Done => ReviewState::Done,
             TaskStatus::Cancelled => ReviewState::Cancelled,
+            TaskStatus::Stopped => ReviewState::Stopped,
             TaskStatus::Failed => ReviewState::Failed,
             _ if engine.is_some() => ReviewState::Interrupted,
             _ => ReviewState::New,

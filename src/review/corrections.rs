@@ -82,7 +82,7 @@ impl Corrections {
 
 /// The reader's title and authors from page one over what extraction read.
 fn apply_front_matter(ws: &Workspace, record: &mut PaperRecord) -> Result<(), WorkspaceError> {
-    let path = crate::review::agentic::result_path(&record.id)?;
+    let path = crate::review::engine::agent::result_path(&record.id)?;
     let front = match ws.read_json::<crate::review::PaperResult>(&path) {
         Ok(result) => result.front_matter,
         // No result yet, or one torn or from an older Quire: extraction's stand.

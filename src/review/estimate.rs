@@ -19,7 +19,7 @@
 
 use serde::Serialize;
 
-use super::agentic::{Coverage, MAX_ATTEMPTS, TOOL_NAMES, synthesis};
+use super::engine::agent::{Coverage, MAX_ATTEMPTS, TOOL_NAMES, synthesis};
 use super::reading::{PaperInput, chunk_budget, chunks, fingerprint};
 use super::{ReviewError, ReviewSpec, paper_text};
 use crate::agent::AgentSet;
@@ -130,7 +130,7 @@ pub fn estimate(
                 + 2 * (largest + fixed)
                 + retry);
     }
-    let batch = super::agentic::batch_size(settings.concurrency) as u64;
+    let batch = super::engine::agent::batch_size(settings.concurrency) as u64;
     let batches = (open.len() as u64).div_ceil(batch);
     // A list and a read per batch, a consolidation every tenth step.
     let reading_steps = batches * 2;

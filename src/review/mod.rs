@@ -2,8 +2,8 @@
 //! engine, results, reports) and rendering exports. The review model it
 //! shares with the engines lives below them ([`crate::review_model`]).
 
-pub mod agentic;
 pub mod corrections;
+pub mod engine;
 pub mod enrich;
 mod error;
 pub mod estimate;
@@ -16,8 +16,10 @@ pub mod reading;
 pub mod report;
 pub mod run;
 pub mod source;
+pub mod status;
 
 pub use error::ReviewError;
+pub use status::{Outcome, ReviewStatus};
 
 pub use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::agentic::result_path;
+use super::engine::agent::result_path;
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::report::{self, ReportData};

@@ -6,27 +6,23 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::agentic::result_path;
-use super::agentic::{self, AgentEngine, AgentReport};
+pub use super::engine::{AgentSetup, EngineSetup};
+
+use super::engine::EngineRun;
+use super::engine::agent::AgentReport;
 use super::enrich::{EnrichOutcome, enrich_papers};
 use super::failures::PaperFailure;
 use super::outputs::{self, ExportFormat};
 use super::source::{canonical_source, register_papers};
 use super::{
-    PaperResult, Provenance, ReviewError, ReviewSpec, Verdict, corrections, paper_text, report,
+    PaperResult, ReviewError, ReviewSpec, ReviewStatus, Verdict, corrections, paper_text, report,
 };
-use crate::agent::{Budget, Caps, EventSink, ModelPool, PaperPhase, RunEvent};
+use crate::agent::{EventSink, PaperPhase, RunEvent};
 use crate::blocking::blocking;
-use crate::llm::accounting::{CallLog, PriceTable};
-use crate::llm::call_file::{CallLogs, FileCallLog};
-use crate::llm::{ModelClient, Provider};
-use crate::offline;
 use crate::pdf::find_pdfs;
 use crate::pdf::ingest::{IngestOptions, chain_version, extract_all};
 use crate::pdf::metadata::read_metadata;
@@ -51,27 +47,6 @@ pub struct ReviewRequest {
     pub lookup: Option<Arc<Lookup>>,
 }
 
-/// What the chosen engine needs.
-#[derive(Clone)]
-pub enum EngineSetup {
-    Offline,
-    Agent(AgentSetup),
-}
-
-/// A model for the agent engine, ready but for its call log, which the run
-/// attaches once the workspace is open.
-#[derive(Clone)]
-pub struct AgentSetup {
-    pub profile: String,
-    pub provider: Arc<dyn Provider>,
-    pub prices: PriceTable,
-    pub caps: Caps,
-    /// Shorter retry backoff (tests and benchmarks against a local server).
-    pub base_backoff: Option<Duration>,
-    /// Extra logs of every model call (the benchmark's).
-    pub extra_log: Option<Arc<dyn CallLog>>,
-}
-
 /// The outcome, as `--json` prints it.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -83,8 +58,8 @@ pub struct ReviewSummary {
     pub papers: Vec<PaperLine>,
     /// How the agents' run went (agent engine).
     pub agent: Option<AgentReport>,
-    /// done, cancelled, or stopped (a budget cap); the last two resume.
-    pub status: String,
+    /// How the run ended; a cancelled or stopped one resumes.
+    pub status: ReviewStatus,
     /// How the scholarly lookups went (`None` offline).
     pub lookups: Option<EnrichOutcome>,
 }
@@ -148,31 +123,10 @@ pub async fn run_review(
         &started_at,
         &[],
     )?;
-    let (results, agent, model) = match &request.engine {
-        EngineSetup::Offline => {
-            let (ws, spec, started) = (workspace.clone(), request.spec.clone(), started_at.clone());
-            let results = blocking(move || offline_results(&ws, &spec, &started)).await?;
-            for (id, result) in &results {
-                events.emit(RunEvent::PaperStatus {
-                    paper: id.0.clone(),
-                    phase: PaperPhase::Scored,
-                    detail: Some(format!("{:.1}/10", result.score)),
-                });
-            }
-            (results, None, None)
-        }
-        EngineSetup::Agent(setup) => {
-            let (results, report, model) = agent_results(
-                &workspace,
-                &request.spec,
-                setup,
-                events.clone(),
-                cancel.clone(),
-            )
-            .await?;
-            (results, Some(report), Some(model))
-        }
-    };
+    let ran = request
+        .engine
+        .run(&workspace, &request.spec, events.clone(), cancel.clone())
+        .await?;
     let lookups = match lookups {
         Some(task) => finish_lookups(task, &cancel).await,
         None => None,
@@ -183,48 +137,37 @@ pub async fn run_review(
             matched: outcome.matched,
         });
     }
-    let stopped = agent.as_ref().and_then(|a| a.stopped.clone());
-    let status = match stopped.as_deref() {
-        None => "done",
-        Some("cancelled") => "cancelled",
-        Some(_) => "stopped",
-    };
     let ws = workspace.clone();
     let spec = request.spec.clone();
-    let summary = blocking(move || {
-        write_report(
-            &ws,
-            &spec,
-            &results,
-            model.as_deref(),
-            agent,
-            status,
-            &run_id,
-            &started_at,
-        )
-    })
-    .await
-    .map_err(ReviewError::on_write)?;
+    let summary = blocking(move || write_report(&ws, &spec, ran, &run_id, &started_at))
+        .await
+        .map_err(ReviewError::on_write)?;
     let summary = ReviewSummary { lookups, ..summary };
-    match (&summary.agent, summary.status.as_str()) {
-        (_, "cancelled") => events.emit(RunEvent::Cancelled),
-        (Some(a), "stopped") => events.emit(RunEvent::Failed {
+    events.emit(last_event(&summary));
+    Ok(summary)
+}
+
+/// The event that closes a run, from how it ended.
+fn last_event(summary: &ReviewSummary) -> RunEvent {
+    let agent = summary.agent.as_ref();
+    match summary.status {
+        ReviewStatus::Cancelled => RunEvent::Cancelled,
+        ReviewStatus::Stopped => RunEvent::Failed {
             kind: "budget_exhausted".into(),
-            message: a.stopped.clone().unwrap_or_default(),
-        }),
-        (_, "failed") => events.emit(RunEvent::Failed {
+            message: agent.and_then(|a| a.stopped.clone()).unwrap_or_default(),
+        },
+        ReviewStatus::Failed => RunEvent::Failed {
             kind: "no_paper_scored".into(),
             message: format!(
                 "none of the {} readable papers could be scored; the report says why for each",
                 summary.counts.screened
             ),
-        }),
-        (a, _) => events.emit(RunEvent::Finished {
-            covered_by_agent: a.as_ref().map_or(0, |a| a.covered_by_agent),
-            covered_by_sweep: a.as_ref().map_or(0, |a| a.covered_by_sweep),
-        }),
+        },
+        ReviewStatus::Done | ReviewStatus::Incomplete => RunEvent::Finished {
+            covered_by_agent: agent.map_or(0, |a| a.covered_by_agent),
+            covered_by_sweep: agent.map_or(0, |a| a.covered_by_sweep),
+        },
     }
-    Ok(summary)
 }
 
 /// Open or create the workspace, register the source's PDFs and extract those
@@ -319,64 +262,6 @@ pub async fn extract_papers(
     .await
 }
 
-/// The agent engine: build the client with the run's logs, run the agents,
-/// and read back every valid result.
-async fn agent_results(
-    ws: &Workspace,
-    spec: &ReviewSpec,
-    setup: &AgentSetup,
-    events: Arc<dyn EventSink>,
-    cancel: CancellationToken,
-) -> Result<(BTreeMap<PaperId, PaperResult>, AgentReport, String), ReviewError> {
-    let budget = Arc::new(Budget::new(setup.caps));
-    let file_log = FileCallLog::start(ws.clone());
-    let mut logs: Vec<Arc<dyn CallLog>> = vec![
-        file_log.clone(),
-        budget.clone(),
-        Arc::new(crate::agent::budget::UsageReporter {
-            budget: budget.clone(),
-            events: events.clone(),
-        }),
-    ];
-    if let Some(extra) = &setup.extra_log {
-        logs.push(extra.clone());
-    }
-    let mut client = ModelClient::new(
-        setup.profile.clone(),
-        setup.provider.clone(),
-        setup.prices.clone(),
-    )
-    .with_log(Arc::new(CallLogs(logs)));
-    if let Some(base) = setup.base_backoff {
-        client = client.with_base_backoff(base);
-    }
-    let model = client.settings().model.clone();
-    let engine = AgentEngine {
-        models: ModelPool::single(Arc::new(client)),
-        budget: budget.clone(),
-        events,
-        cancel,
-    };
-    let outcome = agentic::run(ws, spec, engine).await;
-    // A run halted by a failed write ends in more failed writes; the first
-    // one says what happened.
-    let outcome = match (outcome, budget.halted()) {
-        (Err(e), Some(_)) => Err(ReviewError::WriteFailed {
-            cause: e.to_string(),
-        }),
-        (outcome, _) => outcome.map_err(ReviewError::from),
-    };
-    // Every call's record is on disk before the run reports anything.
-    let flushing = file_log.clone();
-    blocking(move || {
-        flushing.flush();
-        Ok::<_, ReviewError>(())
-    })
-    .await?;
-    let (report, results) = outcome?;
-    Ok((results, report, model))
-}
-
 /// Open or create the workspace and register the source's PDFs.
 fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
     let source = canonical_source(&request.source)?;
@@ -466,93 +351,22 @@ fn save_run(
     Ok(())
 }
 
-/// Score every readable paper with the offline engine, reusing results whose
-/// inputs are unchanged.
-fn offline_results(
-    ws: &Workspace,
-    spec: &ReviewSpec,
-    started_at: &str,
-) -> Result<BTreeMap<PaperId, PaperResult>, ReviewError> {
-    let papers = ws.papers()?;
-    let readable: Vec<&PaperRecord> = papers.iter().filter(|p| p.status.is_readable()).collect();
-    let input_hash = input_hash(spec, &readable);
-    let mut results: BTreeMap<PaperId, PaperResult> = BTreeMap::new();
-    let stale: Vec<&PaperRecord> = readable
-        .iter()
-        .copied()
-        .filter(|p| match load_result(ws, &p.id) {
-            Some(r) if r.provenance.input_hash == input_hash => {
-                results.insert(p.id.clone(), r);
-                false
-            }
-            _ => true,
-        })
-        .collect();
-    if stale.is_empty() {
-        return Ok(results);
-    }
-    // Relevance is relative to the collection, so all readable papers are scored
-    // together; only the stale ones are written.
-    let texts: Vec<Vec<String>> = readable
-        .iter()
-        .map(|p| paper_text::load(ws, &p.id).map(Option::unwrap_or_default))
-        .collect::<Result<_, _>>()?;
-    let offline_papers: Vec<offline::Paper<'_>> = readable
-        .iter()
-        .zip(&texts)
-        .map(|(p, pages)| offline::Paper {
-            title: p.title.as_deref(),
-            pages,
-        })
-        .collect();
-    let findings = offline::review(&spec.question, &spec.criteria, &offline_papers);
-    let finished_at = now_rfc3339();
-    for (paper, f) in readable.iter().zip(findings) {
-        if results.contains_key(&paper.id) {
-            continue;
-        }
-        let result = PaperResult {
-            summary: f.summary,
-            key_points: f.key_points,
-            score: f.score,
-            verdict: f.verdict,
-            rationale: f.rationale,
-            evidence: f.evidence,
-            criteria: f.criteria,
-            provenance: Provenance {
-                engine: spec.engine,
-                model: None,
-                input_hash: input_hash.clone(),
-                extractor: paper.extractor.clone(),
-                started_at: started_at.to_owned(),
-                finished_at: finished_at.clone(),
-                prompt_hash: None,
-                quotes_verified: None,
-                quotes_dropped: None,
-                reasked: None,
-                covered_by: None,
-            },
-            front_matter: None,
-        };
-        ws.write_json(&result_path(&paper.id)?, &result)?;
-        results.insert(paper.id.clone(), result);
-    }
-    Ok(results)
-}
-
-/// Write the report and exports from the results, close the run record and
-/// the task, and sum it all up.
-#[allow(clippy::too_many_arguments)]
+/// Write the report and exports from what the engine produced, close the run
+/// record and the task, and sum it all up.
 fn write_report(
     ws: &Workspace,
     spec: &ReviewSpec,
-    results: &BTreeMap<PaperId, PaperResult>,
-    model: Option<&str>,
-    agent: Option<AgentReport>,
-    status: &str,
+    ran: EngineRun,
     run_id: &RunId,
     started_at: &str,
 ) -> Result<ReviewSummary, ReviewError> {
+    let EngineRun {
+        results,
+        agent,
+        model,
+        outcome,
+    } = ran;
+    let (results, model) = (&results, model.as_deref());
     let papers = corrections::corrected(ws)?;
     let labelled = outputs::labels_of(ws, &papers)?;
     let failures = super::failures::of_unscored(ws, &papers, results)?;
@@ -581,19 +395,8 @@ fn write_report(
     }
 
     let counts = data.counts();
-    // A run that went to its end says whether every paper was scored.
-    let status = match status {
-        "done" if counts.not_scored > 0 && counts.not_scored == counts.screened => "failed",
-        "done" if counts.not_scored > 0 => "incomplete",
-        other => other,
-    };
-    let (run_status, task_status) = match status {
-        // Some papers could not be scored: the run did its work, and the
-        // papers say why each one failed.
-        "done" | "incomplete" => (RunStatus::Done, TaskStatus::Done),
-        "cancelled" => (RunStatus::Cancelled, TaskStatus::Cancelled),
-        _ => (RunStatus::Failed, TaskStatus::Failed),
-    };
+    let status = ReviewStatus::of(&outcome, counts.screened, counts.not_scored);
+    let (run_status, task_status) = status.recorded();
     save_run(ws, run_id, spec, run_status, started_at, &undriven)?;
     task.status = task_status;
     task.updated_at = now_rfc3339();
@@ -609,7 +412,7 @@ fn write_report(
         counts,
         papers: paper_lines(&papers, results, &failures),
         agent,
-        status: status.to_owned(),
+        status,
         lookups: None,
     })
 }
@@ -682,25 +485,4 @@ fn paper_lines(
     }
     lines.sort_by(|a, b| a.file.cmp(&b.file));
     lines
-}
-
-fn load_result(ws: &Workspace, id: &PaperId) -> Option<PaperResult> {
-    ws.read_json(&result_path(id).ok()?).ok()
-}
-
-/// Everything a result depends on: the question, criteria, engine, and which text
-/// of which papers it was computed over.
-fn input_hash(spec: &ReviewSpec, readable: &[&PaperRecord]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(spec.question.as_bytes());
-    for c in &spec.criteria {
-        hasher.update(b"\0criterion\0");
-        hasher.update(c.as_bytes());
-    }
-    hasher.update(spec.engine.name().as_bytes());
-    for p in readable {
-        hasher.update(p.sha256.as_bytes());
-        hasher.update(p.extractor.as_deref().unwrap_or("").as_bytes());
-    }
-    hex::encode(&hasher.finalize()[..16])
 }

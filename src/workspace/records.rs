@@ -37,6 +37,8 @@ pub enum TaskStatus {
     Done,
     Failed,
     Cancelled,
+    /// Stopped at a cap or by a failed write; running it again resumes.
+    Stopped,
 }
 
 impl TaskStatus {
@@ -47,6 +49,7 @@ impl TaskStatus {
             Self::Done => "done",
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
+            Self::Stopped => "stopped",
         }
     }
 }
@@ -244,6 +247,8 @@ pub enum RunStatus {
     Done,
     Failed,
     Cancelled,
+    /// Stopped at a cap or by a failed write, before its end.
+    Stopped,
 }
 
 impl RunStatus {
@@ -253,6 +258,7 @@ impl RunStatus {
             Self::Done => "done",
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
+            Self::Stopped => "stopped",
         }
     }
 }

@@ -14,6 +14,7 @@ use quire::llm::accounting::PriceTable;
 use quire::llm::secrets::ApiKey;
 use quire::llm::{HttpProvider, ModelSettings};
 use quire::pdf::ingest::IngestOptions;
+use quire::review::ReviewStatus;
 use quire::review::reading::verify::quote_on_page;
 use quire::review::run::{AgentSetup, EngineSetup, ReviewRequest, ReviewSummary};
 use quire::review::{EngineKind, PaperResult, ReviewSpec, Verdict, paper_text};
@@ -205,7 +206,7 @@ async fn an_agent_review_covers_every_paper_once_with_verified_quotes_and_a_synt
     let events = EventLog::new();
     let summary = rig.run(events.clone()).await;
 
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     let agent = summary.agent.clone().unwrap();
     assert_eq!(agent.readable, 5);
     assert_eq!(
@@ -355,7 +356,7 @@ async fn a_cancelled_review_resumes_without_reading_any_paper_twice() {
         .finish()
         .await
         .unwrap();
-    assert_eq!(first.status, "cancelled");
+    assert_eq!(first.status, ReviewStatus::Cancelled);
     let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
     let written: BTreeSet<String> = results(&ws).into_iter().map(|r| r.0).collect();
     drop(ws);
@@ -364,7 +365,7 @@ async fn a_cancelled_review_resumes_without_reading_any_paper_twice() {
 
     let sent_before = rig.server.requests().len();
     let second = rig.run(EventLog::new()).await;
-    assert_eq!(second.status, "done");
+    assert_eq!(second.status, ReviewStatus::Done);
     let again = reader_calls(&rig.server.requests()[sent_before..]);
     for title in &written {
         assert!(!again.contains_key(title), "{title} was read again");
@@ -401,7 +402,7 @@ async fn cancelling_drops_the_model_call_in_flight() {
         .await
         .expect("the run stopped without waiting for the model")
         .unwrap();
-    assert_eq!(summary.status, "cancelled");
+    assert_eq!(summary.status, ReviewStatus::Cancelled);
     assert_no_torn_json(&rig.workspace());
 }
 
@@ -413,7 +414,7 @@ async fn a_token_cap_stops_the_run_before_the_call_that_would_cross_it() {
         max_cost_usd: None,
     };
     let summary = rig.run_capped(caps, EventLog::new()).await;
-    assert_eq!(summary.status, "stopped");
+    assert_eq!(summary.status, ReviewStatus::Stopped);
     let agent = summary.agent.unwrap();
     assert!(
         agent.input_tokens + agent.output_tokens <= 6_000,
@@ -422,7 +423,7 @@ async fn a_token_cap_stops_the_run_before_the_call_that_would_cross_it() {
     assert!(agent.stopped.unwrap().contains("token cap"));
     // A higher cap resumes it to the end.
     let done = rig.run(EventLog::new()).await;
-    assert_eq!(done.status, "done");
+    assert_eq!(done.status, ReviewStatus::Done);
     assert_eq!(done.agent.unwrap().failed, 0);
 }
 
@@ -444,7 +445,7 @@ async fn a_cost_cap_on_a_priced_model_stops_the_run_before_the_call_that_would_c
         max_cost_usd: Some(max),
     };
     let summary = rig.run_capped(caps, EventLog::new()).await;
-    assert_eq!(summary.status, "stopped");
+    assert_eq!(summary.status, ReviewStatus::Stopped);
     let agent = summary.agent.unwrap();
     let spent = agent.cost_usd.expect("a priced model's run has a cost");
     assert!(
@@ -455,7 +456,7 @@ async fn a_cost_cap_on_a_priced_model_stops_the_run_before_the_call_that_would_c
     assert!(why.contains("cost cap of $0.00"), "{why}");
     // Without the cap the same workspace resumes to the end.
     let done = rig.run(EventLog::new()).await;
-    assert_eq!(done.status, "done");
+    assert_eq!(done.status, ReviewStatus::Done);
     assert_eq!(done.agent.unwrap().failed, 0);
 }
 
@@ -510,7 +511,7 @@ async fn a_paper_that_tells_the_model_to_misbehave_changes_nothing_even_when_obe
         )]),
     ]);
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     assert_eq!(summary.agent.as_ref().unwrap().readable, 3);
 
     // Nothing escaped, nothing was overwritten.
@@ -589,7 +590,7 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
     rig.question =
         "What do these papers report about systems, data, servers and their performance?";
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
     let included: Vec<String> = ws
         .papers()
@@ -600,11 +601,11 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
                 .iter()
                 .any(|(t, r, _)| Some(t) == p.title.as_ref() && r.verdict == Verdict::Include)
         })
-        .map(quire::review::agentic::synthesis::citation_title)
+        .map(quire::review::engine::agent::synthesis::citation_title)
         .collect();
     let groups = included
         .len()
-        .div_ceil(quire::review::agentic::synthesis::GROUP_PAPERS);
+        .div_ceil(quire::review::engine::agent::synthesis::GROUP_PAPERS);
     assert!(groups >= 2, "{} included papers", included.len());
 
     // One isolated digest call per group, none holding more than a group.
@@ -624,7 +625,7 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
         let user = call.turns().into_iter().find(|t| t.role == "user").unwrap();
         let listed = user.text.lines().filter(|l| l.starts_with("- *")).count();
         assert!(
-            (1..=quire::review::agentic::synthesis::GROUP_PAPERS).contains(&listed),
+            (1..=quire::review::engine::agent::synthesis::GROUP_PAPERS).contains(&listed),
             "{listed}"
         );
     }
@@ -658,7 +659,7 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
     // A rerun over the same results asks for no digest again.
     let before = rig.server.requests().len();
     let again = rig.run(EventLog::new()).await;
-    assert_eq!(again.status, "done");
+    assert_eq!(again.status, ReviewStatus::Done);
     let asked_again = rig.server.requests()[before..]
         .iter()
         .filter(|r| {
@@ -694,7 +695,7 @@ async fn the_title_and_authors_the_reader_reads_on_page_one_stand_where_the_page
     )
     .unwrap();
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
 
     let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
     let extracted = ws.papers().unwrap().remove(0);

@@ -12,7 +12,7 @@ use quire::agent::{
 };
 use quire::llm::accounting::PriceTable;
 use quire::llm::{HttpProvider, ModelClient, ModelSettings};
-use quire::review::agentic::{TOOL_NAMES, agent_tool_settings};
+use quire::review::engine::agent::{TOOL_NAMES, agent_tool_settings};
 use quire::workspace::{Workspace, WsPath};
 use serde_json::json;
 use testkit::{Policy, RecordedRequest, ScriptedCall, ScriptedServer, ServerOptions, Step};

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use quire::agent::EventLog;
-use quire::review::agentic::result_path;
+use quire::review::ReviewStatus;
+use quire::review::engine::agent::result_path;
 use quire::review::failures;
 use quire::review::reading::verify::quote_on_page;
 use quire::review::{PaperResult, Verdict};
@@ -131,9 +132,9 @@ async fn a_fallible_readers_mistakes_are_caught_counted_and_never_reach_a_result
         );
     }
     let expected_status = if c.not_scored == 0 {
-        "done"
+        ReviewStatus::Done
     } else {
-        "incomplete"
+        ReviewStatus::Incomplete
     };
     assert_eq!(summary.status, expected_status);
 
@@ -287,7 +288,7 @@ async fn a_planner_that_never_calls_a_tool_still_gets_every_paper_read_and_the_r
         Step::text("][ 0"),
     ]);
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     assert_eq!(summary.counts.not_scored, 0);
     let agent = summary.agent.clone().unwrap();
     assert_eq!((agent.covered_by_agent, agent.covered_by_sweep), (0, 3));
@@ -345,7 +346,7 @@ async fn a_reviewer_that_stalls_at_its_step_limit_is_seen_and_every_paper_is_sti
     drop(ws);
 
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     assert_eq!(summary.counts.not_scored, 0);
     let agent = summary.agent.clone().unwrap();
     assert_eq!(agent.covered_by_agent + agent.covered_by_sweep, 10);
@@ -399,7 +400,7 @@ async fn a_reviewer_that_tries_to_finish_early_is_refused_with_the_count_and_rea
     // One call at a time: a batch is 8 papers, so one read leaves 2 open.
     rig.settings.concurrency = 1;
     let summary = rig.run(EventLog::new()).await;
-    assert_eq!(summary.status, "done");
+    assert_eq!(summary.status, ReviewStatus::Done);
     let agent = summary.agent.clone().unwrap();
     assert_eq!(
         (agent.covered_by_agent, agent.covered_by_sweep),

@@ -84,7 +84,8 @@ async fn answer_from_pdf_reads_a_cut_paper_again_in_parts_and_a_one_shot_call_na
             .with_log(calls.clone())
             .with_base_backoff(Duration::from_millis(10)),
     );
-    let agents = quire::agent::AgentSet::load(None, &quire::review::agentic::TOOL_NAMES).unwrap();
+    let agents =
+        quire::agent::AgentSet::load(None, &quire::review::engine::agent::TOOL_NAMES).unwrap();
     let reader = quire::review::reading::Reader::new(
         client.clone(),
         agents.get("reader").unwrap().clone(),

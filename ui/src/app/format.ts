@@ -33,4 +33,5 @@ export const STATUS_LABELS: Record<string, string> = {
   done: "Done",
   failed: "Failed",
   cancelled: "Stopped",
+  stopped: "Stopped at its cap",
 };

@@ -4,7 +4,7 @@
 export type Verdict = "include" | "maybe" | "exclude";
 export type EngineKind = "offline" | "agent";
 export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris";
-export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "failed";
+export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "stopped" | "failed";
 
 /** The researcher's own judgement of a paper. */
 export interface Label {

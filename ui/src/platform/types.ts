@@ -18,7 +18,7 @@ export interface WorkspaceSummary {
   title: string;
   source: string | null;
   question: string | null;
-  status: "new" | "running" | "done" | "failed" | "cancelled";
+  status: "new" | "running" | "done" | "failed" | "cancelled" | "stopped";
   createdAt: string;
   updatedAt: string;
   paperCount: number;

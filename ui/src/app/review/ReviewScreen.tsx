@@ -190,7 +190,10 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const interrupted =
     view !== null &&
     !running &&
-    (view.state === "interrupted" || view.state === "cancelled" || (view.state === "running" && run === undefined));
+    (view.state === "interrupted" ||
+      view.state === "cancelled" ||
+      view.state === "stopped" ||
+      (view.state === "running" && run === undefined));
   const scoredCount = view === null ? 0 : view.papers.filter((p) => p.score !== null).length;
   return (
     <main class="review-screen" data-testid="review-screen">

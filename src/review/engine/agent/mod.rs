@@ -22,12 +22,18 @@ pub use coverage::{Coverage, MAX_ATTEMPTS, result_key, result_path};
 pub use domain::{CoveredBy, ReviewDomain, batch_size};
 pub use tools::NAMES as TOOL_NAMES;
 
+use super::{AgentSetup, EngineRun};
+use crate::agent::budget::UsageReporter;
 use crate::agent::{
     AgentSet, Budget, EventSink, ModelPool, RunStats, Runtime, RuntimeError, TaskGraph, TaskState,
     Toolbox,
 };
+use crate::blocking::blocking;
+use crate::llm::ModelClient;
+use crate::llm::accounting::CallLog;
+use crate::llm::call_file::{CallLogs, FileCallLog};
 use crate::review::reading::Reader;
-use crate::review::{PaperResult, ReviewSpec};
+use crate::review::{Outcome, PaperResult, ReviewError, ReviewSpec};
 use crate::tools::{Tool, ToolSettings};
 use crate::workspace::{PaperId, Workspace, WsPath, layout};
 
@@ -57,6 +63,14 @@ pub struct AgentReport {
     /// The steps the model could not drive as an agent, each saying what
     /// ran in its place (the final sweep read the papers; no synthesis).
     pub undriven: Vec<String>,
+}
+
+/// What a pass of the agents produced: the results, how it went, and how it
+/// ended.
+pub struct AgentRun {
+    pub report: AgentReport,
+    pub results: BTreeMap<PaperId, PaperResult>,
+    pub outcome: Outcome,
 }
 
 /// The review's side of the runtime.
@@ -152,12 +166,107 @@ pub fn review_toolbox(
     Ok(Arc::new(ReviewToolbox { domain }))
 }
 
-/// What an agent review needs besides the workspace and the question.
+/// What an agent review needs besides the workspace and the question: the
+/// models, the budget every call is counted against, where events go, the
+/// run's cancellation, and the workspace's log of model calls.
 pub struct AgentEngine {
     pub models: ModelPool,
     pub budget: Arc<Budget>,
     pub events: Arc<dyn EventSink>,
     pub cancel: CancellationToken,
+    call_file: Arc<FileCallLog>,
+}
+
+impl AgentEngine {
+    /// The one place the agent engine is put together: one client over
+    /// `setup`'s provider whose every call is logged to the workspace's
+    /// `model-calls.jsonl`, counted against the budget under `setup.caps`,
+    /// reported as a usage event, and given to `setup.extra_log`.
+    pub fn new(
+        ws: &Workspace,
+        setup: &AgentSetup,
+        events: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+    ) -> Self {
+        let budget = Arc::new(Budget::new(setup.caps));
+        let call_file = FileCallLog::start(ws.clone());
+        let mut logs: Vec<Arc<dyn CallLog>> = vec![
+            call_file.clone(),
+            budget.clone(),
+            Arc::new(UsageReporter {
+                budget: budget.clone(),
+                events: events.clone(),
+            }),
+        ];
+        if let Some(extra) = &setup.extra_log {
+            logs.push(extra.clone());
+        }
+        let mut client = ModelClient::new(
+            setup.profile.clone(),
+            setup.provider.clone(),
+            setup.prices.clone(),
+        )
+        .with_log(Arc::new(CallLogs(logs)));
+        if let Some(base) = setup.base_backoff {
+            client = client.with_base_backoff(base);
+        }
+        Self {
+            models: ModelPool::single(Arc::new(client)),
+            budget,
+            events,
+            cancel,
+            call_file,
+        }
+    }
+
+    /// The default model's id.
+    pub fn model(&self) -> String {
+        self.models.default.settings().model.clone()
+    }
+
+    /// Every call's record on disk, before the run reports anything.
+    pub async fn flush(&self) -> Result<(), ReviewError> {
+        let file = self.call_file.clone();
+        blocking(move || {
+            file.flush();
+            Ok::<_, ReviewError>(())
+        })
+        .await
+    }
+}
+
+/// An agent review over `ws`: the engine assembled, the agents run, and what
+/// they produced read back.
+pub async fn run_review(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    setup: &AgentSetup,
+    events: Arc<dyn EventSink>,
+    cancel: CancellationToken,
+) -> Result<EngineRun, ReviewError> {
+    let engine = AgentEngine::new(ws, setup, events, cancel);
+    let model = engine.model();
+    let ran = run(ws, spec, &engine).await;
+    // A run halted by a failed write ends in more failed writes; the first
+    // one says what happened.
+    let ran = match (ran, engine.budget.halted()) {
+        (Err(e), Some(_)) => Err(ReviewError::WriteFailed {
+            cause: e.to_string(),
+        }),
+        (ran, _) => ran.map_err(ReviewError::from),
+    };
+    engine.flush().await?;
+    let AgentRun {
+        report,
+        results,
+        outcome,
+    } = ran?;
+    Ok(EngineRun {
+        results,
+        agent: Some(report),
+        model: Some(model),
+        outcome,
+    })
 }
 
 /// Tool limits for agents: a result the prompt cannot show whole goes to a
@@ -191,8 +300,8 @@ pub fn planner_task(spec: &ReviewSpec, readable: usize) -> String {
 pub async fn run(
     ws: &Workspace,
     spec: &ReviewSpec,
-    engine: AgentEngine,
-) -> Result<(AgentReport, BTreeMap<PaperId, PaperResult>), RuntimeError> {
+    engine: &AgentEngine,
+) -> Result<AgentRun, RuntimeError> {
     let agents = AgentSet::load(Some(ws), &tools::NAMES)?;
     let reader_spec = agents.get("reader")?.clone();
     let reader = Arc::new(Reader::new(
@@ -230,13 +339,13 @@ pub async fn run(
     let planner = runtime
         .run_task("planner", &planner_task(spec, readable), None)
         .await?;
-    let mut stopped = match planner.status {
-        TaskState::Cancelled => Some("cancelled".to_owned()),
-        TaskState::BudgetExhausted => Some(planner.output.clone()),
-        _ => None,
+    let mut ended = match planner.status {
+        TaskState::Cancelled => Outcome::Cancelled,
+        TaskState::BudgetExhausted => Outcome::Stopped(planner.output.clone()),
+        _ => Outcome::Done,
     };
     // The sweep: whatever is still open once the agents are done.
-    if stopped.is_none() {
+    if ended == Outcome::Done {
         loop {
             let open: Vec<String> = domain
                 .coverage()
@@ -249,17 +358,17 @@ pub async fn run(
             }
             for batch in open.chunks(domain.batch_max) {
                 if let Err(over) = domain.batch_fits(batch) {
-                    stopped = Some(over.0);
+                    ended = Outcome::Stopped(over.0);
                     break;
                 }
                 domain.read_batch(batch, CoveredBy::Sweep).await;
             }
-            if stopped.is_some() {
+            if ended != Outcome::Done {
                 break;
             }
         }
         if engine.cancel.is_cancelled() {
-            stopped = Some("cancelled".to_owned());
+            ended = Outcome::Cancelled;
         }
     }
     // One agent writes the synthesis; if the planner never had it written,
@@ -269,7 +378,7 @@ pub async fn run(
         .read_string(&synthesis)
         .is_ok_and(|t| !t.trim().is_empty());
     let mut writer_status = None;
-    if stopped.is_none() && !written {
+    if ended == Outcome::Done && !written {
         let outcome = runtime
             .run_task(
                 "writer",
@@ -283,23 +392,23 @@ pub async fn run(
             )
             .await?;
         if outcome.status == TaskState::Cancelled {
-            stopped = Some("cancelled".to_owned());
+            ended = Outcome::Cancelled;
         }
         writer_status = Some((outcome.status, outcome.output));
     }
     // The synthesis covers every included paper, however many: the groups'
     // digests follow the writer's overview.
-    if stopped.is_none() {
+    if ended == Outcome::Done {
         let papers: Vec<_> = domain.coverage().readable.values().cloned().collect();
         let writer = runtime.agents.get("writer")?;
         let client = engine.models.for_spec(writer)?;
-        let (digests, outcome) =
+        let (digests, digested) =
             synthesis::digest_included(ws, spec, &papers, &client, &engine.budget, &engine.cancel)
                 .await?;
         if engine.cancel.is_cancelled() {
-            stopped = Some("cancelled".to_owned());
-        } else if let Some(reason) = outcome.stopped {
-            stopped = Some(reason);
+            ended = Outcome::Cancelled;
+        } else if let Some(reason) = digested.stopped {
+            ended = Outcome::Stopped(reason);
         } else if !digests.is_empty() {
             let overview = ws.read_string(&synthesis).unwrap_or_default();
             ws.write(
@@ -341,10 +450,14 @@ pub async fn run(
         output_tokens,
         cost_usd: engine.budget.cost(),
         model_calls: engine.budget.calls(),
-        stopped,
+        stopped: ended.reason().map(str::to_owned),
         undriven,
     };
-    Ok((report, results))
+    Ok(AgentRun {
+        report,
+        results,
+        outcome: ended,
+    })
 }
 
 /// What the agents left to the deterministic path, in words for the report:

@@ -453,7 +453,7 @@ impl Tool for AnswerFromPdf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::agentic::domain::Skip;
+    use crate::review::engine::agent::domain::Skip;
 
     fn scored(id: &str, score: f64, verified: usize, dropped: usize) -> BatchLine {
         BatchLine {

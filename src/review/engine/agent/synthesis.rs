@@ -54,7 +54,7 @@ pub struct Digest {
 
 /// What digesting the included papers came to.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct DigestStats {
     pub groups: usize,
     pub papers: usize,
     /// Groups answered from the cache.
@@ -203,14 +203,14 @@ pub async fn digest_included(
     client: &ModelClient,
     budget: &Budget,
     cancel: &CancellationToken,
-) -> Result<(Vec<Digest>, Outcome), WorkspaceError> {
+) -> Result<(Vec<Digest>, DigestStats), WorkspaceError> {
     let rows = included(ws, papers);
     let groups: Vec<&[(PaperRecord, PaperResult)]> = rows.chunks(GROUP_PAPERS).collect();
     let total = groups.len();
-    let mut outcome = Outcome {
+    let mut outcome = DigestStats {
         groups: total,
         papers: rows.len(),
-        ..Outcome::default()
+        ..DigestStats::default()
     };
     let model = client.settings().model.clone();
     let mut jobs = Vec::new();
