@@ -11,14 +11,13 @@ use tokio_util::sync::CancellationToken;
 use super::models::resolve_model;
 use super::{AppContext, CommandError};
 use crate::agent::{
-    AgentSet, Budget, Caps, EventSink, ModelPool, NoToolbox, RunStats, Runtime, TaskGraph,
-    TaskOutcome, Toolbox,
+    AgentSet, Caps, EventSink, NoToolbox, RunStats, Runtime, TaskGraph, TaskOutcome, Toolbox,
 };
 use crate::blocking::blocking;
-use crate::llm::accounting::{CallLog, PriceTable};
-use crate::llm::call_file::{CallLogs, FileCallLog};
-use crate::llm::{HttpProvider, ModelClient};
-use crate::review::engine::agent::{self as agent_engine, TOOL_NAMES};
+use crate::llm::HttpProvider;
+use crate::llm::accounting::PriceTable;
+use crate::review::engine::AgentSetup;
+use crate::review::engine::agent::{self as agent_engine, AgentEngine, TOOL_NAMES};
 use crate::review::{EngineKind, ReviewSpec};
 use crate::workspace::Workspace;
 
@@ -110,20 +109,18 @@ pub async fn agent_run(
     agents
         .get(&params.agent)
         .map_err(crate::agent::RuntimeError::from)?;
-    let budget = Arc::new(Budget::new(params.caps));
-    let file_log = FileCallLog::start(ws.clone());
-    let logs: Vec<Arc<dyn CallLog>> = vec![file_log.clone(), budget.clone()];
-    let provider = HttpProvider::new(
-        resolved.settings.clone(),
-        resolved.key.as_ref().map(|k| k.0.clone()),
-    )?;
-    let client = ModelClient::new(
-        resolved.profile.clone(),
-        provider,
-        PriceTable::load(&resolved.config_dir)?,
-    )
-    .with_log(Arc::new(CallLogs(logs)));
-    let models = ModelPool::single(Arc::new(client));
+    let setup = AgentSetup {
+        profile: resolved.profile.clone(),
+        provider: HttpProvider::new(
+            resolved.settings.clone(),
+            resolved.key.as_ref().map(|k| k.0.clone()),
+        )?,
+        prices: PriceTable::load(&resolved.config_dir)?,
+        caps: params.caps,
+        base_backoff: None,
+        extra_log: None,
+    };
+    let engine = AgentEngine::new(&ws, &setup, events, cancel);
     let question = ws
         .task()
         .ok()
@@ -137,10 +134,7 @@ pub async fn agent_run(
                 engine: EngineKind::Agent,
             },
             &agents,
-            &models,
-            events.clone(),
-            cancel.clone(),
-            budget.clone(),
+            &engine,
         )?,
         None => Arc::new(NoToolbox),
     };
@@ -149,21 +143,18 @@ pub async fn agent_run(
         workspace: ws.clone(),
         graph: TaskGraph::open(&ws)?,
         agents,
-        models,
+        models: engine.models.clone(),
         toolbox,
-        events,
-        cancel,
-        budget: budget.clone(),
+        events: engine.events.clone(),
+        cancel: engine.cancel.clone(),
+        budget: engine.budget.clone(),
         stats: stats.clone(),
         tool_settings: agent_engine::agent_tool_settings(),
     });
     let outcome: Result<TaskOutcome, _> = runtime.run_task(&params.agent, &params.task, None).await;
-    blocking(move || {
-        file_log.flush();
-        Ok::<_, CommandError>(())
-    })
-    .await?;
+    engine.flush().await?;
     let outcome = outcome?;
+    let budget = &engine.budget;
     let (input_tokens, output_tokens) = budget.tokens();
     Ok(AgentRunResponse {
         task_id: outcome.task_id,

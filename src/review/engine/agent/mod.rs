@@ -151,18 +151,22 @@ pub fn review_toolbox(
     ws: &Workspace,
     spec: &ReviewSpec,
     agents: &AgentSet,
-    models: &ModelPool,
-    events: Arc<dyn EventSink>,
-    cancel: CancellationToken,
-    budget: Arc<Budget>,
+    engine: &AgentEngine,
 ) -> Result<Arc<dyn Toolbox>, RuntimeError> {
     let reader_spec = agents.get("reader")?.clone();
     let reader = Arc::new(Reader::new(
-        models.for_spec(&reader_spec)?,
+        engine.models.for_spec(&reader_spec)?,
         reader_spec,
-        cancel.clone(),
+        engine.cancel.clone(),
     ));
-    let domain = ReviewDomain::load(ws.clone(), spec.clone(), reader, events, cancel, budget)?;
+    let domain = ReviewDomain::load(
+        ws.clone(),
+        spec.clone(),
+        reader,
+        engine.events.clone(),
+        engine.cancel.clone(),
+        engine.budget.clone(),
+    )?;
     Ok(Arc::new(ReviewToolbox { domain }))
 }
 
