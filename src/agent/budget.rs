@@ -13,9 +13,6 @@ use crate::workspace::ModelCallRecord;
 
 use super::events::{EventSink, RunEvent};
 
-/// The code of a tool error that stops a task at a budget cap.
-pub const BUDGET_EXHAUSTED: &str = "budget_exhausted";
-
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Caps {
     pub max_tokens: Option<u64>,

@@ -28,10 +28,12 @@ mod runtime;
 mod runtime_tools;
 pub mod snapshot;
 pub mod spec;
+mod step;
 pub mod text_calls;
 
 pub use budget::{Budget, Caps};
 pub use events::{EventLog, EventSink, NoEvents, PaperPhase, RunEvent};
 pub use graph::{TaskGraph, TaskNode, TaskState};
 pub use runtime::{ModelPool, NoToolbox, RunStats, Runtime, RuntimeError, TaskOutcome, Toolbox};
+pub use runtime_tools::FinishGuard;
 pub use spec::{AgentError, AgentSet, AgentSpec, ModelChoice, SpecSource};

@@ -5,14 +5,16 @@
 //!   of every later prompt;
 //! - a child agent by name (`reviewer(task)`): runs it with its own bounded
 //!   context and folder; only its final output comes back.
+//!
+//! They reach the runtime only through the two traits below, which the
+//! runtime implements: the tools sit under the loop, not beside it.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::runtime::Runtime;
 use super::snapshot::notes_path;
 use super::spec::{FINISH_TOOL, NOTES_TOOL};
 use crate::tools::{Tool, ToolContext, ToolError, parse_args};
@@ -23,18 +25,41 @@ fn actor(ctx: &ToolContext) -> Result<&crate::tools::Actor, ToolError> {
         .ok_or_else(|| ToolError::new("not_an_agent", "only an agent task can call this tool"))
 }
 
-/// Where `finish` leaves the accepted output for the loop to pick up.
-pub type FinishSlot = Arc<Mutex<Option<String>>>;
+/// Whether an agent may finish: the domain's guard (the reviewer may not
+/// while papers are open).
+pub trait FinishGuard: Send + Sync {
+    /// `Err` says why not and what is left.
+    fn check_finish(&self, ws: &crate::workspace::Workspace, agent: &str) -> Result<(), String>;
+}
 
+/// Runs a child agent's task to its end, for [`AgentTool`].
+#[async_trait]
+pub trait ChildTasks: Send + Sync {
+    /// The text the parent gets back: the child's answer, or how it ended.
+    async fn run_child(&self, agent: &str, task: &str, parent: &str) -> Result<String, ToolError>;
+}
+
+/// The final answer of an accepted `finish` call, as the task's output.
+pub fn finish_output(arguments: &Value) -> String {
+    match arguments.get("output").and_then(Value::as_str) {
+        Some(text) if !text.trim().is_empty() => text.to_owned(),
+        _ => "(finished without a written answer)".to_owned(),
+    }
+}
+
+/// `finish`: when accepted, the loop takes its `output` ([`finish_output`])
+/// as the task's.
 pub struct Finish {
-    pub runtime: Arc<Runtime>,
+    pub guard: Arc<dyn FinishGuard>,
     pub agent: String,
-    pub slot: FinishSlot,
 }
 
 #[derive(Deserialize)]
 struct FinishArgs {
+    // Parsed to check the call's shape; the loop reads the output from the
+    // call itself (finish_output).
     #[serde(default)]
+    #[allow(dead_code)]
     output: String,
 }
 
@@ -60,22 +85,17 @@ impl Tool for Finish {
     }
 
     async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
-        let args: FinishArgs = parse_args(args)?;
-        let toolbox = self.runtime.toolbox.clone();
+        // Checked here; the loop takes the output from the call itself.
+        let _: FinishArgs = parse_args(args)?;
+        let guard = self.guard.clone();
         let ws = ctx.workspace.clone();
         let agent = self.agent.clone();
-        let refused = tokio::task::spawn_blocking(move || toolbox.check_finish(&ws, &agent))
+        let refused = tokio::task::spawn_blocking(move || guard.check_finish(&ws, &agent))
             .await
             .map_err(|e| ToolError::fatal("internal_error", e.to_string()))?;
         if let Err(reason) = refused {
             return Err(ToolError::new("finish_refused", reason));
         }
-        let output = if args.output.trim().is_empty() {
-            "(finished without a written answer)".to_owned()
-        } else {
-            args.output
-        };
-        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
         Ok("finished".into())
     }
 }
@@ -134,7 +154,7 @@ impl Tool for WriteNotes {
 
 /// A child agent offered to its parent as a tool.
 pub struct AgentTool {
-    pub runtime: Arc<Runtime>,
+    pub tasks: Arc<dyn ChildTasks>,
     pub child: String,
     pub description: String,
 }
@@ -166,11 +186,6 @@ impl Tool for AgentTool {
     async fn call(&self, ctx: &ToolContext, args: Value) -> Result<String, ToolError> {
         let args: AgentArgs = parse_args(args)?;
         let parent = actor(ctx)?.task.clone();
-        let outcome = self
-            .runtime
-            .run_task(&self.child, &args.task, Some(&parent))
-            .await
-            .map_err(|e| ToolError::fatal(e.code(), e.to_string()))?;
-        Ok(outcome.report())
+        self.tasks.run_child(&self.child, &args.task, &parent).await
     }
 }

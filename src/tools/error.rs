@@ -1,6 +1,20 @@
-//! Tool failures: a stable code plus a message written for the model.
+//! Tool failures: a stable code, a message written for the model, and what
+//! the caller is to do about it ([`Recovery`]).
 
 use crate::workspace::WorkspaceError;
+
+/// What a failed call leaves the agent loop to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// The model can fix it by calling differently: tell it, and go on.
+    Retry,
+    /// Nothing the model does can fix it (the disk failed, the workspace is
+    /// gone): the task stops.
+    Fatal,
+    /// A spending cap would be crossed: the task stops, resumable with a
+    /// higher cap.
+    Exhausted,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -8,17 +22,18 @@ pub struct ToolError {
     /// Stable, snake_case; part of the agent contract.
     pub code: String,
     pub message: String,
-    /// True when the model cannot fix it by calling differently (the disk failed,
-    /// the workspace is gone): the run should stop rather than retry.
-    pub fatal: bool,
+    pub recovery: Recovery,
 }
+
+/// The code of a call refused because a spending cap would be crossed.
+pub const BUDGET_EXHAUSTED: &str = "budget_exhausted";
 
 impl ToolError {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
         Self {
             code: code.to_owned(),
             message: message.into(),
-            fatal: false,
+            recovery: Recovery::Retry,
         }
     }
 
@@ -26,7 +41,16 @@ impl ToolError {
         Self {
             code: code.to_owned(),
             message: message.into(),
-            fatal: true,
+            recovery: Recovery::Fatal,
+        }
+    }
+
+    /// Refused because a spending cap would be crossed.
+    pub fn exhausted(message: impl Into<String>) -> Self {
+        Self {
+            code: BUDGET_EXHAUSTED.to_owned(),
+            message: message.into(),
+            recovery: Recovery::Exhausted,
         }
     }
 
@@ -52,7 +76,11 @@ impl From<WorkspaceError> for ToolError {
         Self {
             code: err.code().to_owned(),
             message: err.to_string(),
-            fatal,
+            recovery: if fatal {
+                Recovery::Fatal
+            } else {
+                Recovery::Retry
+            },
         }
     }
 }

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::workspace::{Workspace, WsPath};
 
-pub use error::ToolError;
+pub use error::{BUDGET_EXHAUSTED, Recovery, ToolError};
 pub use registry::Registry;
 pub use todo_list::{Todo, TodoStatus, load as load_todos, todo_path};
 

@@ -25,8 +25,8 @@ pub use tools::NAMES as TOOL_NAMES;
 use super::{AgentSetup, EngineRun};
 use crate::agent::budget::UsageReporter;
 use crate::agent::{
-    AgentSet, Budget, EventSink, ModelPool, RunStats, Runtime, RuntimeError, TaskGraph, TaskState,
-    Toolbox,
+    AgentSet, Budget, EventSink, FinishGuard, ModelPool, RunStats, Runtime, RuntimeError,
+    TaskGraph, TaskState, Toolbox,
 };
 use crate::blocking::blocking;
 use crate::llm::ModelClient;
@@ -114,7 +114,9 @@ impl Toolbox for ReviewToolbox {
         }
         lines
     }
+}
 
+impl FinishGuard for ReviewToolbox {
     fn check_finish(&self, ws: &Workspace, agent: &str) -> Result<(), String> {
         match agent {
             "reviewer" => {

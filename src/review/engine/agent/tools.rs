@@ -179,10 +179,7 @@ impl Tool for ReadPapers {
             );
         }
         if let Err(over) = self.0.batch_fits(&ids) {
-            return Err(ToolError::fatal(
-                crate::agent::budget::BUDGET_EXHAUSTED,
-                over.0,
-            ));
+            return Err(ToolError::exhausted(over.0));
         }
         let lines = self.0.read_batch(&ids, CoveredBy::Agent).await;
         let open = self.0.coverage().open().len();
