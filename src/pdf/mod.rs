@@ -12,6 +12,7 @@ pub mod layout;
 pub mod metadata;
 pub mod ocr;
 pub mod quality;
+pub mod raw;
 pub mod reading_order;
 mod scan;
 pub mod worker;

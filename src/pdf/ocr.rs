@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::engines::{EngineFailure, InfoDict, RawText};
+use super::raw::{EngineFailure, InfoDict, RawText};
 
 /// Rendering resolution: enough for Tesseract on 9-10 pt type without
 /// making each page image large.

@@ -19,8 +19,8 @@ pub use furniture::{is_cover_sheet, is_furniture};
 pub use names::is_person;
 use unicode_normalization::UnicodeNormalization;
 
-use super::engines::InfoDict;
 use super::layout::TextLine;
+use super::raw::InfoDict;
 use std::collections::BTreeMap;
 
 use crate::workspace::{Author, MetaField, Origin, PaperMeta};
