@@ -1,13 +1,15 @@
 //! The review as Markdown: question, method, PRISMA-style counts, a ranked table,
 //! a section per paper, and the files that could not be read.
 
+mod sections;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::failures::PaperFailure;
 use super::labels::Label;
-use super::{EngineKind, PaperResult, ReviewSpec, Verdict};
+use super::{PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
 
 /// Everything a report or export is made from.
@@ -164,332 +166,24 @@ fn status_label(status: PaperStatus) -> &'static str {
     }
 }
 
+/// The report as Markdown, section by section.
 pub fn render(data: &ReportData<'_>) -> String {
+    use sections::*;
+    let sections: [fn(&mut String, &ReportData<'_>); 8] = [
+        title_section,
+        method_section,
+        synthesis_section,
+        flow_section,
+        ranking_section,
+        not_scored_section,
+        unreadable_section,
+        duplicates_section,
+    ];
     let mut md = String::new();
-    push(
-        &mut md,
-        &format!("# Literature review: {}\n", inline(&data.task.title)),
-    );
-    push(
-        &mut md,
-        &format!("**Question.** {}\n", inline(&data.spec.question)),
-    );
-    if !data.spec.criteria.is_empty() {
-        push(&mut md, "**Criteria.**\n");
-        for (i, c) in data.spec.criteria.iter().enumerate() {
-            push(&mut md, &format!("{}. {}", i + 1, inline(c)));
-        }
-        push(&mut md, "");
-    }
-
-    push(&mut md, "## Method\n");
-    push(&mut md, &format!("- Engine: {}", data.spec.engine.label()));
-    push(
-        &mut md,
-        &format!("- Model: {}", inline(data.model.unwrap_or("none"))),
-    );
-    push(&mut md, &format!("- Date: {}", data.date));
-    match data.spec.engine {
-        EngineKind::Offline => {
-            push(
-                &mut md,
-                "- Relevance: BM25 of the question and criteria against each paper (title and abstract weighted double), \
-                 with pseudo-relevance feedback; 0-10 is the score's ratio to the collection mean (5 = average). \
-                 Verdicts: include from 6.5, maybe from 4.0.",
-            );
-            push(
-                &mut md,
-                "- Summaries: extractive, sentences from the abstract, introduction and conclusion closest to the paper's centroid.",
-            );
-        }
-        EngineKind::Agent => {
-            push(
-                &mut md,
-                "- Reading: each paper read in isolation by the model against the question and criteria (in page-aligned \
-                 parts when longer than the model's window), scored 0-10 with a verdict and rationale.",
-            );
-            let (verified, dropped) = data.results.values().fold((0, 0), |acc, r| {
-                (
-                    acc.0 + r.provenance.quotes_verified.unwrap_or(0),
-                    acc.1 + r.provenance.quotes_dropped.unwrap_or(0),
-                )
-            });
-            push(
-                &mut md,
-                &format!(
-                    "- Evidence: every quote checked against the text of its cited page; {verified} verified, {dropped} not found on their page and dropped."
-                ),
-            );
-            if !data.undriven.is_empty() {
-                push(
-                    &mut md,
-                    &format!(
-                        "- Agents: the model could not drive them throughout, and the deterministic path stood in: {}.",
-                        inline(&data.undriven.join("; "))
-                    ),
-                );
-            }
-        }
-    }
-    if !data.labels.is_empty() {
-        push(
-            &mut md,
-            &format!(
-                "- Researcher's labels: {} the researcher's own verdict or score, marked below.",
-                match data.labels.len() {
-                    1 => "1 paper carries".to_owned(),
-                    n => format!("{n} papers carry"),
-                }
-            ),
-        );
-    }
-    push(
-        &mut md,
-        "- Text: extracted offline from the PDFs (pdf_oxide, with pdf-extract as second opinion).\n",
-    );
-
-    if let Some(synthesis) = data.synthesis.filter(|s| !s.trim().is_empty()) {
-        push(&mut md, "## Synthesis\n");
-        push(&mut md, &block(synthesis));
-        push(&mut md, "");
-    }
-
-    let counts = data.counts();
-    push(&mut md, "## Flow of papers\n");
-    push(&mut md, "| Stage | Papers |");
-    push(&mut md, "|---|---:|");
-    push(&mut md, &format!("| Files found | {} |", counts.found));
-    push(
-        &mut md,
-        &format!("| Duplicates removed | {} |", counts.duplicates),
-    );
-    let unreadable: usize = counts.unreadable.values().sum();
-    let detail: Vec<String> = counts
-        .unreadable
-        .iter()
-        .map(|(k, v)| format!("{} {v}", label_of(k)))
-        .collect();
-    let detail = if detail.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", detail.join(", "))
-    };
-    push(&mut md, &format!("| Unreadable | {unreadable}{detail} |"));
-    push(&mut md, &format!("| Screened | {} |", counts.screened));
-    push(&mut md, &format!("| Included | {} |", counts.included));
-    push(&mut md, &format!("| Maybe | {} |", counts.maybe));
-    push(&mut md, &format!("| Excluded | {} |", counts.excluded));
-    push(
-        &mut md,
-        &format!("| Could not be scored | {} |\n", counts.not_scored),
-    );
-
-    let ranked = data.ranked();
-    push(&mut md, "## Ranking\n");
-    if ranked.is_empty() {
-        push(&mut md, "No paper could be read, so none was screened.\n");
-    } else {
-        push(&mut md, "| # | Title | Authors | Year | Score | Verdict |");
-        push(&mut md, "|---:|---|---|---:|---:|---|");
-        for (rank, (p, r)) in ranked.iter().enumerate() {
-            let verdict = match data.labels.get(&p.id).and_then(|l| l.verdict) {
-                Some(v) => format!("{} (researcher: {})", r.verdict.as_str(), v.as_str()),
-                None => r.verdict.as_str().to_owned(),
-            };
-            let year = p
-                .meta
-                .year
-                .map(|y| y.to_string())
-                .unwrap_or_else(|| "—".into());
-            push(
-                &mut md,
-                &format!(
-                    "| {} | {} | {} | {year} | {:.1} | {verdict} |",
-                    rank + 1,
-                    inline(&title_of(p)),
-                    inline(&authors_short(p)),
-                    r.score,
-                ),
-            );
-        }
-        push(&mut md, "");
-        push(&mut md, "## Papers\n");
-        for (rank, (p, r)) in ranked.iter().enumerate() {
-            paper_section(&mut md, rank + 1, p, r, data.labels.get(&p.id));
-        }
-    }
-
-    not_scored_section(&mut md, data);
-
-    let unreadable: Vec<&PaperRecord> = data
-        .papers
-        .iter()
-        .filter(|p| !p.status.is_readable())
-        .collect();
-    if !unreadable.is_empty() {
-        push(&mut md, "## Files that could not be read\n");
-        push(&mut md, "| File | Status | Reason |");
-        push(&mut md, "|---|---|---|");
-        for p in unreadable {
-            push(
-                &mut md,
-                &format!(
-                    "| {} | {} | {} |",
-                    inline(&file_name(p)),
-                    status_label(p.status),
-                    inline(p.reason.as_deref().unwrap_or(""))
-                ),
-            );
-        }
-        push(&mut md, "");
-    }
-    let duplicates: Vec<(&PaperRecord, &std::path::PathBuf)> = data
-        .papers
-        .iter()
-        .flat_map(|p| p.duplicates.iter().map(move |d| (p, d)))
-        .collect();
-    if !duplicates.is_empty() {
-        push(&mut md, "## Duplicates\n");
-        push(&mut md, "| File | Same content as |");
-        push(&mut md, "|---|---|");
-        for (p, d) in duplicates {
-            let name = d
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            push(
-                &mut md,
-                &format!("| {} | {} |", inline(&name), inline(&file_name(p))),
-            );
-        }
-        push(&mut md, "");
+    for section in sections {
+        section(&mut md, data);
     }
     md
-}
-
-/// Append a line.
-fn push(md: &mut String, line: &str) {
-    md.push_str(line);
-    md.push('\n');
-}
-
-/// Readable papers without a result, each with why: a model's failure on
-/// that paper, or a run that stopped before reaching it.
-fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
-    let missing: Vec<&PaperRecord> = data
-        .papers
-        .iter()
-        .filter(|p| p.status.is_readable() && !data.results.contains_key(&p.id))
-        .collect();
-    if missing.is_empty() {
-        return;
-    }
-    push(
-        md,
-        "## Papers that could not be scored
-",
-    );
-    push(md, "| Paper | Model | Reason |");
-    push(md, "|---|---|---|");
-    for p in missing {
-        let (model, reason) = match data.failures.get(&p.id) {
-            Some(f) => (f.model.as_deref().unwrap_or("—"), f.reason.as_str()),
-            None => ("—", "not read: the run stopped before this paper"),
-        };
-        push(
-            md,
-            &format!(
-                "| {} | {} | {} |",
-                inline(&title_of(p)),
-                inline(model),
-                inline(reason)
-            ),
-        );
-    }
-    push(md, "");
-}
-
-fn paper_section(
-    md: &mut String,
-    rank: usize,
-    p: &PaperRecord,
-    r: &PaperResult,
-    label: Option<&Label>,
-) {
-    let mut out = format!("### {rank}. {}\n\n", inline(&title_of(p)));
-    let mut facts = vec![inline(&authors_short(p))];
-    if let Some(year) = p.meta.year {
-        facts.push(year.to_string());
-    }
-    facts.push(format!("score {:.1}/10", r.score));
-    facts.push(r.verdict.as_str().to_owned());
-    facts.push(format!("`{}`", file_name(p).replace('`', "'")));
-    if p.ocr {
-        // Quotes from OCR text may carry recognition errors.
-        facts.push("read by OCR".to_owned());
-    }
-    out.push_str(&format!("{}\n\n", facts.join(" · ")));
-    if let Some(doi) = &p.meta.doi {
-        out.push_str(&format!("DOI: {}\n\n", inline(doi)));
-    }
-    if let Some(label) = label {
-        let mut parts = Vec::new();
-        if let Some(v) = label.verdict {
-            parts.push(v.as_str().to_owned());
-        }
-        if let Some(score) = label.score {
-            parts.push(format!("score {score:.1}/10"));
-        }
-        if let Some(note) = label.note.as_deref().filter(|n| !n.trim().is_empty()) {
-            parts.push(inline(note));
-        }
-        out.push_str(&format!(
-            "**Researcher's label.** {}\n\n",
-            parts.join(" · ")
-        ));
-    }
-    out.push_str("**Summary.** ");
-    let sentences: Vec<String> = r
-        .summary
-        .iter()
-        .map(|q| format!("{} (p. {})", inline(&q.text), q.page))
-        .collect();
-    out.push_str(&if sentences.is_empty() {
-        "No summary sentences were found.".to_owned()
-    } else {
-        sentences.join(" ")
-    });
-    out.push_str("\n\n");
-    if !r.key_points.is_empty() {
-        out.push_str("**Key points.**\n\n");
-        for k in &r.key_points {
-            out.push_str(&format!("- {}\n", inline(k)));
-        }
-        out.push('\n');
-    }
-    out.push_str(&format!("**Why this score.** {}\n\n", inline(&r.rationale)));
-    if !r.evidence.is_empty() {
-        out.push_str("**Evidence.**\n\n");
-        for q in &r.evidence {
-            out.push_str(&format!("> “{}” (p. {})\n>\n", inline(&q.text), q.page));
-        }
-        // Drop the trailing empty quote line, keep one blank line.
-        out.truncate(out.len() - 2);
-        out.push('\n');
-    }
-    if !r.criteria.is_empty() {
-        out.push_str("**Criteria.**\n\n");
-        for c in &r.criteria {
-            out.push_str(&format!(
-                "- {}: **{}** — {}\n",
-                inline(&c.criterion),
-                c.outcome.as_str(),
-                inline(&c.note)
-            ));
-        }
-        out.push('\n');
-    }
-    md.push_str(&out);
 }
 
 #[cfg(test)]
