@@ -9,6 +9,7 @@
 
 mod coverage;
 mod domain;
+mod phases;
 pub mod synthesis;
 mod tools;
 
@@ -20,13 +21,13 @@ use tokio_util::sync::CancellationToken;
 
 pub use coverage::{Coverage, MAX_ATTEMPTS, result_key, result_path};
 pub use domain::{CoveredBy, ReviewDomain, batch_size};
+pub use phases::run;
 pub use tools::NAMES as TOOL_NAMES;
 
 use super::{AgentSetup, EngineRun};
 use crate::agent::budget::UsageReporter;
 use crate::agent::{
-    AgentSet, Budget, EventSink, FinishGuard, ModelPool, RunStats, Runtime, RuntimeError,
-    TaskGraph, TaskState, Toolbox,
+    AgentSet, Budget, EventSink, FinishGuard, ModelPool, Runtime, RuntimeError, Toolbox,
 };
 use crate::blocking::blocking;
 use crate::llm::ModelClient;
@@ -299,216 +300,4 @@ pub fn planner_task(spec: &ReviewSpec, readable: usize) -> String {
         synthesis = layout::SYNTHESIS_FILE,
     ));
     text
-}
-
-/// Run the agents over a prepared workspace (papers registered and extracted),
-/// then sweep what they left. Results are in the files when this returns.
-pub async fn run(
-    ws: &Workspace,
-    spec: &ReviewSpec,
-    engine: &AgentEngine,
-) -> Result<AgentRun, RuntimeError> {
-    let agents = AgentSet::load(Some(ws), &tools::NAMES)?;
-    let reader_spec = agents.get("reader")?.clone();
-    let reader = Arc::new(Reader::new(
-        engine.models.for_spec(&reader_spec)?,
-        reader_spec,
-        engine.cancel.clone(),
-    ));
-    let domain = ReviewDomain::load(
-        ws.clone(),
-        spec.clone(),
-        reader,
-        engine.events.clone(),
-        engine.cancel.clone(),
-        engine.budget.clone(),
-    )?;
-    let (readable, already_reviewed) = {
-        let coverage = domain.coverage();
-        (coverage.readable.len(), coverage.done.len())
-    };
-    let stats = Arc::new(RunStats::default());
-    let runtime = Arc::new(Runtime {
-        workspace: ws.clone(),
-        agents,
-        models: engine.models.clone(),
-        toolbox: Arc::new(ReviewToolbox {
-            domain: domain.clone(),
-        }),
-        events: engine.events.clone(),
-        cancel: engine.cancel.clone(),
-        graph: TaskGraph::open(ws)?,
-        budget: engine.budget.clone(),
-        stats: stats.clone(),
-        tool_settings: agent_tool_settings(),
-    });
-    let planner = runtime
-        .run_task("planner", &planner_task(spec, readable), None)
-        .await?;
-    let mut ended = match planner.status {
-        TaskState::Cancelled => Outcome::Cancelled,
-        TaskState::BudgetExhausted => Outcome::Stopped(planner.output.clone()),
-        _ => Outcome::Done,
-    };
-    // The sweep: whatever is still open once the agents are done.
-    if ended == Outcome::Done {
-        loop {
-            let open: Vec<String> = domain
-                .coverage()
-                .open()
-                .iter()
-                .map(|p| p.id.0.clone())
-                .collect();
-            if open.is_empty() || engine.cancel.is_cancelled() {
-                break;
-            }
-            for batch in open.chunks(domain.batch_max) {
-                if let Err(over) = domain.batch_fits(batch) {
-                    ended = Outcome::Stopped(over.0);
-                    break;
-                }
-                domain.read_batch(batch, CoveredBy::Sweep).await;
-            }
-            if ended != Outcome::Done {
-                break;
-            }
-        }
-        if engine.cancel.is_cancelled() {
-            ended = Outcome::Cancelled;
-        }
-    }
-    // One agent writes the synthesis; if the planner never had it written,
-    // the writer runs on its own once every paper is covered.
-    let synthesis = WsPath::parse(layout::SYNTHESIS_FILE)?;
-    let written = ws
-        .read_string(&synthesis)
-        .is_ok_and(|t| !t.trim().is_empty());
-    let mut writer_status = None;
-    if ended == Outcome::Done && !written {
-        let outcome = runtime
-            .run_task(
-                "writer",
-                &format!(
-                    "Review question: {}\nWrite the synthesis of the reviewed papers to {}.\nSteps:\n1. read_results to see every reviewed paper.\n2. write_file {} with the themes, agreements and gaps, citing papers by title.\n3. finish.\n",
-                    spec.question.trim(),
-                    layout::SYNTHESIS_FILE,
-                    layout::SYNTHESIS_FILE
-                ),
-                None,
-            )
-            .await?;
-        if outcome.status == TaskState::Cancelled {
-            ended = Outcome::Cancelled;
-        }
-        writer_status = Some((outcome.status, outcome.output));
-    }
-    // The synthesis covers every included paper, however many: the groups'
-    // digests follow the writer's overview.
-    if ended == Outcome::Done {
-        let papers: Vec<_> = domain.coverage().readable.values().cloned().collect();
-        let writer = runtime.agents.get("writer")?;
-        let client = engine.models.for_spec(writer)?;
-        let (digests, digested) =
-            synthesis::digest_included(ws, spec, &papers, &client, &engine.budget, &engine.cancel)
-                .await?;
-        if engine.cancel.is_cancelled() {
-            ended = Outcome::Cancelled;
-        } else if let Some(reason) = digested.stopped {
-            ended = Outcome::Stopped(reason);
-        } else if !digests.is_empty() {
-            let overview = ws.read_string(&synthesis).unwrap_or_default();
-            ws.write(
-                &synthesis,
-                synthesis::assemble(&overview, &digests).as_bytes(),
-            )?;
-        }
-    }
-    let coverage = domain.coverage().clone();
-    let mut results = BTreeMap::new();
-    for id in &coverage.done {
-        if let Ok(result) = ws.read_json::<PaperResult>(&result_path(id)?) {
-            results.insert(id.clone(), result);
-        }
-    }
-    let undriven = undriven_steps(
-        (planner.status, &planner.output),
-        coverage.by_sweep,
-        writer_status.as_ref().map(|(s, o)| (*s, o.as_str())),
-        ws.read_string(&synthesis)
-            .is_ok_and(|t| !t.trim().is_empty()),
-    );
-    let (input_tokens, output_tokens) = engine.budget.tokens();
-    use std::sync::atomic::Ordering::Relaxed;
-    let report = AgentReport {
-        planner: planner.status.as_str().to_owned(),
-        readable,
-        already_reviewed,
-        covered_by_agent: coverage.by_agent,
-        covered_by_sweep: coverage.by_sweep,
-        failed: coverage.missing().len(),
-        steps: stats.steps.load(Relaxed),
-        tool_calls: stats.tool_calls.load(Relaxed),
-        text_tool_calls: stats.text_tool_calls.load(Relaxed),
-        nudges: stats.nudges.load(Relaxed),
-        consolidations: stats.consolidations.load(Relaxed),
-        overflows: stats.overflows.load(Relaxed),
-        input_tokens,
-        output_tokens,
-        cost_usd: engine.budget.cost(),
-        model_calls: engine.budget.calls(),
-        stopped: ended.reason().map(str::to_owned),
-        undriven,
-    };
-    Ok(AgentRun {
-        report,
-        results,
-        outcome: ended,
-    })
-}
-
-/// What the agents left to the deterministic path, in words for the report:
-/// a planner that ended without finishing (a small model answering in prose),
-/// papers the final sweep read because the reviewer did not, a writer that
-/// wrote no synthesis.
-fn undriven_steps(
-    planner: (TaskState, &str),
-    by_sweep: usize,
-    writer: Option<(TaskState, &str)>,
-    synthesis_written: bool,
-) -> Vec<String> {
-    let why = |state: TaskState, output: &str| {
-        let output: String = output.trim().chars().take(160).collect();
-        match state {
-            TaskState::NoToolCall => format!("it answered without calling a tool ({output})"),
-            TaskState::StepLimit => "it ran out of steps".to_owned(),
-            TaskState::Failed => format!("it failed ({output})"),
-            other => other.as_str().replace('_', " "),
-        }
-    };
-    let mut steps = Vec::new();
-    let (planner_state, planner_output) = planner;
-    if !matches!(
-        planner_state,
-        TaskState::Finished | TaskState::Cancelled | TaskState::BudgetExhausted
-    ) {
-        steps.push(format!(
-            "the planner did not finish: {}",
-            why(planner_state, planner_output)
-        ));
-    }
-    if by_sweep > 0 {
-        steps.push(format!(
-            "{by_sweep} papers were read by the final sweep, not by the reviewer agent"
-        ));
-    }
-    if let Some((state, output)) = writer
-        && !synthesis_written
-        && state != TaskState::Cancelled
-    {
-        steps.push(format!(
-            "the writer wrote no synthesis: {}",
-            why(state, output)
-        ));
-    }
-    steps
 }

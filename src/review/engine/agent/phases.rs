@@ -1,0 +1,306 @@
+//! An agent review's pass, phase by phase: **plan** (the planner runs the
+//! hierarchy: its plan, the reviewer covering the papers, the writer), **cover**
+//! (the sweep reads any paper the agents left open), **write** (the writer on
+//! its own if no synthesis was written), **synthesize** (the included papers'
+//! digests after the writer's overview), then the account of it all.
+//! Each phase runs only while the pass has not ended.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::domain::{CoveredBy, ReviewDomain};
+use super::{
+    AgentEngine, AgentReport, AgentRun, ReviewToolbox, agent_tool_settings, planner_task,
+    result_path, synthesis, tools,
+};
+use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
+use crate::review::reading::Reader;
+use crate::review::{Outcome, PaperResult, ReviewSpec};
+use crate::workspace::{Workspace, WsPath, layout};
+
+/// One pass of the agents over a workspace, and what it has done so far.
+struct Pass<'a> {
+    ws: &'a Workspace,
+    spec: &'a ReviewSpec,
+    engine: &'a AgentEngine,
+    domain: Arc<ReviewDomain>,
+    runtime: Arc<Runtime>,
+    stats: Arc<RunStats>,
+    /// Readable papers, and those already reviewed, when the pass began.
+    readable: usize,
+    already_reviewed: usize,
+    synthesis: WsPath,
+}
+
+/// Run the agents over a prepared workspace (papers registered and extracted),
+/// then sweep what they left. Results are in the files when this returns.
+pub async fn run(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    engine: &AgentEngine,
+) -> Result<AgentRun, RuntimeError> {
+    let pass = Pass::start(ws, spec, engine)?;
+    let planner = pass.plan().await?;
+    let mut ended = match planner.status {
+        TaskState::Cancelled => Outcome::Cancelled,
+        TaskState::BudgetExhausted => Outcome::Stopped(planner.output.clone()),
+        _ => Outcome::Done,
+    };
+    if ended == Outcome::Done {
+        ended = pass.cover().await;
+    }
+    let mut writer = None;
+    if ended == Outcome::Done && !pass.synthesis_written() {
+        let outcome = pass.write().await?;
+        if outcome.status == TaskState::Cancelled {
+            ended = Outcome::Cancelled;
+        }
+        writer = Some(outcome);
+    }
+    if ended == Outcome::Done {
+        ended = pass.synthesize().await?;
+    }
+    pass.account(&planner, writer.as_ref(), ended)
+}
+
+impl<'a> Pass<'a> {
+    fn start(
+        ws: &'a Workspace,
+        spec: &'a ReviewSpec,
+        engine: &'a AgentEngine,
+    ) -> Result<Self, RuntimeError> {
+        let agents = AgentSet::load(Some(ws), &tools::NAMES)?;
+        let reader_spec = agents.get("reader")?.clone();
+        let reader = Arc::new(Reader::new(
+            engine.models.for_spec(&reader_spec)?,
+            reader_spec,
+            engine.cancel.clone(),
+        ));
+        let domain = ReviewDomain::load(
+            ws.clone(),
+            spec.clone(),
+            reader,
+            engine.events.clone(),
+            engine.cancel.clone(),
+            engine.budget.clone(),
+        )?;
+        let (readable, already_reviewed) = {
+            let coverage = domain.coverage();
+            (coverage.readable.len(), coverage.done.len())
+        };
+        let stats = Arc::new(RunStats::default());
+        let runtime = Arc::new(Runtime {
+            workspace: ws.clone(),
+            agents,
+            models: engine.models.clone(),
+            toolbox: Arc::new(ReviewToolbox {
+                domain: domain.clone(),
+            }),
+            events: engine.events.clone(),
+            cancel: engine.cancel.clone(),
+            graph: TaskGraph::open(ws)?,
+            budget: engine.budget.clone(),
+            stats: stats.clone(),
+            tool_settings: agent_tool_settings(),
+        });
+        Ok(Self {
+            ws,
+            spec,
+            engine,
+            domain,
+            runtime,
+            stats,
+            readable,
+            already_reviewed,
+            synthesis: WsPath::parse(layout::SYNTHESIS_FILE)?,
+        })
+    }
+
+    /// The planner runs the hierarchy: its plan, the reviewer, the writer.
+    async fn plan(&self) -> Result<TaskOutcome, RuntimeError> {
+        self.runtime
+            .run_task("planner", &planner_task(self.spec, self.readable), None)
+            .await
+    }
+
+    /// The sweep: whatever is still open once the agents are done.
+    async fn cover(&self) -> Outcome {
+        let cancel = &self.engine.cancel;
+        loop {
+            let open: Vec<String> = self
+                .domain
+                .coverage()
+                .open()
+                .iter()
+                .map(|p| p.id.0.clone())
+                .collect();
+            if open.is_empty() || cancel.is_cancelled() {
+                break;
+            }
+            for batch in open.chunks(self.domain.batch_max) {
+                if let Err(over) = self.domain.batch_fits(batch) {
+                    return Outcome::Stopped(over.0);
+                }
+                self.domain.read_batch(batch, CoveredBy::Sweep).await;
+            }
+        }
+        if cancel.is_cancelled() {
+            Outcome::Cancelled
+        } else {
+            Outcome::Done
+        }
+    }
+
+    fn synthesis_written(&self) -> bool {
+        self.ws
+            .read_string(&self.synthesis)
+            .is_ok_and(|t| !t.trim().is_empty())
+    }
+
+    /// The writer on its own, once every paper is covered, when the planner
+    /// never had the synthesis written.
+    async fn write(&self) -> Result<TaskOutcome, RuntimeError> {
+        self.runtime
+            .run_task(
+                "writer",
+                &format!(
+                    "Review question: {}\nWrite the synthesis of the reviewed papers to {}.\nSteps:\n1. read_results to see every reviewed paper.\n2. write_file {} with the themes, agreements and gaps, citing papers by title.\n3. finish.\n",
+                    self.spec.question.trim(),
+                    layout::SYNTHESIS_FILE,
+                    layout::SYNTHESIS_FILE
+                ),
+                None,
+            )
+            .await
+    }
+
+    /// The synthesis covers every included paper, however many: the groups'
+    /// digests follow the writer's overview.
+    async fn synthesize(&self) -> Result<Outcome, RuntimeError> {
+        let engine = self.engine;
+        let papers: Vec<_> = self.domain.coverage().readable.values().cloned().collect();
+        let writer = self.runtime.agents.get("writer")?;
+        let client = engine.models.for_spec(writer)?;
+        let (digests, digested) = synthesis::digest_included(
+            self.ws,
+            self.spec,
+            &papers,
+            &client,
+            &engine.budget,
+            &engine.cancel,
+        )
+        .await?;
+        if engine.cancel.is_cancelled() {
+            return Ok(Outcome::Cancelled);
+        }
+        if let Some(reason) = digested.stopped {
+            return Ok(Outcome::Stopped(reason));
+        }
+        if !digests.is_empty() {
+            let overview = self.ws.read_string(&self.synthesis).unwrap_or_default();
+            self.ws.write(
+                &self.synthesis,
+                synthesis::assemble(&overview, &digests).as_bytes(),
+            )?;
+        }
+        Ok(Outcome::Done)
+    }
+
+    /// The results on file, and the account of the pass.
+    fn account(
+        &self,
+        planner: &TaskOutcome,
+        writer: Option<&TaskOutcome>,
+        ended: Outcome,
+    ) -> Result<AgentRun, RuntimeError> {
+        let coverage = self.domain.coverage().clone();
+        let mut results = BTreeMap::new();
+        for id in &coverage.done {
+            if let Ok(result) = self.ws.read_json::<PaperResult>(&result_path(id)?) {
+                results.insert(id.clone(), result);
+            }
+        }
+        let undriven = undriven_steps(
+            (planner.status, &planner.output),
+            coverage.by_sweep,
+            writer.map(|w| (w.status, w.output.as_str())),
+            self.synthesis_written(),
+        );
+        let budget = &self.engine.budget;
+        let (input_tokens, output_tokens) = budget.tokens();
+        let stats = &self.stats;
+        let report = AgentReport {
+            planner: planner.status.as_str().to_owned(),
+            readable: self.readable,
+            already_reviewed: self.already_reviewed,
+            covered_by_agent: coverage.by_agent,
+            covered_by_sweep: coverage.by_sweep,
+            failed: coverage.missing().len(),
+            steps: stats.steps.load(Relaxed),
+            tool_calls: stats.tool_calls.load(Relaxed),
+            text_tool_calls: stats.text_tool_calls.load(Relaxed),
+            nudges: stats.nudges.load(Relaxed),
+            consolidations: stats.consolidations.load(Relaxed),
+            overflows: stats.overflows.load(Relaxed),
+            input_tokens,
+            output_tokens,
+            cost_usd: budget.cost(),
+            model_calls: budget.calls(),
+            stopped: ended.reason().map(str::to_owned),
+            undriven,
+        };
+        Ok(AgentRun {
+            report,
+            results,
+            outcome: ended,
+        })
+    }
+}
+
+/// What the agents left to the deterministic path, in words for the report:
+/// a planner that ended without finishing (a small model answering in prose),
+/// papers the final sweep read because the reviewer did not, a writer that
+/// wrote no synthesis.
+fn undriven_steps(
+    planner: (TaskState, &str),
+    by_sweep: usize,
+    writer: Option<(TaskState, &str)>,
+    synthesis_written: bool,
+) -> Vec<String> {
+    let why = |state: TaskState, output: &str| {
+        let output: String = output.trim().chars().take(160).collect();
+        match state {
+            TaskState::NoToolCall => format!("it answered without calling a tool ({output})"),
+            TaskState::StepLimit => "it ran out of steps".to_owned(),
+            TaskState::Failed => format!("it failed ({output})"),
+            other => other.as_str().replace('_', " "),
+        }
+    };
+    let mut steps = Vec::new();
+    let (planner_state, planner_output) = planner;
+    if !matches!(
+        planner_state,
+        TaskState::Finished | TaskState::Cancelled | TaskState::BudgetExhausted
+    ) {
+        steps.push(format!(
+            "the planner did not finish: {}",
+            why(planner_state, planner_output)
+        ));
+    }
+    if by_sweep > 0 {
+        steps.push(format!(
+            "{by_sweep} papers were read by the final sweep, not by the reviewer agent"
+        ));
+    }
+    if let Some((state, output)) = writer
+        && !synthesis_written
+        && state != TaskState::Cancelled
+    {
+        steps.push(format!(
+            "the writer wrote no synthesis: {}",
+            why(state, output)
+        ));
+    }
+    steps
+}
