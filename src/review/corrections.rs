@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::workspace::{
-    Author, MetaField, Origin, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout,
+    Author, MetaField, Origin, PaperFile, PaperId, PaperRecord, Workspace, WorkspaceError,
 };
 
 /// The fields the researcher set; `None` leaves what extraction found.
@@ -82,14 +82,8 @@ impl Corrections {
 
 /// The reader's title and authors from page one over what extraction read.
 fn apply_front_matter(ws: &Workspace, record: &mut PaperRecord) -> Result<(), WorkspaceError> {
-    let path = crate::review::engine::agent::result_path(&record.id)?;
-    let front = match ws.read_json::<crate::review::PaperResult>(&path) {
-        Ok(result) => result.front_matter,
-        // No result yet, or one torn or from an older Quire: extraction's stand.
-        Err(WorkspaceError::NotFound { .. } | WorkspaceError::Corrupt { .. }) => None,
-        Err(e) => return Err(e),
-    };
-    let Some(front) = front else {
+    let result = ws.read_paper_file::<crate::review::PaperResult>(&record.id, PaperFile::Result)?;
+    let Some(front) = result.and_then(|r| r.front_matter) else {
         return Ok(());
     };
     if let Some(title) = front.title {
@@ -106,26 +100,18 @@ fn apply_front_matter(ws: &Workspace, record: &mut PaperRecord) -> Result<(), Wo
     Ok(())
 }
 
-pub fn corrections_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "corrections.json"])
-}
-
 /// The paper's corrections, if the researcher made any.
 pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Corrections>, WorkspaceError> {
-    match ws.read_json(&corrections_path(id)?) {
-        Ok(corrections) => Ok(Some(corrections)),
-        Err(WorkspaceError::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+    ws.read_paper_file(id, PaperFile::Corrections)
 }
 
 pub fn save(ws: &Workspace, id: &PaperId, corrections: &Corrections) -> Result<(), WorkspaceError> {
-    ws.write_json(&corrections_path(id)?, corrections)
+    ws.write_paper_file(id, PaperFile::Corrections, corrections)
 }
 
 /// Take every correction of the paper away: what extraction found stands again.
 pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
-    ws.remove_file(&corrections_path(id)?)
+    ws.remove_paper_file(id, PaperFile::Corrections)
 }
 
 /// One paper's record as the researcher sees it: what the PDF said, under

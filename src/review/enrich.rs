@@ -21,7 +21,7 @@ use crate::blocking::blocking;
 use crate::scholar::{Found, Lookup, LookupStats, Query, ScholarRecord, Service};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
-    MetaField, Origin, PaperId, PaperRecord, PaperStatus, Workspace, WorkspaceError, WsPath, layout,
+    MetaField, Origin, PaperFile, PaperId, PaperRecord, PaperStatus, Workspace, WorkspaceError,
 };
 
 /// Papers looked up at once (each service still takes one request at a time).
@@ -132,25 +132,19 @@ struct SavedLookup {
     at: String,
 }
 
-fn lookup_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "lookup.json"])
-}
-
 fn save(ws: &Workspace, id: &PaperId, found: &Found) -> Result<(), WorkspaceError> {
     let saved = SavedLookup {
         service: found.service,
         record: found.record.clone(),
         at: now_rfc3339(),
     };
-    ws.write_json(&lookup_path(id)?, &saved)
+    ws.write_paper_file(id, PaperFile::Lookup, &saved)
 }
 
 /// Lay the paper's looked-up record, if it has one, over what the PDF said.
 pub fn apply_saved(ws: &Workspace, paper: &mut PaperRecord) -> Result<(), WorkspaceError> {
-    let saved: SavedLookup = match ws.read_json(&lookup_path(&paper.id)?) {
-        Ok(saved) => saved,
-        Err(WorkspaceError::NotFound { .. }) => return Ok(()),
-        Err(e) => return Err(e),
+    let Some(saved) = ws.read_paper_file::<SavedLookup>(&paper.id, PaperFile::Lookup)? else {
+        return Ok(());
     };
     apply(
         paper,

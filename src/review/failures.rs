@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::workspace::{PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace, WorkspaceError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -27,27 +27,18 @@ pub struct PaperFailure {
     pub at: String,
 }
 
-pub fn failure_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "failure.json"])
-}
-
-/// The paper's failure, if its last read failed. A torn or unreadable file
-/// counts as none: it is rewritten by the next failed read.
+/// The paper's failure, if its last read failed.
 pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<PaperFailure>, WorkspaceError> {
-    match ws.read_json(&failure_path(id)?) {
-        Ok(failure) => Ok(Some(failure)),
-        Err(WorkspaceError::NotFound { .. } | WorkspaceError::Corrupt { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+    ws.read_paper_file(id, PaperFile::Failure)
 }
 
 pub fn save(ws: &Workspace, id: &PaperId, failure: &PaperFailure) -> Result<(), WorkspaceError> {
-    ws.write_json(&failure_path(id)?, failure)
+    ws.write_paper_file(id, PaperFile::Failure, failure)
 }
 
 /// The paper was read after all: its failure is history.
 pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
-    ws.remove_file(&failure_path(id)?)
+    ws.remove_paper_file(id, PaperFile::Failure)
 }
 
 /// The failures of those readable `papers` that have no result in `results`.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Verdict;
-use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{PaperFile, PaperId, Workspace, WorkspaceError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,25 +20,17 @@ pub struct Label {
     pub at: String,
 }
 
-pub fn label_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "label.json"])
-}
-
 /// The paper's label, if the researcher gave one.
 pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Label>, WorkspaceError> {
-    match ws.read_json(&label_path(id)?) {
-        Ok(label) => Ok(Some(label)),
-        Err(WorkspaceError::NotFound { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+    ws.read_paper_file(id, PaperFile::Label)
 }
 
 pub fn save(ws: &Workspace, id: &PaperId, label: &Label) -> Result<(), WorkspaceError> {
-    ws.write_json(&label_path(id)?, label)
+    ws.write_paper_file(id, PaperFile::Label, label)
 }
 
 /// Take the paper's label away (the researcher's undo); the engine's result
 /// stands again.
 pub fn clear(ws: &Workspace, id: &PaperId) -> Result<(), WorkspaceError> {
-    ws.remove_file(&label_path(id)?)
+    ws.remove_paper_file(id, PaperFile::Label)
 }

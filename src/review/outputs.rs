@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::engine::agent::result_path;
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::report::{self, ReportData};
 use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{
+    PaperFile, PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout,
+};
 
 /// The formats a review can be exported in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,15 +144,7 @@ fn read_result<T: serde::de::DeserializeOwned>(
     ws: &Workspace,
     id: &PaperId,
 ) -> Result<Option<T>, ReviewError> {
-    match ws.read_json(&result_path(id)?) {
-        Ok(result) => Ok(Some(result)),
-        Err(WorkspaceError::NotFound { .. }) => Ok(None),
-        Err(e @ WorkspaceError::Io { .. }) => Err(e.into()),
-        Err(e) => {
-            tracing::warn!(paper = %id.0, error = %e, "ignoring an unreadable result");
-            Ok(None)
-        }
-    }
+    Ok(ws.read_paper_file(id, PaperFile::Result)?)
 }
 
 /// The researcher's labels of `papers`.

@@ -13,6 +13,7 @@ pub(crate) mod author;
 mod error;
 pub mod layout;
 mod lock;
+mod paper_files;
 mod path;
 pub mod records;
 
@@ -28,6 +29,7 @@ use serde::de::DeserializeOwned;
 pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES, MAX_PREVIEW_BYTES};
 pub use author::Author;
 pub use error::WorkspaceError;
+pub use paper_files::PaperFile;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
     MetaField, ModelCallRecord, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus, RunId,
@@ -390,8 +392,7 @@ impl Workspace {
     }
 
     pub fn save_paper(&self, paper: &PaperRecord) -> Result<()> {
-        let path = WsPath::from_parts([layout::PAPERS_DIR, &paper.id.0, "paper.json"])?;
-        self.write_json(&path, paper)
+        self.write_paper_file(&paper.id, PaperFile::Record, paper)
     }
 
     /// One paper's record, `None` when the workspace has no paper of that id

@@ -8,13 +8,12 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use super::EngineRun;
-use super::agent::result_path;
 use crate::agent::{EventSink, PaperPhase, RunEvent};
 use crate::blocking::blocking;
 use crate::offline;
 use crate::review::{Outcome, PaperResult, Provenance, ReviewError, ReviewSpec, paper_text};
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, PaperRecord, Workspace};
+use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace};
 
 /// Score the workspace's readable papers; each scored paper is an event.
 pub async fn run(
@@ -107,14 +106,14 @@ fn offline_results(
             },
             front_matter: None,
         };
-        ws.write_json(&result_path(&paper.id)?, &result)?;
+        ws.write_paper_file(&paper.id, PaperFile::Result, &result)?;
         results.insert(paper.id.clone(), result);
     }
     Ok(results)
 }
 
 fn load_result(ws: &Workspace, id: &PaperId) -> Option<PaperResult> {
-    ws.read_json(&result_path(id).ok()?).ok()
+    ws.read_paper_file(id, PaperFile::Result).ok()?
 }
 
 /// Everything a result depends on: the question, criteria, engine, and which text

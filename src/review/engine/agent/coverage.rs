@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 
 use crate::review::{PaperResult, ReviewSpec, labels};
-use crate::workspace::{PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath};
 
 /// A paper that failed this many reads is reported, not retried by the reviewer.
 pub const MAX_ATTEMPTS: u32 = 2;
@@ -32,7 +32,7 @@ pub struct Coverage {
 }
 
 pub fn result_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
-    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "result.json"])
+    PaperFile::Result.path(id)
 }
 
 /// Everything a paper's agent result depends on.
@@ -68,8 +68,8 @@ impl Coverage {
             }
             let key = result_key(&paper, spec, reader);
             let valid = matches!(
-                ws.read_json::<PaperResult>(&result_path(&paper.id)?),
-                Ok(r) if r.provenance.input_hash == key
+                ws.read_paper_file::<PaperResult>(&paper.id, PaperFile::Result)?,
+                Some(r) if r.provenance.input_hash == key
             );
             if valid {
                 coverage.done.insert(paper.id.clone());

@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering::Relaxed;
 use super::domain::{CoveredBy, ReviewDomain};
 use super::{
     AgentEngine, AgentReport, AgentRun, ReviewToolbox, agent_tool_settings, planner_task,
-    result_path, synthesis, tools,
+    synthesis, tools,
 };
 use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
 use crate::review::reading::Reader;
 use crate::review::{Outcome, PaperResult, ReviewSpec};
-use crate::workspace::{Workspace, WsPath, layout};
+use crate::workspace::{PaperFile, Workspace, WsPath, layout};
 
 /// One pass of the agents over a workspace, and what it has done so far.
 struct Pass<'a> {
@@ -217,7 +217,10 @@ impl<'a> Pass<'a> {
         let coverage = self.domain.coverage().clone();
         let mut results = BTreeMap::new();
         for id in &coverage.done {
-            if let Ok(result) = self.ws.read_json::<PaperResult>(&result_path(id)?) {
+            if let Some(result) = self
+                .ws
+                .read_paper_file::<PaperResult>(id, PaperFile::Result)?
+            {
                 results.insert(id.clone(), result);
             }
         }

@@ -19,7 +19,7 @@ use crate::agent::budget::OverBudget;
 use crate::llm::accounting::count_tokens;
 use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
 use crate::review::{PaperResult, ReviewSpec, Verdict};
-use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{PaperFile, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
 /// Part of every digest's cache key: a new prompt digests again.
 const PROMPT_VERSION: &str = "digest-1";
@@ -68,7 +68,7 @@ pub fn included(ws: &Workspace, papers: &[PaperRecord]) -> Vec<(PaperRecord, Pap
     let mut rows: Vec<(PaperRecord, PaperResult)> = papers
         .iter()
         .filter_map(|p| {
-            let result: PaperResult = ws.read_json(&super::result_path(&p.id).ok()?).ok()?;
+            let result: PaperResult = ws.read_paper_file(&p.id, PaperFile::Result).ok()??;
             (result.verdict == Verdict::Include).then(|| (p.clone(), result))
         })
         .collect();

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::domain::{BatchLine, BatchOutcome, CoveredBy, ReviewDomain};
 use crate::review::{PaperResult, Verdict, labels, paper_text};
 use crate::tools::{Tool, ToolContext, ToolError, parse_args};
-use crate::workspace::PaperId;
+use crate::workspace::{PaperFile, PaperId};
 
 pub const LIST_PAPERS: &str = "list_papers";
 pub const READ_PAPERS: &str = "read_papers";
@@ -343,8 +343,10 @@ impl Tool for ReadResults {
             };
             let mut rows = Vec::new();
             for paper in done {
-                let path = super::coverage::result_path(&paper.id)?;
-                let Ok(result) = domain.ws.read_json::<PaperResult>(&path) else {
+                let Some(result) = domain
+                    .ws
+                    .read_paper_file::<PaperResult>(&paper.id, PaperFile::Result)?
+                else {
                     continue;
                 };
                 let label = labels::load(&domain.ws, &paper.id)?;
