@@ -156,21 +156,33 @@ pub fn review_toolbox(
     agents: &AgentSet,
     engine: &AgentEngine,
 ) -> Result<Arc<dyn Toolbox>, RuntimeError> {
+    let domain = review_domain(ws, spec, agents, engine)?;
+    Ok(Arc::new(ReviewToolbox { domain }))
+}
+
+/// The review's domain over `ws`: its papers' coverage and the reader that
+/// reads them, on `engine`'s models, budget, events and cancellation.
+fn review_domain(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    agents: &AgentSet,
+    engine: &AgentEngine,
+) -> Result<Arc<ReviewDomain>, RuntimeError> {
     let reader_spec = agents.get("reader")?.clone();
     let reader = Arc::new(Reader::new(
         engine.models.for_spec(&reader_spec)?,
         reader_spec,
         engine.cancel.clone(),
     ));
-    let domain = ReviewDomain::load(
+    ReviewDomain::load(
         ws.clone(),
         spec.clone(),
         reader,
         engine.events.clone(),
         engine.cancel.clone(),
         engine.budget.clone(),
-    )?;
-    Ok(Arc::new(ReviewToolbox { domain }))
+    )
+    .map_err(RuntimeError::from)
 }
 
 /// What an agent review needs besides the workspace and the question: the

@@ -12,10 +12,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use super::domain::{CoveredBy, ReviewDomain};
 use super::{
     AgentEngine, AgentReport, AgentRun, ReviewToolbox, agent_tool_settings, planner_task,
-    synthesis, tools,
+    review_domain, synthesis, tools,
 };
 use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
-use crate::review::reading::Reader;
 use crate::review::{Outcome, PaperResult, ReviewSpec};
 use crate::workspace::{PaperFile, Workspace, WsPath, layout};
 
@@ -71,20 +70,7 @@ impl<'a> Pass<'a> {
         engine: &'a AgentEngine,
     ) -> Result<Self, RuntimeError> {
         let agents = AgentSet::load(Some(ws), &tools::NAMES)?;
-        let reader_spec = agents.get("reader")?.clone();
-        let reader = Arc::new(Reader::new(
-            engine.models.for_spec(&reader_spec)?,
-            reader_spec,
-            engine.cancel.clone(),
-        ));
-        let domain = ReviewDomain::load(
-            ws.clone(),
-            spec.clone(),
-            reader,
-            engine.events.clone(),
-            engine.cancel.clone(),
-            engine.budget.clone(),
-        )?;
+        let domain = review_domain(ws, spec, &agents, engine)?;
         let (readable, already_reviewed) = {
             let coverage = domain.coverage();
             (coverage.readable.len(), coverage.done.len())
