@@ -3,15 +3,10 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod agents;
-mod bench;
-mod bench_agent;
-mod eval;
-mod eval_metadata;
 mod extract;
 mod meta;
 mod models;
 mod review;
-mod text_order;
 mod tool;
 
 use std::path::PathBuf;
@@ -46,11 +41,6 @@ enum Command {
     Workspace(WorkspaceCommand),
     /// Review a folder of PDFs against a question (headless) and write the report.
     Review(review::ReviewArgs),
-    /// Measure the offline engine's ranking quality (ROC-AUC) on a labelled corpus,
-    /// or (`eval metadata`) the metadata read from PDFs against a checked table.
-    Eval(eval::EvalArgs),
-    /// Speed figures: Quire's extraction against pdftotext, warm re-run, offline review.
-    Bench(bench::BenchArgs),
     /// Extract the text of PDFs and show the status each gets.
     Extract(extract::ExtractArgs),
     /// List the models an endpoint serves (the configured profile, or a local Ollama).
@@ -122,8 +112,6 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Tool(args) => tool::run(args).await,
         Command::Extract(args) => extract::run(args).await,
         Command::Review(args) => review::run(args).await,
-        Command::Eval(args) => eval::run(args).await,
-        Command::Bench(args) => bench::run(args).await,
         Command::Tools { json } => tool::list(json),
         Command::Workspace(cmd) => report(workspace(cmd).await),
         Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),

@@ -66,10 +66,6 @@ pub(crate) struct ReviewArgs {
     offline: bool,
 }
 
-pub(crate) fn default_paths() -> Result<AppPaths, String> {
-    AppPaths::from_env().map_err(|e| e.message)
-}
-
 pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
     match review(args).await {
         Ok(status) => status_code(status),

@@ -1,4 +1,4 @@
-//! `quire bench`: speed figures measured side by side in one run (never timed
+//! `quire-bench bench`: speed figures measured side by side in one run (never timed
 //! tests). Extraction of a folder through Quire's ingestion with a cold cache and
 //! through poppler's `pdftotext` with the same parallelism, then a warm re-run
 //! (which must extract nothing), then a whole offline review.

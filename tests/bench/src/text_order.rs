@@ -2,7 +2,7 @@
 //! 5-grams that a reference text (pdftotext's) also has. A bag-of-words F1
 //! cannot see two columns interleaved line by line; 5-grams can, because a line
 //! of one column glued to a line of the other makes word runs no reader ever
-//! wrote. Used by `quire bench`; the reference is taken as the better reader
+//! wrote. Used by `quire-bench bench`; the reference is taken as the better reader
 //! only where its own text is prose.
 
 use std::collections::HashSet;

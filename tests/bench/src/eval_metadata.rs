@@ -1,4 +1,4 @@
-//! `quire eval metadata`: how often the bibliographic metadata Quire reads
+//! `quire-bench eval metadata`: how often the bibliographic metadata Quire reads
 //! from a PDF matches a hand-checked table (title, first author's family name,
 //! year; author count, DOI and arXiv id besides), and every miss.
 //!
@@ -78,12 +78,7 @@ pub(crate) async fn run(args: MetadataEvalArgs) -> Result<(), String> {
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut options = IngestOptions::new(exe);
-    options.cache_dir = Some(
-        super::review::default_paths()?
-            .data_dir
-            .join("cache")
-            .join("text"),
-    );
+    options.cache_dir = Some(crate::default_paths()?.data_dir.join("cache").join("text"));
     let extracted = extract_all(files, &options, |_, _| {}).await;
 
     let mut fields: [(&str, Tally); 6] = [

@@ -1,8 +1,8 @@
-//! `quire eval`: ranking quality of the offline engine on a labelled corpus.
+//! `quire-bench eval`: ranking quality of the offline engine on a labelled corpus.
 //! For each question of `questions.tsv`, the papers of its topic count as
 //! relevant and the rest as not; prints ROC-AUC per question, and the title
 //! accuracy of the metadata reader against the title slugs in the file names.
-//! `quire eval metadata` measures the metadata against a hand-checked table.
+//! `quire-bench eval metadata` measures the metadata against a hand-checked table.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +50,7 @@ async fn evaluate(corpus: &Path) -> Result<(), String> {
     let found = find_pdfs(&corpus.join("dev")).map_err(|e| e.to_string())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut options = IngestOptions::new(exe);
-    let paths = super::review::default_paths()?;
+    let paths = crate::default_paths()?;
     options.cache_dir = Some(paths.data_dir.join("cache").join("text"));
     let files: Vec<(PathBuf, String)> = found
         .iter()

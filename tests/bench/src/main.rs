@@ -1,0 +1,70 @@
+//! `quire-bench`: the figures Quire is held to, outside the shipped CLI. It
+//! reaches into the engines' internals (extraction, the agent runtime, the
+//! offline ranking, metadata) and prints what it measures.
+//!
+//! ```text
+//! cargo run --release -p quire-bench -- bench [DIR]           # extraction vs pdftotext, reading order
+//! cargo run --release -p quire-bench -- bench agent           # the agent runtime against the scripted server
+//! cargo run --release -p quire-bench -- eval [--corpus DIR]   # ROC-AUC of the offline ranking
+//! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
+//! ```
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod agent_rig;
+mod bench;
+mod bench_agent;
+mod eval;
+mod eval_metadata;
+mod text_order;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use quire::commands::AppPaths;
+
+#[derive(Parser)]
+#[command(
+    name = "quire-bench",
+    version,
+    about = "Quire's benchmarks and evaluations."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure the offline engine's ranking quality (ROC-AUC) on a labelled corpus,
+    /// or (`eval metadata`) the metadata read from PDFs against a checked table.
+    Eval(eval::EvalArgs),
+    /// Speed figures: Quire's extraction against pdftotext, warm re-run, offline review.
+    Bench(bench::BenchArgs),
+}
+
+/// Quire's folders as the environment sets them.
+fn default_paths() -> Result<AppPaths, String> {
+    AppPaths::from_env().map_err(|e| e.message)
+}
+
+fn main() -> ExitCode {
+    // The extraction runs this binary as its worker process.
+    if let Some(code) = quire::pdf::worker::run_worker_if_requested() {
+        return code;
+    }
+    let cli = Cli::parse();
+    quire::logging::init("warn");
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        match cli.command {
+            Command::Eval(args) => eval::run(args).await,
+            Command::Bench(args) => bench::run(args).await,
+        }
+    })
+}
