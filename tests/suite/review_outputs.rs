@@ -1,0 +1,155 @@
+//! What an agent review writes beyond the per-paper results: a synthesis that
+//! names every included paper however many there are, and the title and
+//! authors a reader read on page one where the page bears them out.
+
+use quire::agent::EventLog;
+use quire::review::{ReviewStatus, Verdict};
+use quire::workspace::{Workspace, WsPath};
+use testkit::ServerOptions;
+
+use super::agent_review::{PROSE, Rig, results};
+use super::support::dev_pdfs;
+
+#[tokio::test]
+async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuses_its_digests() {
+    let mut rig = Rig::new(
+        &dev_pdfs("distributed-systems", 24),
+        ServerOptions::default(),
+    )
+    .await;
+    // A broad question, so that most papers are included.
+    rig.question =
+        "What do these papers report about systems, data, servers and their performance?";
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, ReviewStatus::Done);
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let included: Vec<String> = ws
+        .papers()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            results(&ws)
+                .iter()
+                .any(|(t, r, _)| Some(t) == p.title.as_ref() && r.verdict == Verdict::Include)
+        })
+        .map(quire::review::engine::agent::synthesis::citation_title)
+        .collect();
+    let groups = included
+        .len()
+        .div_ceil(quire::review::engine::agent::synthesis::GROUP_PAPERS);
+    assert!(groups >= 2, "{} included papers", included.len());
+
+    // One isolated digest call per group, none holding more than a group.
+    let digest_calls: Vec<_> = rig
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.tools().is_empty()
+                && r.turns().iter().any(|t| {
+                    t.role == "user" && t.text.contains(" included papers, best score first.")
+                })
+        })
+        .collect();
+    assert_eq!(digest_calls.len(), groups);
+    for call in &digest_calls {
+        let user = call.turns().into_iter().find(|t| t.role == "user").unwrap();
+        let listed = user.text.lines().filter(|l| l.starts_with("- *")).count();
+        assert!(
+            (1..=quire::review::engine::agent::synthesis::GROUP_PAPERS).contains(&listed),
+            "{listed}"
+        );
+    }
+
+    // The writer's overview comes first, then every included paper is named.
+    let synthesis = ws
+        .read_string(&WsPath::parse("synthesis.md").unwrap())
+        .unwrap();
+    let heading = synthesis
+        .find("## The included papers, group by group")
+        .expect("the digests follow the overview");
+    assert!(heading > 0, "the writer's overview is kept: {synthesis}");
+    let squeezed = synthesis
+        .replace('*', "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    for title in &included {
+        let title = title
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        assert!(squeezed.contains(&title), "{title} is not in the synthesis");
+    }
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    assert!(report.contains("### The included papers, group by group"));
+    drop(ws);
+
+    // A rerun over the same results asks for no digest again.
+    let before = rig.server.requests().len();
+    let again = rig.run(EventLog::new()).await;
+    assert_eq!(again.status, ReviewStatus::Done);
+    let asked_again = rig.server.requests()[before..]
+        .iter()
+        .filter(|r| {
+            r.turns()
+                .iter()
+                .any(|t| t.text.contains(" included papers, best score first."))
+        })
+        .count();
+    assert_eq!(asked_again, 0);
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let rewritten = ws
+        .read_string(&WsPath::parse("synthesis.md").unwrap())
+        .unwrap();
+    assert_eq!(
+        rewritten
+            .matches("## The included papers, group by group")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn the_title_and_authors_the_reader_reads_on_page_one_stand_where_the_page_bears_them_out() {
+    let rig = Rig::new(&[], ServerOptions::default()).await;
+    std::fs::write(
+        rig.folder.path().join("draft.pdf"),
+        super::support::pdf_with_pages(&[
+            &format!(
+                "JOURNAL OF REPLICATION 12(3)\nReplicated Logs Under Attack\nAda Lovelace and Charles Babbage\n{PROSE}"
+            ),
+            PROSE,
+        ]),
+    )
+    .unwrap();
+    let summary = rig.run(EventLog::new()).await;
+    assert_eq!(summary.status, ReviewStatus::Done);
+
+    let ws = Workspace::open_read_only(&rig.workspace()).unwrap();
+    let extracted = ws.papers().unwrap().remove(0);
+    let paper = quire::review::corrections::corrected(&ws)
+        .unwrap()
+        .remove(0);
+    eprintln!(
+        "extraction read {:?} by {:?}",
+        extracted.title, extracted.meta.authors
+    );
+    assert_eq!(paper.title.as_deref(), Some("Replicated Logs Under Attack"));
+    let authors: Vec<String> = paper.meta.authors.iter().map(|a| a.display()).collect();
+    assert_eq!(authors, ["Ada Lovelace", "Charles Babbage"]);
+    for field in [
+        quire::workspace::MetaField::Title,
+        quire::workspace::MetaField::Authors,
+    ] {
+        assert_eq!(
+            paper.meta.sources.get(&field),
+            Some(&quire::workspace::Origin::Reader),
+            "{field:?}"
+        );
+    }
+    let report = std::fs::read_to_string(&summary.report).unwrap();
+    assert!(report.contains("Replicated Logs Under Attack"), "{report}");
+}
