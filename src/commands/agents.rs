@@ -152,7 +152,7 @@ pub async fn agent_run(
         tool_settings: agent_engine::agent_tool_settings(),
     });
     let outcome: Result<TaskOutcome, _> = runtime.run_task(&params.agent, &params.task, None).await;
-    engine.flush().await?;
+    engine.close().await?;
     let outcome = outcome?;
     let budget = &engine.budget;
     let (input_tokens, output_tokens) = budget.tokens();

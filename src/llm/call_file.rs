@@ -14,6 +14,8 @@ use crate::workspace::{ModelCallRecord, Workspace};
 enum Message {
     Record(Box<ModelCallRecord>),
     Flush(Sender<()>),
+    /// Write what is queued, let go of the workspace, and stop.
+    Close(Sender<()>),
 }
 
 pub struct FileCallLog {
@@ -55,6 +57,13 @@ impl FileCallLog {
                     Message::Flush(done) => {
                         let _ = done.send(());
                     }
+                    Message::Close(done) => {
+                        // The workspace (and its lock) is let go before the
+                        // caller hears back, so it can be opened again at once.
+                        drop(workspace);
+                        let _ = done.send(());
+                        return;
+                    }
                 }
             }
         });
@@ -63,12 +72,23 @@ impl FileCallLog {
 
     /// Wait until every record sent before this call is written. Blocking.
     pub fn flush(&self) {
+        self.wait_for(Message::Flush);
+    }
+
+    /// Write every queued record and let go of the workspace: a run's last
+    /// word, so that the workspace can be opened again at once. Records after
+    /// this are dropped with a warning.
+    pub fn close(&self) {
+        self.wait_for(Message::Close);
+    }
+
+    fn wait_for(&self, message: fn(Sender<()>) -> Message) {
         let (done, wait) = mpsc::channel();
         let sent = self
             .tx
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .send(Message::Flush(done));
+            .send(message(done));
         if sent.is_ok() {
             let _ = wait.recv();
         }

@@ -243,11 +243,12 @@ impl AgentEngine {
         self.models.default.settings().model.clone()
     }
 
-    /// Every call's record on disk, before the run reports anything.
-    pub async fn flush(&self) -> Result<(), ReviewError> {
+    /// Every call's record on disk before the run reports anything, and the
+    /// call log's hold on the workspace let go: the run's last call.
+    pub async fn close(&self) -> Result<(), ReviewError> {
         let file = self.call_file.clone();
         blocking(move || {
-            file.flush();
+            file.close();
             Ok::<_, ReviewError>(())
         })
         .await
@@ -274,7 +275,7 @@ pub async fn run_review(
         }),
         (ran, _) => ran.map_err(ReviewError::from),
     };
-    engine.flush().await?;
+    engine.close().await?;
     let AgentRun {
         report,
         results,
