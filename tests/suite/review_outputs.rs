@@ -83,6 +83,16 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
             .to_lowercase();
         assert!(squeezed.contains(&title), "{title} is not in the synthesis");
     }
+    // The digests themselves name every paper: none had to be listed after
+    // its digest, and none was thrown out.
+    assert!(
+        !synthesis.contains("Also included in this group"),
+        "{synthesis}"
+    );
+    assert!(
+        !synthesis.contains("No digest of this group"),
+        "{synthesis}"
+    );
     let report = std::fs::read_to_string(&summary.report).unwrap();
     assert!(report.contains("### The included papers, group by group"));
     drop(ws);

@@ -181,6 +181,19 @@ async fn digest_group(
         }
     }
     let missing = uncited(&text, titles);
+    // An answer that names none of its papers is not about them: the group
+    // is listed instead of shown with it.
+    if missing.len() == titles.len() {
+        let refs: Vec<&String> = titles.iter().collect();
+        return Ok(Digest {
+            text: format!(
+                "No digest of this group: the model's answer named none of its papers. Its papers: {}.",
+                italic_list(&refs)
+            ),
+            listed: titles.len(),
+            failed: Some("the answer named none of the group's papers".into()),
+        });
+    }
     if !missing.is_empty() {
         text.push_str(&format!(
             "\n\nAlso included in this group: {}.",
@@ -259,8 +272,12 @@ pub async fn digest_included(
     for (&i, answer) in to_ask.iter().zip(answers) {
         let (path, _, titles) = &jobs[i];
         let digest = match answer {
+            // A digest that stands is kept for the next run; one that did
+            // not is asked for again then.
             Ok(digest) => {
-                ws.write(path, digest.text.as_bytes())?;
+                if digest.failed.is_none() {
+                    ws.write(path, digest.text.as_bytes())?;
+                }
                 digest
             }
             Err(LlmError::Cancelled) => return Ok((Vec::new(), outcome)),
