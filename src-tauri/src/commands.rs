@@ -1,5 +1,5 @@
 //! The Tauri commands: each forwards to the core handler of the same name. Errors
-//! cross the boundary as `{kind, message}`; nothing here can panic.
+//! cross the boundary as `{kind, code, message}`; nothing here can panic.
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! `quire agents`, `quire agent run` and `quire label`: the agent runtime on
 //! its own, and the researcher's own verdicts.
 
+use quire::commands::ErrorKind;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -89,7 +90,7 @@ pub async fn run(cmd: AgentCommand) -> Result<(), CommandError> {
     } = cmd;
     let ctx = AppContext::new(AppPaths::from_env()?);
     let workspace = std::path::absolute(&workspace)
-        .map_err(|e| CommandError::new("io_error", e.to_string()))?;
+        .map_err(|e| CommandError::new(ErrorKind::Storage, "io_error", e.to_string()))?;
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     tokio::spawn(async move {
@@ -159,6 +160,7 @@ pub async fn label(args: LabelArgs) -> Result<(), CommandError> {
         Some("exclude") => Some(Verdict::Exclude),
         Some(other) => {
             return Err(CommandError::new(
+                ErrorKind::InvalidInput,
                 "invalid_verdict",
                 format!("{other:?} is not include, maybe or exclude"),
             ));

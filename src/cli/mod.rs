@@ -9,6 +9,7 @@ mod models;
 mod review;
 mod tool;
 
+use quire::commands::ErrorKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -177,7 +178,7 @@ async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
 
 pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(value)
-        .map_err(|e| CommandError::new("internal_error", e.to_string()))?;
+        .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;
     println!("{text}");
     Ok(())
 }
@@ -186,7 +187,7 @@ fn report(result: Result<(), CommandError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error[{}]: {}", e.kind, e.message);
+            eprintln!("error[{}]: {}", e.code, e.message);
             ExitCode::FAILURE
         }
     }

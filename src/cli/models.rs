@@ -1,6 +1,7 @@
 //! `quire models`, `quire key` and `quire ask`: see what an endpoint serves,
 //! keep its key, and send it one prompt to check the settings end to end.
 
+use quire::commands::ErrorKind;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,21 +82,28 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
             eprint!("API key for {profile}: ");
             let _ = std::io::stderr().flush();
             let mut line = String::new();
-            std::io::stdin()
-                .lock()
-                .read_line(&mut line)
-                .map_err(|e| CommandError::new("io_error", format!("cannot read the key: {e}")))?;
+            std::io::stdin().lock().read_line(&mut line).map_err(|e| {
+                CommandError::new(
+                    ErrorKind::Storage,
+                    "io_error",
+                    format!("cannot read the key: {e}"),
+                )
+            })?;
             let key = ApiKey::new(line);
             let source = tokio::task::spawn_blocking(move || store_key(&profile, &key, &dir))
                 .await
-                .map_err(|e| CommandError::new("internal_error", e.to_string()))??;
+                .map_err(|e| {
+                    CommandError::new(ErrorKind::Internal, "internal_error", e.to_string())
+                })??;
             eprintln!();
             println!("stored in {source}");
         }
         KeyCommand::Delete { profile } => {
             let found = tokio::task::spawn_blocking(move || delete_key(&profile, &dir))
                 .await
-                .map_err(|e| CommandError::new("internal_error", e.to_string()))??;
+                .map_err(|e| {
+                    CommandError::new(ErrorKind::Internal, "internal_error", e.to_string())
+                })??;
             println!(
                 "{}",
                 if found {

@@ -1,6 +1,7 @@
 //! `quire review`: the headless review of a folder of PDFs, with progress bars on
 //! a terminal and a machine-readable summary with `--json`.
 
+use quire::commands::ErrorKind;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -70,7 +71,7 @@ pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
     match review(args).await {
         Ok(status) => status_code(status),
         Err(e) => {
-            eprintln!("error[{}]: {}", e.kind, e.message);
+            eprintln!("error[{}]: {}", e.code, e.message);
             ExitCode::FAILURE
         }
     }
@@ -79,6 +80,7 @@ pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
 fn read_criteria(path: &Path) -> Result<Vec<String>, CommandError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         CommandError::new(
+            ErrorKind::InvalidInput,
             "criteria_unreadable",
             format!("cannot read criteria file {}: {e}", path.display()),
         )
@@ -106,6 +108,7 @@ fn status_code(status: ReviewStatus) -> ExitCode {
 async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
     let engine = EngineKind::parse(&args.engine).ok_or_else(|| {
         CommandError::new(
+            ErrorKind::InvalidInput,
             "unknown_engine",
             format!(
                 "unknown engine {:?}; available: agent, offline",
@@ -115,6 +118,7 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
     })?;
     if args.question.trim().is_empty() {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "empty_question",
             "the review question is empty",
         ));
@@ -132,7 +136,8 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
     }
     let workspace = match args.workspace {
         Some(dir) => Some(
-            std::path::absolute(&dir).map_err(|e| CommandError::new("io_error", e.to_string()))?,
+            std::path::absolute(&dir)
+                .map_err(|e| CommandError::new(ErrorKind::Storage, "io_error", e.to_string()))?,
         ),
         None => None,
     };
@@ -185,12 +190,16 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
 
     if let Some(out) = &args.out {
         std::fs::copy(&summary.report, out).map_err(|e| {
-            CommandError::new("io_error", format!("cannot write {}: {e}", out.display()))
+            CommandError::new(
+                ErrorKind::Storage,
+                "io_error",
+                format!("cannot write {}: {e}", out.display()),
+            )
         })?;
     }
     if args.json {
         let text = serde_json::to_string_pretty(&summary)
-            .map_err(|e| CommandError::new("internal_error", e.to_string()))?;
+            .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;
         println!("{text}");
     } else {
         print_table(&summary, args.out.as_deref());

@@ -1,6 +1,7 @@
 //! What every command needs: where Quire keeps its data, the index, and the
 //! reviews running in this process.
 
+use super::ErrorKind;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +38,7 @@ impl AppPaths {
             Some(dir) => PathBuf::from(dir),
             None => dirs::data_dir().map(|d| d.join("quire")).ok_or_else(|| {
                 CommandError::new(
+                    ErrorKind::Storage,
                     "no_data_dir",
                     "cannot find a data folder; set QUIRE_DATA_DIR",
                 )
@@ -132,6 +134,7 @@ impl AppContext {
             Some(exe) => exe.clone(),
             None => std::env::current_exe().map_err(|e| {
                 CommandError::new(
+                    ErrorKind::Storage,
                     "io_error",
                     format!("cannot find this program's binary: {e}"),
                 )

@@ -2,6 +2,7 @@
 //! pane): the values go to `papers/<id>/corrections.json`, which no
 //! extraction overwrites, and the report and exports use them.
 
+use super::ErrorKind;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -59,8 +60,13 @@ pub async fn meta_clear(workspace: PathBuf, paper: String) -> Result<(), Command
 
 fn validated(params: &MetaSetParams) -> Result<Corrections, CommandError> {
     let trimmed = |v: &Option<String>| v.as_deref().map(str::trim).map(str::to_owned);
-    let invalid =
-        |field: &str, why: &str| CommandError::new("invalid_metadata", format!("{field}: {why}"));
+    let invalid = |field: &str, why: &str| {
+        CommandError::new(
+            ErrorKind::InvalidInput,
+            "invalid_metadata",
+            format!("{field}: {why}"),
+        )
+    };
     let title = trimmed(&params.title);
     if title.as_deref().is_some_and(str::is_empty) {
         return Err(invalid("title", "it is empty"));
@@ -97,6 +103,7 @@ fn validated(params: &MetaSetParams) -> Result<Corrections, CommandError> {
     };
     if corrections.is_empty() {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "empty_correction",
             "give a title, authors, a year, a DOI or an arXiv id",
         ));

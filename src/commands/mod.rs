@@ -15,7 +15,7 @@ pub mod reviews;
 pub(crate) mod workspaces;
 
 pub use context::{AppContext, AppPaths};
-pub use error::CommandError;
+pub use error::{CommandError, ErrorKind};
 pub use workspaces::{
     IndexRebuildResponse, WorkspaceCreateParams, WorkspaceListResponse, WorkspaceSummary,
     index_rebuild, workspace_create, workspace_list,

@@ -2,6 +2,7 @@
 //! Ollama when nothing is configured), find its key, build the client, and
 //! record its calls in a workspace and the index.
 
+use super::ErrorKind;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -253,6 +254,7 @@ pub async fn model_profile_save(
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid_name {
         return Err(CommandError::new(
+            ErrorKind::ModelSetup,
             "model_settings_invalid",
             "a profile name is 1 to 64 letters, digits, - or _",
         ));

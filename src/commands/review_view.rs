@@ -5,6 +5,7 @@
 //!
 //! Everything here reads the workspace's files; nothing calls a model.
 
+use super::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -153,6 +154,7 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Vec<u8>, Com
             .find_map(|file| std::fs::read(file).ok())
             .ok_or_else(|| {
                 CommandError::new(
+                    ErrorKind::NotFound,
                     "file_not_found",
                     format!("{} is no longer there", record.file.display()),
                 )
@@ -241,6 +243,7 @@ pub async fn review_export(
 ) -> Result<ExportWritten, CommandError> {
     if !dest.is_absolute() {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "bad_path",
             format!("{} is not an absolute path", dest.display()),
         ));
@@ -258,10 +261,15 @@ pub async fn review_export(
 
 fn write_replacing(dest: &Path, bytes: &[u8]) -> Result<(), CommandError> {
     let io = |e: std::io::Error| {
-        CommandError::new("io_error", format!("cannot write {}: {e}", dest.display()))
+        CommandError::new(
+            ErrorKind::Storage,
+            "io_error",
+            format!("cannot write {}: {e}", dest.display()),
+        )
     };
     let Some(dir) = dest.parent().filter(|d| d.is_dir()) else {
         return Err(CommandError::new(
+            ErrorKind::NotFound,
             "folder_not_found",
             format!("the folder of {} does not exist", dest.display()),
         ));
@@ -356,7 +364,11 @@ fn find_paper(ws: &Workspace, id: &str) -> Result<PaperRecord, CommandError> {
     // The one paper's files, not the whole review's: this runs on every
     // click in the table.
     let record = ws.paper(&PaperId(id.to_owned()))?.ok_or_else(|| {
-        CommandError::new("paper_not_found", format!("no paper {id} in this review"))
+        CommandError::new(
+            ErrorKind::NotFound,
+            "paper_not_found",
+            format!("no paper {id} in this review"),
+        )
     })?;
     Ok(corrections::corrected_paper(ws, record)?)
 }

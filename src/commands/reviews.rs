@@ -7,6 +7,7 @@
 //! back is a [`RunHandle`] (the token and the task) and run events through the
 //! host's [`EventSink`].
 
+use super::ErrorKind;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -94,7 +95,8 @@ fn lookup_for(
         contact,
         Some(ctx.paths().data_dir.join("scholar")),
     );
-    let lookup = Lookup::new(options).map_err(|e| CommandError::new("lookup_setup", e))?;
+    let lookup = Lookup::new(options)
+        .map_err(|e| CommandError::new(ErrorKind::Internal, "lookup_setup", e))?;
     Ok(Some(Arc::new(lookup)))
 }
 
@@ -110,9 +112,13 @@ pub struct RunHandle {
 impl RunHandle {
     /// Wait for the run to end.
     pub async fn finish(self) -> Result<ReviewSummary, CommandError> {
-        self.task
-            .await
-            .map_err(|e| CommandError::new("internal_error", format!("the run failed: {e}")))?
+        self.task.await.map_err(|e| {
+            CommandError::new(
+                ErrorKind::Internal,
+                "internal_error",
+                format!("the run failed: {e}"),
+            )
+        })?
     }
 
     /// Cancel, give the run [`CANCEL_GRACE`] to stop and write its state, then
@@ -120,11 +126,17 @@ impl RunHandle {
     pub async fn cancel(mut self) -> Result<ReviewSummary, CommandError> {
         self.cancel.cancel();
         match tokio::time::timeout(CANCEL_GRACE, &mut self.task).await {
-            Ok(joined) => joined
-                .map_err(|e| CommandError::new("internal_error", format!("the run failed: {e}")))?,
+            Ok(joined) => joined.map_err(|e| {
+                CommandError::new(
+                    ErrorKind::Internal,
+                    "internal_error",
+                    format!("the run failed: {e}"),
+                )
+            })?,
             Err(_) => {
                 self.task.abort();
                 Err(CommandError::new(
+                    ErrorKind::Cancelled,
                     "cancelled",
                     "the run was cancelled and stopped at once; its workspace resumes",
                 ))
@@ -152,6 +164,7 @@ pub async fn review_estimate(
     let (request, model) = resolve(ctx, params).await?;
     let Some((settings, prices)) = model else {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "estimate_needs_a_model",
             "the offline engine costs nothing; --estimate is for --engine agent",
         ));
@@ -206,6 +219,7 @@ async fn resolve(
                 && prices.price(&resolved.settings.model).is_none()
             {
                 return Err(CommandError::new(
+                    ErrorKind::InvalidInput,
                     "unpriced_model",
                     format!(
                         "a cost cap cannot be kept for {}: it has no price in the price table. Add its price to prices.toml in {}, or give a token cap (--max-tokens) as well",
@@ -295,6 +309,7 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
     use crate::review::labels::{Label, save};
     if params.verdict.is_none() && params.score.is_none() && params.note.is_none() {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "empty_label",
             "give a verdict, a score or a note",
         ));
@@ -303,6 +318,7 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
         && !(0.0..=10.0).contains(&score)
     {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "invalid_score",
             format!("{score} is not a score from 0 to 10"),
         ));
@@ -333,10 +349,12 @@ pub(crate) fn paper_by_prefix(ws: &Workspace, prefix: &str) -> Result<PaperId, C
     match matches.as_slice() {
         [one] => Ok(one.id.clone()),
         [] => Err(CommandError::new(
+            ErrorKind::NotFound,
             "paper_not_found",
             format!("no paper id starts with {prefix:?}"),
         )),
         many => Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "paper_ambiguous",
             format!(
                 "{} paper ids start with {prefix:?}; give more digits",
@@ -381,6 +399,7 @@ pub async fn review_launch(
     let cancel = CancellationToken::new();
     if !ctx.claim_run(&root, cancel.clone()) {
         return Err(CommandError::new(
+            ErrorKind::Busy,
             "review_running",
             "a review of this folder is already running",
         ));
@@ -397,7 +416,7 @@ pub async fn review_launch(
     tokio::spawn(async move {
         if let Err(e) = handle.finish().await {
             events.emit(RunEvent::Failed {
-                kind: e.kind.clone(),
+                kind: e.code.clone(),
                 message: e.message.clone(),
             });
         }
@@ -424,6 +443,7 @@ async fn launch_params(
     let question = params.question.trim().to_owned();
     if question.is_empty() {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "empty_question",
             "the review question is empty",
         ));
@@ -433,6 +453,7 @@ async fn launch_params(
         blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?.task()?)).await?;
     let Some(source) = task.source else {
         return Err(CommandError::new(
+            ErrorKind::InvalidInput,
             "no_source",
             "this workspace does not say which folder its papers came from",
         ));

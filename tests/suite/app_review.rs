@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use quire::agent::RunEvent;
+use quire::commands::ErrorKind;
 use quire::commands::review_view::{self as view, PaperLabelParams, ReviewState};
 use quire::commands::reviews::{LabelParams, ReviewLaunchParams, review_cancel, review_launch};
 use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
@@ -113,7 +114,10 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
         .unwrap();
     // One run per workspace at a time.
     let again = app.launch(&root, "a second run").await.unwrap_err();
-    assert_eq!(again.kind, "review_running");
+    assert_eq!(
+        (again.kind, again.code.as_str()),
+        (ErrorKind::Busy, "review_running")
+    );
     let seen = until_end(&mut events).await;
     assert!(
         matches!(seen.first(), Some(RunEvent::ExtractionStarted { .. })),
@@ -161,12 +165,18 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     let missing = view::paper_pdf(root.clone(), "not-a-paper".into())
         .await
         .unwrap_err();
-    assert_eq!(missing.kind, "paper_not_found");
+    assert_eq!(
+        (missing.kind, missing.code.as_str()),
+        (ErrorKind::NotFound, "paper_not_found")
+    );
     // An id that is not a folder of this review's papers reads nothing.
     let outside = view::paper_detail(root.clone(), "../../task".into())
         .await
         .unwrap_err();
-    assert_eq!(outside.kind, "paper_not_found");
+    assert_eq!(
+        (outside.kind, outside.code.as_str()),
+        (ErrorKind::NotFound, "paper_not_found")
+    );
 
     let label = |verdict: Option<Verdict>, clear: bool| PaperLabelParams {
         label: LabelParams {
@@ -224,7 +234,10 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     let relative = view::review_export(root.clone(), ExportFormat::Csv, "out.csv".into())
         .await
         .unwrap_err();
-    assert_eq!(relative.kind, "bad_path");
+    assert_eq!(
+        (relative.kind, relative.code.as_str()),
+        (ErrorKind::InvalidInput, "bad_path")
+    );
 }
 
 #[tokio::test]
@@ -233,7 +246,10 @@ async fn an_empty_question_is_refused_before_anything_starts() {
     let folder = folder_of(&dev_pdfs("databases", 1));
     let root = app.open(folder.path()).await;
     let err = app.launch(&root, "   ").await.unwrap_err();
-    assert_eq!(err.kind, "empty_question");
+    assert_eq!(
+        (err.kind, err.code.as_str()),
+        (ErrorKind::InvalidInput, "empty_question")
+    );
     let opened = view::review_open(&app.ctx, root).await.unwrap();
     assert_eq!(opened.state, ReviewState::New);
 }
@@ -308,7 +324,10 @@ async fn a_hand_corrected_title_and_authors_survive_a_rerun_and_reach_the_export
     })
     .await
     .unwrap_err();
-    assert_eq!(bad.kind, "invalid_metadata");
+    assert_eq!(
+        (bad.kind, bad.code.as_str()),
+        (ErrorKind::InvalidInput, "invalid_metadata")
+    );
     meta_set(MetaSetParams {
         workspace: root.clone(),
         paper: paper[..6].to_owned(),

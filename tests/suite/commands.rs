@@ -1,5 +1,6 @@
 //! The commands the desktop shell and CLI share.
 
+use quire::commands::ErrorKind;
 use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
 use quire::workspace::Workspace;
 
@@ -88,13 +89,19 @@ async fn bad_folders_get_specific_errors() {
     )
     .await
     .unwrap_err();
-    assert_eq!(missing.kind, "folder_not_found");
+    assert_eq!(
+        (missing.kind, missing.code.as_str()),
+        (ErrorKind::NotFound, "folder_not_found")
+    );
     let text = data.path().join("notes.txt");
     std::fs::write(&text, "x").unwrap();
     let not_folder = commands::workspace_create(&ctx, WorkspaceCreateParams { folder: text })
         .await
         .unwrap_err();
-    assert_eq!(not_folder.kind, "not_a_folder");
+    assert_eq!(
+        (not_folder.kind, not_folder.code.as_str()),
+        (ErrorKind::InvalidInput, "not_a_folder")
+    );
     assert!(
         commands::workspace_list(&ctx)
             .await

@@ -201,7 +201,7 @@ impl App {
 
     /// Call one of the app's commands exactly as the UI does (the drop
     /// handler and the dialogs end in these calls); `Err` holds the
-    /// command's `{kind, message}`.
+    /// command's `{kind, code, message}`.
     pub async fn invoke(
         &self,
         command: &str,

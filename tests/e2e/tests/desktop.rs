@@ -96,7 +96,8 @@ async fn opening_a_folder_through_the_drop_command_lists_the_new_workspace() -> 
         .client
         .execute_async(script, vec![json!("/no/such/folder")])
         .await?;
-    assert_eq!(reply["err"]["kind"], "folder_not_found", "{reply}");
+    assert_eq!(reply["err"]["kind"], "not_found", "{reply}");
+    assert_eq!(reply["err"]["code"], "folder_not_found", "{reply}");
     app.stop().await
 }
 

@@ -112,7 +112,7 @@ describe("first screen", () => {
   });
 
   it("shows the command's error message and lets it be dismissed", async () => {
-    platform.createError = new QuireError("folder_not_found", "/gone does not exist");
+    platform.createError = new QuireError("not_found", "folder_not_found", "/gone does not exist");
     await mount();
     await act(() => {
       platform.drag({ type: "drop", paths: ["/gone"] });

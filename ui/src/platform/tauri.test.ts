@@ -20,14 +20,14 @@ describe("tauri platform adapter", () => {
     expect(summary.id).toBe("w1");
   });
 
-  it("turns a command's {kind, message} rejection into a QuireError", async () => {
+  it("turns a command's {kind, code, message} rejection into a QuireError", async () => {
     mockIPC(() => {
-      // eslint-disable-next-line @typescript-eslint/only-throw-error -- Tauri rejects with the command's plain {kind, message} object
-      throw { kind: "folder_not_found", message: "/nope does not exist" };
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- Tauri rejects with the command's plain {kind, code, message} object
+      throw { kind: "not_found", code: "folder_not_found", message: "/nope does not exist" };
     });
     const error: unknown = await tauriPlatform.createWorkspace("/nope").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuireError);
-    expect(error).toMatchObject({ kind: "folder_not_found", message: "/nope does not exist" });
+    expect(error).toMatchObject({ kind: "not_found", code: "folder_not_found", message: "/nope does not exist" });
   });
 
   it("lists workspaces through workspace_list", async () => {
@@ -37,9 +37,15 @@ describe("tauri platform adapter", () => {
 });
 
 describe("QuireError.from", () => {
-  it("keeps kind and message of structured errors and wraps anything else", () => {
-    expect(QuireError.from({ kind: "k", message: "m" })).toMatchObject({ kind: "k", message: "m" });
-    expect(QuireError.from("boom")).toMatchObject({ kind: "internal_error", message: "boom" });
-    expect(QuireError.from(new Error("x"))).toMatchObject({ kind: "internal_error", message: "x" });
+  it("keeps kind, code and message of structured errors and wraps anything else", () => {
+    expect(QuireError.from({ kind: "busy", code: "review_running", message: "m" })).toMatchObject({
+      kind: "busy",
+      code: "review_running",
+      message: "m",
+    });
+    // A kind this build does not know is an internal fault, its code kept.
+    expect(QuireError.from({ kind: "k", code: "c", message: "m" })).toMatchObject({ kind: "internal", code: "c" });
+    expect(QuireError.from("boom")).toMatchObject({ kind: "internal", code: "internal_error", message: "boom" });
+    expect(QuireError.from(new Error("x"))).toMatchObject({ kind: "internal", message: "x" });
   });
 });

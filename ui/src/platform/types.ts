@@ -100,14 +100,72 @@ export interface MetaChange {
   doi?: string;
 }
 
-/** An error from a command: a stable kind and a sentence for a person. */
-export class QuireError extends Error {
-  readonly kind: string;
+/** What kind of thing went wrong (quire::commands::ErrorKind), as far as the researcher can act on it. */
+export type ErrorKind =
+  | "invalid_input"
+  | "not_found"
+  | "busy"
+  | "model_setup"
+  | "model_server"
+  | "storage"
+  | "cancelled"
+  | "internal";
 
-  constructor(kind: string, message: string) {
+const ERROR_KINDS: readonly string[] = [
+  "invalid_input",
+  "not_found",
+  "busy",
+  "model_setup",
+  "model_server",
+  "storage",
+  "cancelled",
+  "internal",
+] satisfies readonly ErrorKind[];
+
+function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === "string" && ERROR_KINDS.includes(value);
+}
+
+/** What the researcher can do about an error of `kind`; every kind is answered. */
+export function errorAdvice(kind: ErrorKind): string | null {
+  switch (kind) {
+    case "invalid_input":
+    case "not_found":
+    case "cancelled":
+      return null;
+    case "busy":
+      return "Try again when the other run is done.";
+    case "model_setup":
+      return "Check the model settings.";
+    case "model_server":
+      return "Check that the model server is running and reachable, then try again.";
+    case "storage":
+      return "Check the disk has room and the folder can be written, then try again.";
+    case "internal":
+      return "This is a fault in Quire; the log has the details.";
+    default: {
+      const unhandled: never = kind;
+      return unhandled;
+    }
+  }
+}
+
+/** An error from a command: its kind, a stable code and a sentence for a person. */
+export class QuireError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: string;
+
+  constructor(kind: ErrorKind, code: string, message: string) {
     super(message);
     this.name = "QuireError";
     this.kind = kind;
+    this.code = code;
+  }
+
+  /** The sentence, with what to do about it when there is something to do. */
+  describe(): string {
+    const advice = errorAdvice(this.kind);
+    return advice === null ? this.message : `${this.message}. ${advice}`;
   }
 
   /** Whatever a command rejected with, as a QuireError. */
@@ -115,10 +173,11 @@ export class QuireError extends Error {
     if (raw instanceof QuireError) return raw;
     if (typeof raw === "object" && raw !== null && "kind" in raw && "message" in raw) {
       const { kind, message } = raw;
-      if (typeof kind === "string" && typeof message === "string") return new QuireError(kind, message);
+      const code = "code" in raw && typeof raw.code === "string" ? raw.code : "error";
+      if (typeof message === "string") return new QuireError(isErrorKind(kind) ? kind : "internal", code, message);
     }
-    if (raw instanceof Error) return new QuireError("internal_error", raw.message);
-    return new QuireError("internal_error", typeof raw === "string" ? raw : "Something went wrong.");
+    if (raw instanceof Error) return new QuireError("internal", "internal_error", raw.message);
+    return new QuireError("internal", "internal_error", typeof raw === "string" ? raw : "Something went wrong.");
   }
 }
 

@@ -148,11 +148,11 @@ export class FakePlatform implements Platform {
   saveModelProfile(profile: ModelProfileSave): Promise<ModelSetup> {
     this.saved.push(profile);
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(profile.name)) {
-      return Promise.reject(new QuireError("model_settings_invalid", "a profile name is 1 to 64 letters, digits, - or _"));
+      return Promise.reject(new QuireError("model_setup", "model_settings_invalid", "a profile name is 1 to 64 letters, digits, - or _"));
     }
     if (profile.settings.model.trim() === "") {
       return Promise.reject(
-        new QuireError("model_settings_invalid", "invalid model settings: model is empty; name the model to use"),
+        new QuireError("model_setup", "model_settings_invalid", "invalid model settings: model is empty; name the model to use"),
       );
     }
     if (profile.apiKey !== undefined && profile.apiKey.trim() !== "") this.storedKeys.set(profile.name, profile.apiKey);
@@ -170,7 +170,7 @@ export class FakePlatform implements Platform {
     const models = profile === undefined ? undefined : this.endpoints.get(profile.settings.base_url);
     if (profile === undefined || models === undefined) {
       const url = profile?.settings.base_url ?? "?";
-      return Promise.reject(new QuireError("unreachable", `cannot reach the model server at ${url}: connection refused`));
+      return Promise.reject(new QuireError("model_server", "unreachable", `cannot reach the model server at ${url}: connection refused`));
     }
     return Promise.resolve({
       profile: name,
@@ -198,7 +198,7 @@ export class FakePlatform implements Platform {
 
   private review(root: string): ReviewView {
     const view = this.reviews.get(root);
-    if (view === undefined) throw new QuireError("not_a_workspace", `${root} is not a Quire workspace (no task.json)`);
+    if (view === undefined) throw new QuireError("invalid_input", "not_a_workspace", `${root} is not a Quire workspace (no task.json)`);
     return view;
   }
 
@@ -292,7 +292,7 @@ export class FakePlatform implements Platform {
 
   paperDetail(root: string, paper: string): Promise<PaperDetail> {
     const row = this.review(root).papers.find((p) => p.id === paper);
-    if (row === undefined) return Promise.reject(new QuireError("paper_not_found", `no paper ${paper} in this review`));
+    if (row === undefined) return Promise.reject(new QuireError("not_found", "paper_not_found", `no paper ${paper} in this review`));
     const meta: PaperMeta = this.metas.get(paper) ?? {
       authors: row.authors.map((name) => ({ given: "", family: name })),
       year: row.year,

@@ -100,11 +100,13 @@ describe("a new review", () => {
   });
 
   it("shows why a run could not start", async () => {
-    platform.startError = new QuireError("unreachable", "cannot reach the model server at http://x: refused");
+    platform.startError = new QuireError("model_server", "unreachable", "cannot reach the model server at http://x: refused");
     await openReview();
     await type("[data-testid=question]", "q");
     await click("[data-testid=start]");
     expect($("[role=alert]")?.textContent).toContain("cannot reach the model server");
+    // The error's kind says what to do about it.
+    expect($("[role=alert]")?.textContent).toContain("Check that the model server is running");
     expect($("[data-testid=setup]")).not.toBeNull();
   });
 });

@@ -118,7 +118,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           setPanel("run");
         },
         (raw: unknown) => {
-          setError(QuireError.from(raw).message);
+          setError(QuireError.from(raw).describe());
         },
       );
   };

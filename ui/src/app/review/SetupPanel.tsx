@@ -58,7 +58,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
       if (what === "estimate") setEstimate(await platform.estimateReview(launch()));
       else await onStart(launch());
     } catch (raw) {
-      setError(QuireError.from(raw).message);
+      setError(QuireError.from(raw).describe());
     } finally {
       setBusy(null);
     }
