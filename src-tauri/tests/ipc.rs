@@ -92,7 +92,7 @@ fn workspace_create_over_ipc_creates_lists_and_announces_the_workspace() {
 }
 
 #[test]
-fn command_errors_cross_the_boundary_as_kind_and_message() {
+fn command_errors_cross_the_boundary_as_kind_code_and_message() {
     let data = tempfile::tempdir().unwrap();
     let (_app, window) = app(data.path());
     let err = invoke(
@@ -101,7 +101,8 @@ fn command_errors_cross_the_boundary_as_kind_and_message() {
         json!({"params": {"folder": "/definitely/not/here"}}),
     )
     .unwrap_err();
-    assert_eq!(err["kind"], "folder_not_found");
+    assert_eq!(err["kind"], "not_found");
+    assert_eq!(err["code"], "folder_not_found");
     assert!(
         err["message"]
             .as_str()
@@ -124,7 +125,8 @@ fn a_model_profile_saved_over_ipc_becomes_the_active_model_without_exposing_its_
         json!({"params": {"name": "bad name!", "settings": {"model": "m"}}}),
     )
     .unwrap_err();
-    assert_eq!(bad["kind"], "model_settings_invalid");
+    assert_eq!(bad["kind"], "model_setup");
+    assert_eq!(bad["code"], "model_settings_invalid");
 
     let setup = invoke(
         &window,
@@ -153,7 +155,7 @@ fn a_model_profile_saved_over_ipc_becomes_the_active_model_without_exposing_its_
 }
 
 #[test]
-fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_and_message() {
+fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_code_and_message() {
     let data = tempfile::tempdir().unwrap();
     let (_app, window) = app(data.path());
     let folder = paper_folder(2);
@@ -183,7 +185,8 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_and_mes
         json!({"workspace": root, "paper": "no-such-paper"}),
     )
     .unwrap_err();
-    assert_eq!(missing["kind"], "paper_not_found");
+    assert_eq!(missing["kind"], "not_found");
+    assert_eq!(missing["code"], "paper_not_found");
     let detail = invoke(
         &window,
         "paper_detail",
@@ -199,7 +202,8 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_and_mes
         json!({"params": {"workspace": root, "paper": paper}}),
     )
     .unwrap_err();
-    assert_eq!(empty["kind"], "empty_label");
+    assert_eq!(empty["kind"], "invalid_input");
+    assert_eq!(empty["code"], "empty_label");
     let label = invoke(
         &window,
         "paper_label",
@@ -221,14 +225,16 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_and_mes
         json!({"workspace": root, "format": "markdown", "dest": "review.md"}),
     )
     .unwrap_err();
-    assert_eq!(relative["kind"], "bad_path");
+    assert_eq!(relative["kind"], "invalid_input");
+    assert_eq!(relative["code"], "bad_path");
     let no_question = invoke(
         &window,
         "review_estimate",
         json!({"params": {"workspace": root, "question": " ", "engine": "agent"}}),
     )
     .unwrap_err();
-    assert_eq!(no_question["kind"], "empty_question");
+    assert_eq!(no_question["kind"], "invalid_input");
+    assert_eq!(no_question["code"], "empty_question");
     assert_eq!(
         invoke(&window, "review_cancel", json!({"workspace": root})).unwrap(),
         json!(false)
