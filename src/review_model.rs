@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Which engine produced a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum EngineKind {
     /// Classical IR (BM25 relevance, extractive summaries): no language model.
     Offline,
@@ -72,6 +73,7 @@ pub fn question_block(question: &str, criteria: &[String]) -> String {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Verdict {
     Include,
     Maybe,
@@ -102,6 +104,7 @@ impl Verdict {
 /// A passage of a paper with the page it is on (1-based).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Quote {
     pub text: String,
     pub page: usize,
@@ -109,6 +112,7 @@ pub struct Quote {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum CriterionOutcome {
     Met,
     NotMet,
@@ -127,6 +131,7 @@ impl CriterionOutcome {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CriterionVerdict {
     pub criterion: String,
     pub outcome: CriterionOutcome,
@@ -139,6 +144,7 @@ pub struct CriterionVerdict {
 /// Where a result came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Provenance {
     pub engine: EngineKind,
     /// The language model, when one was used.
@@ -169,6 +175,7 @@ pub struct Provenance {
 /// One paper's review.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperResult {
     /// Three to five sentences, each with its page.
     pub summary: Vec<Quote>,
@@ -190,6 +197,7 @@ pub struct PaperResult {
 /// A paper's title and authors as a reader read them on its first page.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FrontMatter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,

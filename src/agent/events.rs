@@ -14,6 +14,7 @@ use serde::Serialize;
 /// Where a paper stands in a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum PaperPhase {
     Queued,
     Extracting,
@@ -29,6 +30,7 @@ pub enum PaperPhase {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum RunEvent {
     RunStarted {
         run_id: String,
@@ -51,6 +53,7 @@ pub enum RunEvent {
         paper: String,
         phase: PaperPhase,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         detail: Option<String>,
     },
     /// An agent is about to call its model for `step`.

@@ -17,6 +17,7 @@ use crate::workspace::WorkspaceError;
 /// What kind of thing went wrong, as far as the researcher can act on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ErrorKind {
     /// What was asked cannot be done as given: fix the input (a path that is
     /// not a folder of PDFs, an empty question, a cap that cannot be kept).
@@ -39,6 +40,7 @@ pub enum ErrorKind {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{message}")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CommandError {
     pub kind: ErrorKind,
     /// Stable snake_case code, e.g. `folder_not_found`, `workspace_locked`.

@@ -15,6 +15,8 @@ use crate::workspace::{Author, Workspace};
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct MetaSetParams {
     pub workspace: PathBuf,
     /// A paper id, or a unique prefix of one.

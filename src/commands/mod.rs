@@ -8,6 +8,8 @@
 pub mod agents;
 mod context;
 mod error;
+#[cfg(test)]
+mod ipc_types;
 pub mod metadata;
 pub mod models;
 pub mod review_view;

@@ -79,6 +79,7 @@ impl ResolvedModel {
 /// What `quire models` shows of a profile.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelListing {
     pub profile: String,
     pub base_url: String,
@@ -144,6 +145,7 @@ impl CallLog for WorkspaceCallLog {
 /// The model a review would use now.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ActiveModel {
     pub profile: String,
     pub model: String,
@@ -156,6 +158,7 @@ pub struct ActiveModel {
 /// comes from, never the key.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ProfileView {
     pub name: String,
     pub settings: ModelSettings,
@@ -165,6 +168,7 @@ pub struct ProfileView {
 /// Everything the model settings screen needs.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelSetup {
     /// `None`: no model, so reviews use the offline engine.
     pub active: Option<ActiveModel>,
@@ -230,6 +234,8 @@ pub async fn model_setup(ctx: &AppContext) -> Result<ModelSetup, CommandError> {
 
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct ModelProfileSaveParams {
     pub name: String,
     pub settings: ModelSettings,

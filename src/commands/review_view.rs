@@ -25,6 +25,7 @@ use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 /// Where a review stands, for the screen that opens it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ReviewState {
     /// No run yet.
     New,
@@ -41,6 +42,7 @@ pub enum ReviewState {
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReviewView {
     pub root: PathBuf,
     pub title: String,
@@ -56,6 +58,7 @@ pub struct ReviewView {
 /// One paper as the board and the table list it.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperRow {
     pub id: String,
     pub file: PathBuf,
@@ -78,6 +81,7 @@ pub struct PaperRow {
 /// The detail pane's paper.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperDetail {
     pub paper: PaperRow,
     /// The whole bibliographic record: venue, DOI, arXiv id, abstract, and
@@ -168,6 +172,7 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Vec<u8>, Com
 /// label away (undo).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperLabelParams {
     #[serde(flatten)]
     pub label: super::reviews::LabelParams,
@@ -194,6 +199,7 @@ pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, Comm
 /// take every correction away.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperMetaParams {
     #[serde(flatten)]
     pub meta: super::metadata::MetaSetParams,
@@ -229,6 +235,7 @@ pub async fn review_render(
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ExportWritten {
     pub path: PathBuf,
     pub bytes: usize,

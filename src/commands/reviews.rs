@@ -56,6 +56,8 @@ pub struct ReviewParams {
 /// the requests carry.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct LookupChoice {
     pub enabled: bool,
     #[serde(default)]
@@ -294,6 +296,8 @@ async fn index_workspace(ctx: &AppContext, root: PathBuf) {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct LabelParams {
     pub workspace: PathBuf,
     /// A paper id, or a unique prefix of one.
@@ -367,6 +371,8 @@ pub(crate) fn paper_by_prefix(ws: &Workspace, prefix: &str) -> Result<PaperId, C
 /// A review the app starts on a workspace it has open.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct ReviewLaunchParams {
     pub workspace: PathBuf,
     pub question: String,

@@ -17,6 +17,7 @@ pub type WorkspaceSummary = WorkspaceRow;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WorkspaceCreateParams {
     /// A folder of PDFs (searched recursively) or a single PDF file.
     pub folder: PathBuf,
@@ -24,6 +25,7 @@ pub struct WorkspaceCreateParams {
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WorkspaceListResponse {
     pub workspaces: Vec<WorkspaceSummary>,
     /// Set when the list had to be read from the workspace folders because the

@@ -19,6 +19,7 @@ pub struct WorkspaceSnapshot {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WorkspaceRow {
     pub id: String,
     pub root: String,

@@ -15,6 +15,7 @@ pub const SETTINGS_FILE: &str = "models.toml";
 /// Which wire protocol an endpoint speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Protocol {
     /// OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp, Ollama,
     /// LM Studio, OpenRouter, DeepSeek…).
@@ -27,6 +28,7 @@ pub enum Protocol {
 /// One endpoint and model, with the limits Quire keeps to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelSettings {
     pub protocol: Protocol,
     /// Up to and including the version segment: `https://api.openai.com/v1`,

@@ -38,6 +38,7 @@ const FIXED_AGENT_STEPS: u64 = 16;
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Estimate {
     pub model: String,
     pub readable: usize,
@@ -59,6 +60,7 @@ pub struct Estimate {
 /// Model calls and tokens a run spends, and their cost.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Spend {
     pub reader_calls: u64,
     pub agent_steps: u64,

@@ -13,6 +13,7 @@ use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace, WorkspaceErro
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperFailure {
     /// A stable code (`incoherent_answer`, `window_too_small`, `malformed_answer`,
     /// an HTTP error's code...).

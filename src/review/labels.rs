@@ -9,6 +9,7 @@ use crate::workspace::{PaperFile, PaperId, Workspace, WorkspaceError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Label {
     #[serde(default)]
     pub verdict: Option<Verdict>,

@@ -20,6 +20,7 @@ use crate::workspace::{
 /// The formats a review can be exported in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ExportFormat {
     Markdown,
     Bibtex,

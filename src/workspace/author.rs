@@ -14,6 +14,7 @@ pub(crate) const PARTICLES: [&str; 17] = [
 pub(crate) const SUFFIXES: [&str; 6] = ["jr", "jr.", "sr", "sr.", "ii", "iii"];
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Author {
     /// Given names and initials as printed ("Michael A."); empty when only
     /// one name is known.

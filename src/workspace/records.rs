@@ -180,6 +180,7 @@ pub struct PaperRecord {
 /// where each field came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperMeta {
     #[serde(default)]
     pub authors: Vec<Author>,
@@ -202,6 +203,7 @@ pub struct PaperMeta {
 /// A field of a paper's bibliographic record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum MetaField {
     Title,
     Authors,
@@ -215,6 +217,7 @@ pub enum MetaField {
 /// Where a field's value came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Origin {
     /// Read from the PDF (its first pages, its info dictionary).
     Pdf,

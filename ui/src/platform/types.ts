@@ -1,4 +1,17 @@
-// The shapes that cross the IPC boundary, mirroring quire::commands (camelCase).
+// The shapes that cross the IPC boundary, generated from quire::commands into
+// ./generated/ipc.ts, under the names the UI uses; and the Platform the UI talks to.
+
+import type {
+  ErrorKind,
+  LabelParams,
+  MetaSetParams,
+  ModelListing,
+  ModelProfileSaveParams,
+  ModelSetup,
+  ProfileView,
+  WorkspaceListResponse,
+  WorkspaceRow,
+} from "./generated/ipc";
 
 import type {
   Estimate,
@@ -9,27 +22,13 @@ import type {
   ReviewLaunch,
   ReviewView,
   RunEvent,
-  Verdict,
 } from "./review";
 
-export interface WorkspaceSummary {
-  id: string;
-  root: string;
-  title: string;
-  source: string | null;
-  question: string | null;
-  status: "new" | "running" | "done" | "failed" | "cancelled" | "stopped";
-  createdAt: string;
-  updatedAt: string;
-  paperCount: number;
-  duplicateCount: number;
-}
+export type { ActiveModel, ErrorKind, ModelListing, ModelSettings, ModelSetup } from "./generated/ipc";
 
-export interface WorkspaceList {
-  workspaces: WorkspaceSummary[];
-  /** Set when the index could not be used and the list was read from the folders. */
-  notice: string | null;
-}
+/** A workspace as the recent-reviews list shows it. */
+export type WorkspaceSummary = WorkspaceRow;
+export type WorkspaceList = WorkspaceListResponse;
 
 /** A drag over the window, as the OS reports it. */
 export type DragDropEvent =
@@ -85,45 +84,25 @@ export interface Platform {
 }
 
 /** What a keypress changes of a label. */
-export interface LabelChange {
-  verdict?: Verdict | null;
-  score?: number | null;
-  note?: string | null;
-}
+export type LabelChange = Omit<LabelParams, "workspace" | "paper">;
 
 /** The metadata fields a correction sets; those left out keep their value. */
-export interface MetaChange {
-  title?: string;
-  /** Each as printed ("Robbert van Renesse"), in order; replaces the list. */
-  authors?: string[];
-  year?: number;
-  doi?: string;
-}
+export type MetaChange = Omit<MetaSetParams, "workspace" | "paper">;
 
-/** What kind of thing went wrong (quire::commands::ErrorKind), as far as the researcher can act on it. */
-export type ErrorKind =
-  | "invalid_input"
-  | "not_found"
-  | "busy"
-  | "model_setup"
-  | "model_server"
-  | "storage"
-  | "cancelled"
-  | "internal";
-
-const ERROR_KINDS: readonly string[] = [
-  "invalid_input",
-  "not_found",
-  "busy",
-  "model_setup",
-  "model_server",
-  "storage",
-  "cancelled",
-  "internal",
-] satisfies readonly ErrorKind[];
+/** Every error kind, so a kind added in Rust fails the type check here until it is handled. */
+const ERROR_KINDS: Record<ErrorKind, true> = {
+  invalid_input: true,
+  not_found: true,
+  busy: true,
+  model_setup: true,
+  model_server: true,
+  storage: true,
+  cancelled: true,
+  internal: true,
+};
 
 function isErrorKind(value: unknown): value is ErrorKind {
-  return typeof value === "string" && ERROR_KINDS.includes(value);
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(ERROR_KINDS, value);
 }
 
 /** What the researcher can do about an error of `kind`; every kind is answered. */
@@ -181,60 +160,8 @@ export class QuireError extends Error {
   }
 }
 
-/** One model profile's settings, as in models.toml (snake_case, like the file). */
-export interface ModelSettings {
-  protocol: "openai" | "anthropic";
-  base_url: string;
-  model: string;
-  api_key_env: string | null;
-  context_window: number;
-  max_output_tokens: number;
-  concurrency: number;
-  connect_timeout_secs: number;
-  read_timeout_secs: number;
-  request_timeout_secs: number;
-  max_retries: number;
-  stream: boolean;
-  stream_tool_turns: boolean;
-}
+/** A saved profile as the settings screen shows it: its settings and where its key comes from. */
+export type ModelProfile = ProfileView;
 
-/** The model reviews use now; null means the offline engine. */
-export interface ActiveModel {
-  profile: string;
-  model: string;
-  baseUrl: string;
-  /** No profile is configured and a local Ollama was found. */
-  detected: boolean;
-}
-
-export interface ModelProfile {
-  name: string;
-  settings: ModelSettings;
-  /** Where the key comes from (never the key), or null when there is none. */
-  keySource: string | null;
-}
-
-export interface ModelSetup {
-  active: ActiveModel | null;
-  profiles: ModelProfile[];
-  defaultProfile: string | null;
-  settingsPath: string;
-  defaults: ModelSettings;
-}
-
-export interface ModelProfileSave {
-  name: string;
-  settings: ModelSettings;
-  /** A new key to store; omitted or empty keeps the stored one. */
-  apiKey?: string;
-  makeDefault: boolean;
-}
-
-/** What "Test connection" found. */
-export interface ModelListing {
-  profile: string;
-  baseUrl: string;
-  configuredModel: string;
-  keySource: string | null;
-  models: string[];
-}
+/** What saving a profile sends. */
+export type ModelProfileSave = ModelProfileSaveParams;

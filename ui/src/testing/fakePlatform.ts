@@ -155,7 +155,8 @@ export class FakePlatform implements Platform {
         new QuireError("model_setup", "model_settings_invalid", "invalid model settings: model is empty; name the model to use"),
       );
     }
-    if (profile.apiKey !== undefined && profile.apiKey.trim() !== "") this.storedKeys.set(profile.name, profile.apiKey);
+    const apiKey = profile.apiKey ?? "";
+    if (apiKey.trim() !== "") this.storedKeys.set(profile.name, apiKey);
     const keySource = this.storedKeys.has(profile.name) ? "the OS secret store" : null;
     this.profiles = [
       ...this.profiles.filter((p) => p.name !== profile.name),
@@ -379,7 +380,14 @@ function fakeResult(score: number, verdict: PaperResult["verdict"]): PaperResult
     rationale: `Scored ${score} because it addresses the question.`,
     evidence: [{ text: "We evaluate on two data sets.", page: 4 }],
     criteria: [{ criterion: "Reports an experiment", outcome: "met", note: "Section 5", evidence: null }],
-    provenance: { engine: "offline", model: null, finishedAt: "2026-11-30T12:00:00Z" },
+    provenance: {
+      engine: "offline",
+      model: null,
+      inputHash: "sha256:fake",
+      extractor: "pdf-extract",
+      startedAt: "2026-11-30T11:59:58Z",
+      finishedAt: "2026-11-30T12:00:00Z",
+    },
   };
 }
 

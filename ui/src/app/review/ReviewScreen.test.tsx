@@ -187,7 +187,7 @@ describe("a running review", () => {
 });
 
 describe("a review that did not finish", () => {
-  it("says how far a cancelled review got when reopened, and resumes it with its question", async () => {
+  it("says how far a cancelled review got when reopened, and resumes it with its question and settings", async () => {
     const review = newReview(ROOT, "dbs", "/papers/dbs");
     review.state = "cancelled";
     review.question = "How are query plans optimised?";
@@ -201,7 +201,12 @@ describe("a review that did not finish", () => {
     expect(banner).toContain("This review was cancelled: 1 of 3 papers are scored");
     await click("[data-testid=resume-interrupted]");
     expect(platform.launches).toHaveLength(1);
-    expect(platform.launches[0]).toMatchObject({ question: "How are query plans optimised?", engine: "offline" });
+    expect(platform.launches[0]).toMatchObject({
+      question: "How are query plans optimised?",
+      engine: "offline",
+      // The researcher's lookup setting holds on a resume, as on a start.
+      lookups: { enabled: true, contact: null },
+    });
   });
 });
 

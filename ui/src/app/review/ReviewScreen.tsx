@@ -112,6 +112,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         criteria: view.criteria,
         engine,
         profile: engine === "agent" ? (model?.profile ?? null) : null,
+        lookups,
       })
       .then(
         () => {

@@ -1,0 +1,125 @@
+//! The TypeScript types of everything that crosses the IPC boundary, generated
+//! from the Rust structs (ts-rs, test builds only) into
+//! `ui/src/platform/generated/ipc.ts`. The test fails when the file differs
+//! from what the structs say, so the UI's types cannot drift from the commands'.
+//! After changing a type, `QUIRE_WRITE_IPC_TYPES=1 cargo test ipc_types` writes
+//! the file again.
+
+use std::path::Path;
+
+use ts_rs::{Config, TS};
+
+use super::error::{CommandError, ErrorKind};
+use super::metadata::MetaSetParams;
+use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
+use super::review_view::{
+    ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
+    ReviewView,
+};
+use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
+use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
+use crate::agent::{PaperPhase, RunEvent};
+use crate::index::WorkspaceRow;
+use crate::llm::{ModelSettings, Protocol};
+use crate::review::estimate::{Estimate, Spend};
+use crate::review::failures::PaperFailure;
+use crate::review::labels::Label;
+use crate::review::outputs::ExportFormat;
+use crate::review_model::{
+    CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
+    Verdict,
+};
+use crate::workspace::{Author, MetaField, Origin, PaperMeta};
+
+const GENERATED: &str = "ui/src/platform/generated/ipc.ts";
+
+/// One exported declaration, with the Rust doc comment as its JSDoc.
+fn declaration<T: TS + 'static + ?Sized>() -> String {
+    // serde_json writes every integer as a JSON number, which the UI reads as
+    // a `number` (exact below 2^53, far above any count or token total here);
+    // ts-rs would type 64-bit integers as `bigint`, which JSON never carries.
+    let config = Config::new().with_large_int("number");
+    let decl = T::decl(&config);
+    match T::docs() {
+        Some(docs) => format!("{docs}export {decl}\n"),
+        None => format!("export {decl}\n"),
+    }
+}
+
+/// The whole generated file: every type a command takes or returns, and the
+/// types they name.
+fn generated() -> String {
+    let declarations = [
+        // The review model.
+        declaration::<EngineKind>(),
+        declaration::<Verdict>(),
+        declaration::<Quote>(),
+        declaration::<CriterionOutcome>(),
+        declaration::<CriterionVerdict>(),
+        declaration::<Provenance>(),
+        declaration::<FrontMatter>(),
+        declaration::<PaperResult>(),
+        // A paper's record and the researcher's layers over it.
+        declaration::<Author>(),
+        declaration::<MetaField>(),
+        declaration::<Origin>(),
+        declaration::<PaperMeta>(),
+        declaration::<Label>(),
+        declaration::<PaperFailure>(),
+        // Opening a review.
+        declaration::<WorkspaceRow>(),
+        declaration::<WorkspaceListResponse>(),
+        declaration::<WorkspaceCreateParams>(),
+        declaration::<ReviewState>(),
+        declaration::<PaperRow>(),
+        declaration::<ReviewView>(),
+        declaration::<PaperDetail>(),
+        // Running one.
+        declaration::<LookupChoice>(),
+        declaration::<ReviewLaunchParams>(),
+        declaration::<Spend>(),
+        declaration::<Estimate>(),
+        declaration::<PaperPhase>(),
+        declaration::<RunEvent>(),
+        // What the researcher changes.
+        declaration::<LabelParams>(),
+        declaration::<PaperLabelParams>(),
+        declaration::<MetaSetParams>(),
+        declaration::<PaperMetaParams>(),
+        declaration::<ExportFormat>(),
+        declaration::<ExportWritten>(),
+        // The model settings.
+        declaration::<Protocol>(),
+        declaration::<ModelSettings>(),
+        declaration::<ActiveModel>(),
+        declaration::<ProfileView>(),
+        declaration::<ModelSetup>(),
+        declaration::<ModelProfileSaveParams>(),
+        declaration::<ModelListing>(),
+        // Errors.
+        declaration::<ErrorKind>(),
+        declaration::<CommandError>(),
+    ];
+    format!(
+        "// Generated from the Rust types by `src/commands/ipc_types.rs`; do not edit.\n\
+         // After changing a type: QUIRE_WRITE_IPC_TYPES=1 cargo test ipc_types\n\n{}",
+        declarations.join("\n")
+    )
+}
+
+#[test]
+fn ipc_types_match_the_rust_structs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
+    let expected = generated();
+    if std::env::var_os("QUIRE_WRITE_IPC_TYPES").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &expected).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == expected,
+        "{GENERATED} differs from the Rust types it is generated from; \
+         run `QUIRE_WRITE_IPC_TYPES=1 cargo test ipc_types` and commit the file"
+    );
+}

@@ -1,0 +1,430 @@
+// Generated from the Rust types by `src/commands/ipc_types.rs`; do not edit.
+// After changing a type: QUIRE_WRITE_IPC_TYPES=1 cargo test ipc_types
+
+/**
+ * Which engine produced a result.
+ */
+export type EngineKind = "offline" | "agent";
+
+export type Verdict = "include" | "maybe" | "exclude";
+
+/**
+ * A passage of a paper with the page it is on (1-based).
+ */
+export type Quote = { text: string, page: number, };
+
+export type CriterionOutcome = "met" | "not_met" | "unclear";
+
+export type CriterionVerdict = { criterion: string, outcome: CriterionOutcome, 
+/**
+ * Why, with the passage it rests on when there is one.
+ */
+note: string, evidence: Quote | null, };
+
+/**
+ * Where a result came from.
+ */
+export type Provenance = { engine: EngineKind, 
+/**
+ * The language model, when one was used.
+ */
+model: string | null, 
+/**
+ * Hash of the inputs that decide the result; equal hash = up to date.
+ */
+inputHash: string, extractor: string | null, startedAt: string, finishedAt: string, 
+/**
+ * Hash of the reader's prompt (agent engine).
+ */
+promptHash?: string | null, 
+/**
+ * Evidence quotes checked against their cited page and kept / dropped.
+ */
+quotesVerified?: number | null, quotesDropped?: number | null, 
+/**
+ * Why the reader was asked again, once, before its answer stood (a
+ * quote not on its page, a rationale that was not in words...).
+ */
+reasked?: string | null, 
+/**
+ * Who covered the paper: the reviewer agent itself or the final sweep.
+ */
+coveredBy?: string | null, };
+
+/**
+ * A paper's title and authors as a reader read them on its first page.
+ */
+export type FrontMatter = { title?: string | null, authors?: Array<string>, };
+
+/**
+ * One paper's review.
+ */
+export type PaperResult = { 
+/**
+ * Three to five sentences, each with its page.
+ */
+summary: Array<Quote>, keyPoints: Array<string>, 
+/**
+ * 0-10.
+ */
+score: number, verdict: Verdict, rationale: string, evidence: Array<Quote>, criteria: Array<CriterionVerdict>, provenance: Provenance, 
+/**
+ * The title and authors the reader read on page one, as far as page
+ * one bears them out; laid over what extraction found.
+ */
+frontMatter?: FrontMatter | null, };
+
+export type Author = { 
+/**
+ * Given names and initials as printed ("Michael A."); empty when only
+ * one name is known.
+ */
+given: string, 
+/**
+ * The family name with its particles ("van Renesse").
+ */
+family: string, };
+
+/**
+ * A field of a paper's bibliographic record.
+ */
+export type MetaField = "title" | "authors" | "year" | "venue" | "doi" | "arxiv" | "abstract";
+
+/**
+ * Where a field's value came from.
+ */
+export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected";
+
+/**
+ * Bibliographic metadata: read offline from the PDF itself, then, where a
+ * scholarly index knows the paper, its authoritative values. `sources` says
+ * where each field came from.
+ */
+export type PaperMeta = { authors: Array<Author>, year: number | null, doi: string | null, arxiv: string | null, 
+/**
+ * The journal, proceedings or conference.
+ */
+venue?: string | null, abstract?: string | null, 
+/**
+ * Where each field's value came from; a field not listed was not found.
+ */
+sources?: { [key in MetaField]?: Origin }, };
+
+export type Label = { verdict: Verdict | null, 
+/**
+ * 0-10, overriding the engine's score.
+ */
+score: number | null, note: string | null, at: string, };
+
+export type PaperFailure = { 
+/**
+ * A stable code (`incoherent_answer`, `window_too_small`, `malformed_answer`,
+ * an HTTP error's code...).
+ */
+code: string, 
+/**
+ * What went wrong, in words a researcher can act on.
+ */
+reason: string, 
+/**
+ * The model that could not read it.
+ */
+model: string | null, 
+/**
+ * Reads tried in the run that wrote this.
+ */
+attempts: number, at: string, };
+
+export type WorkspaceRow = { id: string, root: string, title: string, source: string | null, question: string | null, status: string, createdAt: string, updatedAt: string, 
+/**
+ * Distinct papers found (identical files count once).
+ */
+paperCount: number, 
+/**
+ * Files that were byte-identical copies of a counted paper.
+ */
+duplicateCount: number, };
+
+export type WorkspaceListResponse = { workspaces: Array<WorkspaceRow>, 
+/**
+ * Set when the list had to be read from the workspace folders because the
+ * index could not be used; says why.
+ */
+notice: string | null, };
+
+export type WorkspaceCreateParams = { 
+/**
+ * A folder of PDFs (searched recursively) or a single PDF file.
+ */
+folder: string, };
+
+/**
+ * Where a review stands, for the screen that opens it.
+ */
+export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "stopped" | "failed";
+
+/**
+ * One paper as the board and the table list it.
+ */
+export type PaperRow = { id: string, file: string, title: string | null, authors: Array<string>, year: number | null, status: string, reason: string | null, pages: number, 
+/**
+ * The text was read by OCR.
+ */
+ocr: boolean, duplicates: number, score: number | null, verdict: Verdict | null, label: Label | null, 
+/**
+ * Why a readable paper has no result: the model could not read it.
+ */
+failure: PaperFailure | null, };
+
+export type ReviewView = { root: string, title: string, source: string | null, question: string | null, criteria: Array<string>, state: ReviewState, 
+/**
+ * The engine of the latest run.
+ */
+engine: EngineKind | null, papers: Array<PaperRow>, };
+
+/**
+ * The detail pane's paper.
+ */
+export type PaperDetail = { paper: PaperRow, 
+/**
+ * The whole bibliographic record: venue, DOI, arXiv id, abstract, and
+ * where each field came from (the PDF, an index, a correction).
+ */
+meta: PaperMeta, result: PaperResult | null, };
+
+/**
+ * Whether a review looks its papers up in the scholarly indexes (sending
+ * their DOIs, arXiv ids and titles, nothing else), and the contact address
+ * the requests carry.
+ */
+export type LookupChoice = { enabled: boolean, contact?: string | null, };
+
+/**
+ * A review the app starts on a workspace it has open.
+ */
+export type ReviewLaunchParams = { workspace: string, question: string, criteria: Array<string>, engine: EngineKind, 
+/**
+ * The model profile (agent engine); default: the configured one.
+ */
+profile?: string | null, maxTokens?: number | null, maxCostUsd?: number | null, 
+/**
+ * Look the papers up in the scholarly indexes (the app's setting).
+ */
+lookups: LookupChoice, };
+
+/**
+ * Model calls and tokens a run spends, and their cost.
+ */
+export type Spend = { readerCalls: number, agentSteps: number, 
+/**
+ * The synthesis's calls, one per group of included papers.
+ */
+digestCalls: number, inputTokens: number, outputTokens: number, 
+/**
+ * `None` when the model has no price in the table.
+ */
+costUsd: number | null, };
+
+export type Estimate = { model: string, readable: number, alreadyReviewed: number, toRead: number, paperTokens: number, 
+/**
+ * The upper bound: every retry, re-ask and second attempt taken.
+ */
+atMost: Spend, concurrency: number, 
+/**
+ * Model calls one after another, at the profile's concurrency.
+ */
+serialRounds: number, 
+/**
+ * Wall time at [`ASSUMED_CALL_SECONDS`] a round.
+ */
+seconds: number, readerCalls: number, agentSteps: number, 
+/**
+ * The synthesis's calls, one per group of included papers.
+ */
+digestCalls: number, inputTokens: number, outputTokens: number, 
+/**
+ * `None` when the model has no price in the table.
+ */
+costUsd: number | null, };
+
+/**
+ * Where a paper stands in a run.
+ */
+export type PaperPhase = "queued" | "extracting" | "reading" | "scored" | "failed";
+
+/**
+ * One thing that happened in a run. Wire names are camelCase with a `type` tag.
+ */
+export type RunEvent = { "type": "runStarted", runId: string, engine: string, papers: number, } | { "type": "extractionStarted", papers: number, toExtract: number, } | { "type": "extracted", paper: string, status: string, fromCache: boolean, } | { "type": "paperStatus", paper: string, phase: PaperPhase, detail?: string, } | { "type": "agentStep", task: string, agent: string, step: number, promptTokens: number, 
+/**
+ * Of those, the prefix that repeats byte for byte from step to step
+ * (system prompt, tool specs, task): what provider caches reuse.
+ */
+stableTokens: number, consolidation: boolean, } | { "type": "toolCall", task: string, agent: string, step: number, tool: string, ok: boolean, summary: string, } | { "type": "agentDone", task: string, agent: string, status: string, } | { "type": "usage", inputTokens: number, outputTokens: number, costUsd: number | null, modelCalls: number, } | { "type": "lookupsStarted", papers: number, } | { "type": "lookupsDone", lookedUp: number, matched: number, } | { "type": "finished", coveredByAgent: number, coveredBySweep: number, } | { "type": "failed", kind: string, message: string, } | { "type": "cancelled" };
+
+export type LabelParams = { workspace: string, 
+/**
+ * A paper id, or a unique prefix of one.
+ */
+paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, };
+
+/**
+ * A label from the app: a verdict and/or a score, or `clear` to take the
+ * label away (undo).
+ */
+export type PaperLabelParams = { clear: boolean, workspace: string, 
+/**
+ * A paper id, or a unique prefix of one.
+ */
+paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, };
+
+export type MetaSetParams = { workspace: string, 
+/**
+ * A paper id, or a unique prefix of one.
+ */
+paper: string, title?: string | null, 
+/**
+ * Each as printed: "Robbert van Renesse" or "van Renesse, Robbert".
+ */
+authors?: Array<string> | null, year?: number | null, doi?: string | null, arxiv?: string | null, };
+
+/**
+ * The detail pane's metadata edit: the fields to correct, or `clear` to
+ * take every correction away.
+ */
+export type PaperMetaParams = { clear: boolean, workspace: string, 
+/**
+ * A paper id, or a unique prefix of one.
+ */
+paper: string, title?: string | null, 
+/**
+ * Each as printed: "Robbert van Renesse" or "van Renesse, Robbert".
+ */
+authors?: Array<string> | null, year?: number | null, doi?: string | null, arxiv?: string | null, };
+
+/**
+ * The formats a review can be exported in.
+ */
+export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris";
+
+export type ExportWritten = { path: string, bytes: number, };
+
+/**
+ * Which wire protocol an endpoint speaks.
+ */
+export type Protocol = "openai" | "anthropic";
+
+/**
+ * One endpoint and model, with the limits Quire keeps to.
+ */
+export type ModelSettings = { protocol: Protocol, 
+/**
+ * Up to and including the version segment: `https://api.openai.com/v1`,
+ * `http://localhost:11434/v1`, `https://api.anthropic.com`.
+ */
+base_url: string, model: string, 
+/**
+ * The environment variable holding the API key. When unset or empty, the key
+ * comes from the OS secret store or the 0600 key file (`quire key set`).
+ */
+api_key_env: string | null, 
+/**
+ * The model's context window in tokens; prompts are kept below it.
+ */
+context_window: number, 
+/**
+ * The most tokens one answer may use (`max_tokens`).
+ */
+max_output_tokens: number, 
+/**
+ * At most this many requests in flight to this endpoint.
+ */
+concurrency: number, 
+/**
+ * Seconds to establish a connection.
+ */
+connect_timeout_secs: number, 
+/**
+ * Seconds of silence from the server (before the first byte or between
+ * bytes of a stream) before the attempt counts as timed out.
+ */
+read_timeout_secs: number, 
+/**
+ * Seconds one whole call may take, all retries included.
+ */
+request_timeout_secs: number, 
+/**
+ * Retries of a retryable failure (rate limit, 5xx, timeout, cut stream).
+ */
+max_retries: number, 
+/**
+ * Stream answers (text shows as it arrives).
+ */
+stream: boolean, 
+/**
+ * Stream turns that offer tools. Off for Ollama, which loses streamed tool
+ * calls.
+ */
+stream_tool_turns: boolean, };
+
+/**
+ * The model a review would use now.
+ */
+export type ActiveModel = { profile: string, model: string, baseUrl: string, 
+/**
+ * True when no profile is configured and a local Ollama was found.
+ */
+detected: boolean, };
+
+/**
+ * A profile as the settings screen shows it: its settings and where its key
+ * comes from, never the key.
+ */
+export type ProfileView = { name: string, settings: ModelSettings, keySource: string | null, };
+
+/**
+ * Everything the model settings screen needs.
+ */
+export type ModelSetup = { 
+/**
+ * `None`: no model, so reviews use the offline engine.
+ */
+active: ActiveModel | null, profiles: Array<ProfileView>, defaultProfile: string | null, settingsPath: string, 
+/**
+ * What a new profile starts from.
+ */
+defaults: ModelSettings, };
+
+export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
+/**
+ * A new key to store; `None` or empty keeps the stored one.
+ */
+apiKey?: string | null, 
+/**
+ * Make this the profile reviews use.
+ */
+makeDefault: boolean, };
+
+/**
+ * What `quire models` shows of a profile.
+ */
+export type ModelListing = { profile: string, baseUrl: string, configuredModel: string, 
+/**
+ * Where the key came from, never the key.
+ */
+keySource: string | null, models: Array<string>, };
+
+/**
+ * What kind of thing went wrong, as far as the researcher can act on it.
+ */
+export type ErrorKind = "invalid_input" | "not_found" | "busy" | "model_setup" | "model_server" | "storage" | "cancelled" | "internal";
+
+export type CommandError = { kind: ErrorKind, 
+/**
+ * Stable snake_case code, e.g. `folder_not_found`, `workspace_locked`.
+ */
+code: string, 
+/**
+ * One sentence for a person.
+ */
+message: string, };
