@@ -1,16 +1,18 @@
 //! The offline engine: a review with no language model, by classical IR, and
 //! labelled as such everywhere it shows.
 //!
-//! Relevance is BM25 of the question (and criteria) against every paper, head
-//! (title + abstract) weighted above body, with one round of pseudo-relevance
-//! feedback: the best-matching papers lend their characteristic terms to the
-//! query, which bridges the question's words and the papers' vocabulary. Scores
-//! map to 0-10 by their ratio to the collection's mean, so a paper as relevant as
-//! the average one scores 5. Summaries are extractive (`summary`), evidence is
-//! the best-matching sentences with their pages. It knows nothing of files or
-//! workspaces: papers in, results out.
+//! A paper's score is its coverage of the question (`coverage`): the share of
+//! the question's terms it uses, in its title and abstract or, less strongly,
+//! in its body. It depends on the question and the paper alone, so a score
+//! means the same in every folder, and a folder with nothing on the question
+//! gets no "include". Evidence is the paper's sentences that best match the
+//! question under BM25 with one round of pseudo-relevance feedback (the
+//! best-matching papers lend their characteristic terms, which bridges the
+//! question's words and the papers' vocabulary). Summaries are extractive
+//! (`summary`). It knows nothing of files or workspaces: papers in, results out.
 
 mod bm25;
+mod coverage;
 mod summary;
 mod text;
 
@@ -18,6 +20,7 @@ use std::collections::HashMap;
 
 use crate::review_model::{CriterionOutcome, CriterionVerdict, Quote, Verdict};
 
+use coverage::{Coverage, TermMatch, coverage};
 pub use text::{Sentence, sentences, terms};
 
 /// Words of the head field: title plus the opening of the paper (its abstract).
@@ -62,23 +65,10 @@ pub fn review(question: &str, criteria: &[String], papers: &[Paper<'_>]) -> Vec<
         query_text.push(' ');
         query_text.push_str(c);
     }
-    let question_terms = terms(&query_text);
-    let query = expand_query(&index, &weighted(&question_terms));
-    let raw: Vec<(f64, Vec<(String, f64)>)> =
-        (0..papers.len()).map(|d| index.score(d, &query)).collect();
-    let scores = to_scale(&raw.iter().map(|r| r.0).collect::<Vec<_>>());
-
-    let criteria_scores: Vec<Vec<f64>> = criteria
-        .iter()
-        .map(|c| {
-            let q = weighted(&terms(c));
-            to_scale(
-                &(0..papers.len())
-                    .map(|d| index.score(d, &q).0)
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .collect();
+    let query = expand_query(&index, &weighted(&terms(&query_text)));
+    let question_terms = terms(question);
+    let question_words = coverage::words_by_key(question);
+    let criteria_terms: Vec<Vec<String>> = criteria.iter().map(|c| terms(c)).collect();
 
     papers
         .iter()
@@ -92,11 +82,15 @@ pub fn review(question: &str, criteria: &[String], papers: &[Paper<'_>]) -> Vec<
             let query_terms: HashMap<&str, f64> =
                 query.iter().map(|(t, w)| (t.as_str(), *w)).collect();
             let evidence = best_passages(&all_sentences, &query_terms, &idf, EVIDENCE_QUOTES);
-            let score = scores[d];
+            let covered = coverage(&question_terms, &heads[d], &bodies[d]);
+            let score = covered.score;
             let criteria = criteria
                 .iter()
-                .zip(&criteria_scores)
-                .map(|(c, s)| judge_criterion(c, s[d], &all_sentences, &idf))
+                .zip(&criteria_terms)
+                .map(|(c, t)| {
+                    let met = coverage(t, &heads[d], &bodies[d]).score;
+                    judge_criterion(c, met, &all_sentences, &idf)
+                })
                 .collect();
             Findings {
                 score,
@@ -109,7 +103,7 @@ pub fn review(question: &str, criteria: &[String], papers: &[Paper<'_>]) -> Vec<
                     })
                     .collect(),
                 key_points,
-                rationale: rationale(score, &raw[d].1, &question_terms, &evidence),
+                rationale: rationale(&covered, &question_words, &evidence),
                 evidence,
                 criteria,
             }
@@ -187,20 +181,6 @@ fn expand_query(index: &bm25::Index, query: &[(String, f64)]) -> Vec<(String, f6
     out
 }
 
-/// Raw scores → 0-10: `10 s / (s + mean)`.
-fn to_scale(raw: &[f64]) -> Vec<f64> {
-    let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
-    raw.iter()
-        .map(|&s| {
-            if s <= 0.0 || mean <= 0.0 {
-                0.0
-            } else {
-                (100.0 * s / (s + mean)).round() / 10.0
-            }
-        })
-        .collect()
-}
-
 fn centroid(tf: &HashMap<String, f64>, idf: &dyn Fn(&str) -> f64) -> HashMap<String, f64> {
     let mut weighted: Vec<(String, f64)> =
         tf.iter().map(|(t, c)| (t.clone(), c * idf(t))).collect();
@@ -248,43 +228,39 @@ fn best_passages(
         .collect()
 }
 
-fn rationale(
-    score: f64,
-    parts: &[(String, f64)],
-    question_terms: &[String],
-    evidence: &[Quote],
-) -> String {
-    if parts.is_empty() {
-        return "None of the question's terms (or related terms) occur in this paper.".to_owned();
-    }
-    let total: f64 = parts.iter().map(|p| p.1).sum();
-    let share = |(t, s): &(String, f64)| format!("\"{t}\" ({:.0}%)", 100.0 * s / total);
-    let (own, related): (Vec<_>, Vec<_>) =
-        parts.iter().partition(|(t, _)| question_terms.contains(t));
-    let standing = if score >= 6.5 {
-        "well above"
-    } else if score >= 4.0 {
-        "around"
-    } else {
-        "below"
+/// Why the paper scored what it did: which of the question's terms its title
+/// and abstract use, which only its body, and which it never uses.
+fn rationale(covered: &Coverage, words: &HashMap<String, String>, evidence: &[Quote]) -> String {
+    let listed = |pick: &dyn Fn(&TermMatch) -> bool| -> Vec<String> {
+        covered
+            .matches
+            .iter()
+            .filter(|m| pick(m))
+            .map(|m| {
+                let word = words.get(coverage::key(&m.term)).unwrap_or(&m.term);
+                format!("\"{word}\"")
+            })
+            .collect()
     };
+    let head = listed(&|m| m.in_head);
+    let body = listed(&|m| !m.in_head && m.strength > 0.0);
+    let absent = listed(&|m| m.strength == 0.0);
+    if head.is_empty() && body.is_empty() {
+        return "None of the question's terms occur in this paper.".to_owned();
+    }
     let mut out = format!(
-        "Lexical match with the question is {standing} the collection's average (BM25, title and abstract weighted double)."
+        "Uses {:.0}% of the question's terms (weighted: in the title or abstract fully, in the body by how often).",
+        100.0 * covered.share
     );
-    if own.is_empty() {
-        out.push_str(" None of the question's own terms occur");
-    } else {
-        let list: Vec<String> = own.iter().take(6).map(|p| share(p)).collect();
-        out.push_str(&format!(" Question terms found: {}", list.join(", ")));
+    if !head.is_empty() {
+        out.push_str(&format!(" Title and abstract: {}.", head.join(", ")));
     }
-    if !related.is_empty() {
-        let list: Vec<String> = related.iter().take(5).map(|p| share(p)).collect();
-        out.push_str(&format!(
-            "; related terms from the best-matching papers: {}",
-            list.join(", ")
-        ));
+    if !body.is_empty() {
+        out.push_str(&format!(" Body only: {}.", body.join(", ")));
     }
-    out.push('.');
+    if !absent.is_empty() {
+        out.push_str(&format!(" Not used: {}.", absent.join(", ")));
+    }
     let pages: Vec<String> = evidence.iter().map(|q| q.page.to_string()).collect();
     if !pages.is_empty() {
         out.push_str(&format!(
@@ -382,11 +358,6 @@ mod tests {
             found[1].rationale.contains("consensus") || found[1].rationale.contains("replicat")
         );
         assert!(!found[1].summary.is_empty());
-    }
-
-    #[test]
-    fn scale_maps_the_mean_to_five_and_zero_to_zero() {
-        assert_eq!(to_scale(&[0.0, 1.0, 2.0, 1.0]), vec![0.0, 5.0, 6.7, 5.0]);
     }
 
     #[test]

@@ -268,3 +268,71 @@ fn quire_review_refuses_a_missing_folder_and_an_unknown_engine() {
     let engine = run(&["review", ".", "--question", "q", "--engine", "magic"]);
     assert!(String::from_utf8_lossy(&engine.stderr).contains("error[unknown_engine]"));
 }
+
+/// `quire review --json` of `folder` with the offline engine: each file name
+/// with its score and verdict.
+fn offline_scores(folder: &Path, question: &str) -> Vec<(String, f64, String)> {
+    let data = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(quire_bin())
+        .arg("review")
+        .arg(folder)
+        .args(["--question", question, "--json"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    json["papers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "ok")
+        .map(|p| {
+            let file = Path::new(p["file"].as_str().unwrap()).file_name().unwrap();
+            (
+                file.to_string_lossy().into_owned(),
+                p["score"].as_f64().unwrap(),
+                p["verdict"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn offline_scores_mean_the_same_in_every_folder_and_an_off_topic_one_has_no_includes() {
+    let question = "Which machine learning methods train models from noisy or limited labels, \
+                    and how are they evaluated on benchmarks?";
+    let mut off_topic = dev_pdfs("programming-languages", 4);
+    off_topic.extend(dev_pdfs("databases", 3));
+    let off_topic_folder = super::support::folder_of(&off_topic);
+    let scored = offline_scores(off_topic_folder.path(), question);
+    assert_eq!(scored.len(), 7, "{scored:?}");
+    // Before, the best paper of any folder was "include" (its score was the
+    // ratio to the folder's mean).
+    assert!(
+        scored.iter().all(|(_, _, verdict)| verdict != "include"),
+        "{scored:?}"
+    );
+
+    // The same paper among papers on the question scores what it scored among
+    // papers off it; the papers on it score above every paper of the first folder.
+    let kept = off_topic[0].clone();
+    let mut mixed = dev_pdfs("machine-learning", 4);
+    mixed.push(kept.clone());
+    let mixed_scored = offline_scores(super::support::folder_of(&mixed).path(), question);
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    let score_in =
+        |list: &[(String, f64, String)]| list.iter().find(|(f, _, _)| *f == name).unwrap().1;
+    assert_eq!(score_in(&scored), score_in(&mixed_scored));
+    let best_off_topic = scored.iter().map(|s| s.1).fold(0.0, f64::max);
+    let best_on_topic = mixed_scored.iter().map(|s| s.1).fold(0.0, f64::max);
+    assert!(
+        best_on_topic > best_off_topic,
+        "{mixed_scored:?} {scored:?}"
+    );
+}

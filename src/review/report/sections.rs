@@ -41,9 +41,10 @@ pub(super) fn method_section(md: &mut String, data: &ReportData<'_>) {
         EngineKind::Offline => {
             push(
                 md,
-                "- Relevance: BM25 of the question and criteria against each paper (title and abstract weighted double), \
-                 with pseudo-relevance feedback; 0-10 is the score's ratio to the collection mean (5 = average). \
-                 Verdicts: include from 6.5, maybe from 4.0.",
+                "- Relevance: the share of the question's terms each paper uses (a term in the title or abstract counts \
+                 fully, one only in the body by how often it is used, generic research words less); 0-10 is 10 times \
+                 its square root, so a score means the same in any folder. Evidence: the sentences that best match \
+                 the question (BM25 with pseudo-relevance feedback). Verdicts: include from 6.5, maybe from 4.0.",
             );
             push(
                 md,
