@@ -17,6 +17,7 @@ pub mod report;
 pub mod run;
 pub mod source;
 pub mod status;
+pub mod validation;
 
 pub use error::ReviewError;
 pub use status::{Outcome, ReviewStatus};

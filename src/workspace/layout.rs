@@ -34,6 +34,8 @@ pub const SYNTHESIS_FILE: &str = "synthesis.md";
 pub const DIGESTS_DIR: &str = "digests";
 /// The review as Markdown.
 pub const REPORT_FILE: &str = "report.md";
+/// The validation sample and the screening cut-offs in force (Quire's, not the agents').
+pub const VALIDATION_FILE: &str = "validation.json";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -70,6 +72,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         AGENTS_DIR,
         PAPERS_DIR,
         DIGESTS_DIR,
+        VALIDATION_FILE,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -1,0 +1,227 @@
+//! Validation of the engine's screening against the researcher's own labels:
+//! a proposed sample to label blind, the metrics the labels give (recall with
+//! its interval, specificity, precision, kappa, WSS@95, the relevant papers
+//! the engine would exclude), cut-offs calibrated to a target recall and
+//! applied only when the researcher says so, and whether the sample supports
+//! letting the engine exclude papers on its own.
+//!
+//! `validation.json` (reserved to Quire) holds the sample and the cut-offs in
+//! force; the labels stay in `papers/<id>/label.json`. The engine's own
+//! verdict stays in `result.json`: applied cut-offs change what the report,
+//! the exports and the app show, never the record.
+
+pub mod calibrate;
+pub mod metrics;
+pub mod sample;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::labels::Label;
+use crate::review_model::{PaperResult, Verdict};
+use crate::workspace::records::now_rfc3339;
+use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
+pub use calibrate::{Cutoffs, StoppingRule};
+pub use metrics::{Confusion, Proportion};
+
+/// The sample size proposed when the researcher does not pick one.
+pub const DEFAULT_SAMPLE: usize = 30;
+/// The recall the cut-offs are calibrated to when the researcher does not say.
+pub const DEFAULT_TARGET: f64 = 0.95;
+
+/// One labelled, scored paper: the engine's score and the researcher's call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub id: String,
+    pub score: f64,
+    /// Labelled include or maybe.
+    pub relevant: bool,
+}
+
+/// Cut-offs the researcher applied, and what they were set from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppliedCutoffs {
+    #[serde(flatten)]
+    pub cutoffs: Cutoffs,
+    pub target: f64,
+    /// Labelled papers (and of them relevant) they were calibrated on.
+    pub labelled: usize,
+    pub relevant: usize,
+    pub at: String,
+}
+
+/// `validation.json`: the sample to label and the cut-offs in force.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationFile {
+    /// The proposed papers, in the order to label them.
+    #[serde(default)]
+    pub sample: Vec<String>,
+    #[serde(default)]
+    pub seed: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<AppliedCutoffs>,
+}
+
+fn file_path() -> Result<WsPath, WorkspaceError> {
+    WsPath::parse(layout::VALIDATION_FILE)
+}
+
+impl ValidationFile {
+    /// The workspace's validation, or an empty one before any.
+    pub fn load(ws: &Workspace) -> Result<Self, WorkspaceError> {
+        match ws.read_json(&file_path()?) {
+            Ok(file) => Ok(file),
+            Err(WorkspaceError::NotFound { .. }) => Ok(Self::default()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn save(&self, ws: &Workspace) -> Result<(), WorkspaceError> {
+        ws.write_json(&file_path()?, self)
+    }
+
+    /// The cut-offs verdicts are shown by: the applied ones, else the defaults.
+    pub fn cutoffs(&self) -> Cutoffs {
+        self.applied
+            .as_ref()
+            .map_or(Cutoffs::DEFAULT, |a| a.cutoffs)
+    }
+
+    pub fn target(&self) -> f64 {
+        self.target.unwrap_or(DEFAULT_TARGET)
+    }
+}
+
+/// Whether a label says the paper is relevant; `None` for a note alone.
+fn relevant(label: &Label) -> Option<bool> {
+    match (label.verdict, label.score) {
+        (Some(verdict), _) => Some(verdict != Verdict::Exclude),
+        (None, Some(score)) => Some(Cutoffs::DEFAULT.verdict(score) != Verdict::Exclude),
+        (None, None) => None,
+    }
+}
+
+/// Every paper with both an engine score and a researcher's call.
+pub fn judged(
+    results: &BTreeMap<PaperId, PaperResult>,
+    labels: &BTreeMap<PaperId, Label>,
+) -> Vec<Judged> {
+    results
+        .iter()
+        .filter_map(|(id, result)| {
+            let relevant = relevant(labels.get(id)?)?;
+            Some(Judged {
+                id: id.0.clone(),
+                score: result.score,
+                relevant,
+            })
+        })
+        .collect()
+}
+
+/// What the labels say of the engine, as the report, the CLI and the app show it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assessment {
+    /// Labelled papers with a score, and how many of them are relevant.
+    pub labelled: usize,
+    pub relevant: usize,
+    /// The sample's papers still to label.
+    pub to_label: Vec<String>,
+    pub sample_size: usize,
+    /// The cut-offs in force, and whether they were calibrated.
+    pub cutoffs: Cutoffs,
+    pub calibrated: bool,
+    pub confusion: Confusion,
+    pub recall: Option<Proportion>,
+    pub specificity: Option<Proportion>,
+    pub precision: Option<Proportion>,
+    pub kappa: Option<f64>,
+    pub wss_at_95: Option<f64>,
+    /// Relevant by the researcher, excluded by the engine, best score first.
+    pub lost: Vec<String>,
+    /// The cut-offs the labels support at the target recall.
+    pub proposed: Option<Cutoffs>,
+    pub stopping: StoppingRule,
+}
+
+/// Assess the engine on the labelled papers, at the cut-offs in force.
+pub fn assess(
+    results: &BTreeMap<PaperId, PaperResult>,
+    labels: &BTreeMap<PaperId, Label>,
+    file: &ValidationFile,
+) -> Assessment {
+    let judged = judged(results, labels);
+    let cutoffs = file.cutoffs();
+    let confusion = Confusion::of(&judged, cutoffs.maybe);
+    let mut lost: Vec<&Judged> = judged
+        .iter()
+        .filter(|j| j.relevant && j.score < cutoffs.maybe)
+        .collect();
+    lost.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    let labelled_ids: Vec<&str> = judged.iter().map(|j| j.id.as_str()).collect();
+    Assessment {
+        labelled: judged.len(),
+        relevant: confusion.relevant(),
+        to_label: file
+            .sample
+            .iter()
+            .filter(|id| !labelled_ids.contains(&id.as_str()))
+            .cloned()
+            .collect(),
+        sample_size: file.sample.len(),
+        cutoffs,
+        calibrated: file.applied.is_some(),
+        confusion,
+        recall: confusion.recall(),
+        specificity: confusion.specificity(),
+        precision: confusion.precision(),
+        kappa: confusion.kappa(),
+        wss_at_95: metrics::wss_at_95(&judged),
+        lost: lost.into_iter().map(|j| j.id.clone()).collect(),
+        proposed: calibrate::calibrate(&judged, file.target()),
+        stopping: calibrate::stopping_rule(&judged, cutoffs.maybe, file.target()),
+    }
+}
+
+/// Propose a new sample of `size` from the scored papers (a fresh seed), with
+/// `target` as the recall to calibrate to.
+pub fn new_sample(
+    results: &BTreeMap<PaperId, PaperResult>,
+    file: &mut ValidationFile,
+    size: usize,
+    target: f64,
+) {
+    let scored: Vec<(String, f64)> = results
+        .iter()
+        .map(|(id, r)| (id.0.clone(), r.score))
+        .collect();
+    file.seed = now_rfc3339();
+    file.target = Some(target);
+    file.sample = sample::propose(&scored, size, &file.cutoffs(), &file.seed);
+}
+
+/// Apply the cut-offs the labels support; the verdicts shown follow them.
+/// `None` when no labelled paper is relevant, so there is nothing to set them by.
+pub fn apply(
+    results: &BTreeMap<PaperId, PaperResult>,
+    labels: &BTreeMap<PaperId, Label>,
+    file: &mut ValidationFile,
+) -> Option<AppliedCutoffs> {
+    let judged = judged(results, labels);
+    let cutoffs = calibrate::calibrate(&judged, file.target())?;
+    let applied = AppliedCutoffs {
+        cutoffs,
+        target: file.target(),
+        labelled: judged.len(),
+        relevant: judged.iter().filter(|j| j.relevant).count(),
+        at: now_rfc3339(),
+    };
+    file.applied = Some(applied.clone());
+    Some(applied)
+}
