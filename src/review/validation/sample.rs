@@ -58,7 +58,7 @@ pub fn propose(papers: &[(String, f64)], size: usize, cut: &Cutoffs, seed: &str)
         b.sort_by_key(|p| draw_order(seed, &p.0));
     }
     let size = size.min(papers.len());
-    let mut quota = vec![0usize; BANDS];
+    let mut quota = [0usize; BANDS];
     // One from each non-empty band first, so no part of the range goes unseen.
     let mut left = size;
     for (b, members) in bands.iter().enumerate() {
