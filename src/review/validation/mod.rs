@@ -207,7 +207,7 @@ pub fn new_sample(
 }
 
 /// Apply the cut-offs the labels support; the verdicts shown follow them.
-/// `None` when no labelled paper is relevant, so there is nothing to set them by.
+/// `None` with fewer than [`calibrate::MIN_RELEVANT`] relevant labels to set them by.
 pub fn apply(
     results: &BTreeMap<PaperId, PaperResult>,
     labels: &BTreeMap<PaperId, Label>,

@@ -28,11 +28,16 @@ enum EvalCommand {
     /// Title, first-author and year accuracy of the metadata read from the
     /// PDFs against a hand-checked table, with every miss.
     Metadata(super::eval_metadata::MetadataEvalArgs),
+    /// The validation flow replayed with the corpus topics as labels: recall,
+    /// specificity, kappa, WSS@95 and lost papers at the default cut-offs and
+    /// at cut-offs calibrated on samples of 20, 30 and 50.
+    Screening,
 }
 
 pub(crate) async fn run(args: EvalArgs) -> ExitCode {
     let outcome = match args.command {
         Some(EvalCommand::Metadata(metadata)) => super::eval_metadata::run(metadata).await,
+        Some(EvalCommand::Screening) => super::eval_screening::run(&args.corpus).await,
         None => evaluate(&args.corpus).await,
     };
     match outcome {
@@ -44,68 +49,99 @@ pub(crate) async fn run(args: EvalArgs) -> ExitCode {
     }
 }
 
-async fn evaluate(corpus: &Path) -> Result<(), String> {
-    let questions = std::fs::read_to_string(corpus.join("questions.tsv"))
-        .map_err(|e| format!("questions.tsv: {e}"))?;
-    let found = find_pdfs(&corpus.join("dev")).map_err(|e| e.to_string())?;
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut options = IngestOptions::new(exe);
-    let paths = crate::default_paths()?;
-    options.cache_dir = Some(paths.data_dir.join("cache").join("text"));
-    let files: Vec<(PathBuf, String)> = found
-        .iter()
-        .map(|f| (f.path.clone(), sha256_file(&f.path).unwrap_or_default()))
-        .collect();
-    let extracted = extract_all(files, &options, |_, _| {}).await;
+/// The dev corpus extracted (from the text cache when it can be): each
+/// readable-or-not paper with its topic folder and the title read from it.
+pub(crate) struct DevCorpus {
+    pub found: Vec<PathBuf>,
+    pub extracted: Vec<quire::pdf::ingest::Extracted>,
+    pub titles: Vec<Option<String>>,
+    /// The topic folder of each paper (`dev/<topic>/`), as manifest.tsv lists it.
+    pub topics: Vec<String>,
+    /// The review questions of questions.tsv: (topic, question).
+    pub questions: Vec<(String, String)>,
+}
 
-    let mut titles = Vec::new();
-    let mut topics = Vec::new();
+impl DevCorpus {
+    pub(crate) async fn load(corpus: &Path) -> Result<Self, String> {
+        let questions = std::fs::read_to_string(corpus.join("questions.tsv"))
+            .map_err(|e| format!("questions.tsv: {e}"))?
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(t, q)| (t.to_owned(), q.to_owned()))
+            .collect();
+        let found = find_pdfs(&corpus.join("dev")).map_err(|e| e.to_string())?;
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let mut options = IngestOptions::new(exe);
+        let paths = crate::default_paths()?;
+        options.cache_dir = Some(paths.data_dir.join("cache").join("text"));
+        let files: Vec<(PathBuf, String)> = found
+            .iter()
+            .map(|f| (f.path.clone(), sha256_file(&f.path).unwrap_or_default()))
+            .collect();
+        let extracted = extract_all(files, &options, |_, _| {}).await;
+        let topics = found
+            .iter()
+            .map(|f| {
+                f.path
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let titles = extracted
+            .iter()
+            .map(|ex| read_metadata(&ex.info, &ex.pages, &ex.head).title)
+            .collect();
+        Ok(Self {
+            found: found.into_iter().map(|f| f.path).collect(),
+            extracted,
+            titles,
+            topics,
+            questions,
+        })
+    }
+
+    /// Every paper as the offline engine takes it.
+    pub(crate) fn papers(&self) -> Vec<Paper<'_>> {
+        self.extracted
+            .iter()
+            .zip(&self.titles)
+            .map(|(ex, t)| Paper {
+                title: t.as_deref(),
+                pages: &ex.pages,
+            })
+            .collect()
+    }
+}
+
+async fn evaluate(corpus: &Path) -> Result<(), String> {
+    let dev = DevCorpus::load(corpus).await?;
     let mut title_hits = 0;
     let mut readable = 0;
-    for (file, ex) in found.iter().zip(&extracted) {
-        let topic = file
-            .path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned());
-        topics.push(topic.unwrap_or_default());
-        let meta = read_metadata(&ex.info, &ex.pages, &ex.head);
+    for ((path, ex), title) in dev.found.iter().zip(&dev.extracted).zip(&dev.titles) {
         if ex.status.is_readable() {
             readable += 1;
-            let slug = file
-                .path
+            let slug = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            if meta
-                .title
-                .as_deref()
-                .is_some_and(|t| title_matches(t, &slug))
-            {
+            if title.as_deref().is_some_and(|t| title_matches(t, &slug)) {
                 title_hits += 1;
             }
         }
-        titles.push(meta.title);
     }
-    let papers: Vec<Paper<'_>> = extracted
-        .iter()
-        .zip(&titles)
-        .map(|(ex, t)| Paper {
-            title: t.as_deref(),
-            pages: &ex.pages,
-        })
-        .collect();
+    let papers = dev.papers();
+    let topics = &dev.topics;
 
     println!("| topic | question | papers (relevant) | ROC-AUC |");
     println!("|---|---|---|---|");
-    for line in questions.lines().skip(1) {
-        let Some((topic, question)) = line.split_once('\t') else {
-            continue;
-        };
+    for (topic, question) in &dev.questions {
         let findings = offline::review(question, &[], &papers);
         let labelled: Vec<(f64, bool)> = findings
             .iter()
-            .zip(&topics)
+            .zip(topics)
             .map(|(f, t)| (f.score, t == topic))
             .collect();
         let relevant = labelled.iter().filter(|l| l.1).count();

@@ -7,6 +7,7 @@
 //! cargo run --release -p quire-bench -- bench agent           # the agent runtime against the scripted server
 //! cargo run --release -p quire-bench -- eval [--corpus DIR]   # ROC-AUC of the offline ranking
 //! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
+//! cargo run --release -p quire-bench -- eval screening        # the validation flow, corpus topics as labels
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -15,6 +16,7 @@ mod bench;
 mod bench_agent;
 mod eval;
 mod eval_metadata;
+mod eval_screening;
 mod text_order;
 
 use std::process::ExitCode;

@@ -1,0 +1,151 @@
+//! `quire-bench eval screening`: the validation flow replayed on a labelled
+//! corpus. The topic of each paper in manifest.tsv stands in for the
+//! researcher's labels (a paper of the question's topic is relevant). For each
+//! question, the offline engine scores every readable paper; then, as the app
+//! would, a sample of 20, 30 or 50 is proposed and "labelled", the cut-offs are
+//! calibrated on it to 95% recall and applied to the whole collection. Each
+//! row is measured on the whole collection (so it shows what calibrating on a
+//! sample does to the papers nobody labelled), averaged over seeds, with the
+//! worst seed's recall beside the mean.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use quire::offline;
+use quire::review::validation::calibrate::{Cutoffs, calibrate, stopping_rule};
+use quire::review::validation::metrics::{Confusion, wss_at_95};
+use quire::review::validation::sample::propose;
+use quire::review::validation::{DEFAULT_TARGET, Judged};
+
+use super::eval::DevCorpus;
+
+const SAMPLE_SIZES: [usize; 3] = [20, 30, 50];
+const SEEDS: usize = 10;
+
+pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
+    let dev = DevCorpus::load(corpus).await?;
+    let manifest = manifest_topics(corpus)?;
+    let readable: Vec<usize> = (0..dev.found.len())
+        .filter(|&i| dev.extracted[i].status.is_readable())
+        .collect();
+    let papers = dev.papers();
+    println!(
+        "Offline engine, {} readable papers; labels: manifest.tsv topics; target recall {DEFAULT_TARGET}; \
+         figures on the whole collection, mean of {SEEDS} seeds (worst seed's recall in brackets).\n",
+        readable.len()
+    );
+    println!(
+        "| topic | relevant | cut-offs | recall | specificity | precision | kappa | WSS@95 | lost | sample supports exclusion |"
+    );
+    println!("|---|---:|---|---|---:|---:|---:|---:|---:|---|");
+    for (topic, question) in &dev.questions {
+        let findings = offline::review(question, &[], &papers);
+        let judged: Vec<Judged> = readable
+            .iter()
+            .map(|&i| {
+                let key = relative_key(corpus, &dev.found[i]);
+                Judged {
+                    id: key.clone(),
+                    score: findings[i].score,
+                    relevant: manifest.get(&key).is_some_and(|t| t == topic),
+                }
+            })
+            .collect();
+        let relevant = judged.iter().filter(|j| j.relevant).count();
+        let wss = wss_at_95(&judged).map_or("-".to_owned(), |w| format!("{w:.2}"));
+        let row = |label: &str, results: &[(Cutoffs, Option<String>)]| {
+            let confusions: Vec<Confusion> = results
+                .iter()
+                .map(|(cut, _)| Confusion::of(&judged, cut.maybe))
+                .collect();
+            let mean = |f: &dyn Fn(&Confusion) -> Option<f64>| -> String {
+                let values: Vec<f64> = confusions.iter().filter_map(f).collect();
+                if values.is_empty() {
+                    "-".to_owned()
+                } else {
+                    format!("{:.2}", values.iter().sum::<f64>() / values.len() as f64)
+                }
+            };
+            let worst_recall = confusions
+                .iter()
+                .filter_map(|c| c.recall().map(|r| r.value))
+                .fold(1.0, f64::min);
+            let lost: f64 = confusions.iter().map(|c| c.false_negative as f64).sum::<f64>()
+                / confusions.len() as f64;
+            let supports: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
+            let supports = if supports.is_empty() {
+                "-".to_owned()
+            } else {
+                supports[0].to_owned()
+            };
+            println!(
+                "| {topic} | {relevant} | {label} | {} ({worst_recall:.2}) | {} | {} | {} | {wss} | {lost:.1} | {supports} |",
+                mean(&|c| c.recall().map(|r| r.value)),
+                mean(&|c| c.specificity().map(|r| r.value)),
+                mean(&|c| c.precision().map(|r| r.value)),
+                mean(&|c| c.kappa()),
+            );
+        };
+        row("default 6.5 / 4.0", &[(Cutoffs::DEFAULT, None)]);
+        let scored: Vec<(String, f64)> = judged.iter().map(|j| (j.id.clone(), j.score)).collect();
+        for size in SAMPLE_SIZES {
+            let mut results = Vec::new();
+            let mut supported = 0;
+            let mut needed = Vec::new();
+            for seed in 0..SEEDS {
+                let sample = propose(&scored, size, &Cutoffs::DEFAULT, &format!("eval-{seed}"));
+                let labelled: Vec<Judged> = judged
+                    .iter()
+                    .filter(|j| sample.contains(&j.id))
+                    .cloned()
+                    .collect();
+                // A sample with no relevant paper cannot calibrate: the defaults stand.
+                let cut = calibrate(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
+                let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
+                if rule.supports_exclusion {
+                    supported += 1;
+                }
+                needed.push(rule.more_relevant_needed);
+                results.push((cut, None));
+            }
+            needed.sort_unstable();
+            let summary = format!(
+                "{supported} of {SEEDS} seeds; median {} more relevant labels needed",
+                needed[needed.len() / 2]
+            );
+            results[0].1 = Some(summary);
+            let mean_cut = results.iter().map(|r| r.0.maybe).sum::<f64>() / results.len() as f64;
+            row(&format!("calibrated on {size} (maybe from {mean_cut:.1})"), &results);
+        }
+    }
+    Ok(())
+}
+
+/// `dev/<topic>/<file>.pdf` -> topic, from manifest.tsv.
+fn manifest_topics(corpus: &Path) -> Result<BTreeMap<String, String>, String> {
+    let text = std::fs::read_to_string(corpus.join("manifest.tsv"))
+        .map_err(|e| format!("manifest.tsv: {e}"))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("manifest.tsv has no {name} column"))
+    };
+    let (file, topic) = (column("file")?, column("topic")?);
+    Ok(lines
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('\t').collect();
+            Some((cells.get(file)?.to_string(), cells.get(topic)?.to_string()))
+        })
+        .collect())
+}
+
+/// A paper's path as manifest.tsv writes it: relative to the corpus.
+fn relative_key(corpus: &Path, path: &Path) -> String {
+    path.strip_prefix(corpus)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
