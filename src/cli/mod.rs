@@ -8,6 +8,7 @@ mod meta;
 mod models;
 mod review;
 mod tool;
+mod validate;
 
 use quire::commands::ErrorKind;
 use std::path::PathBuf;
@@ -58,6 +59,9 @@ enum Command {
     Agent(agents::AgentCommand),
     /// Record your own verdict, score or note for a paper of a review.
     Label(agents::LabelArgs),
+    /// Check the engine's screening against your own labels: propose a
+    /// sample to label blind, then recall, kappa, WSS@95 and lost papers.
+    Validate(validate::ValidateArgs),
     /// Correct a paper's title, authors, year, DOI or arXiv id by hand.
     #[command(subcommand)]
     Meta(meta::MetaCommand),
@@ -123,6 +127,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Agent(cmd) => report(agents::run(cmd).await),
         Command::Label(args) => report(agents::label(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
+        Command::Validate(args) => report(validate::run(args).await),
     }
 }
 

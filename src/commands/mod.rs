@@ -14,6 +14,7 @@ pub mod metadata;
 pub mod models;
 pub mod review_view;
 pub mod reviews;
+pub mod validation;
 pub(crate) mod workspaces;
 
 pub use context::{AppContext, AppPaths};

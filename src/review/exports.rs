@@ -306,6 +306,7 @@ mod tests {
             labels: &BTreeMap::new(),
             failures: &BTreeMap::new(),
             undriven: &[],
+            validation: &crate::review::validation::ValidationFile::default(),
         })
     }
 

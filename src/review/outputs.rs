@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::report::{self, ReportData};
+use super::validation::{Assessment, ValidationFile, assess};
 use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
@@ -56,6 +57,7 @@ pub struct ReviewFiles {
     pub synthesis: Option<String>,
     /// The model the results came from, when an agent read them.
     pub model: Option<String>,
+    pub validation: ValidationFile,
 }
 
 impl ReviewFiles {
@@ -86,6 +88,7 @@ impl ReviewFiles {
                 .map(|run| run.undriven.clone())
                 .unwrap_or_default(),
             synthesis: synthesis_of(ws, engine),
+            validation: ValidationFile::load(ws)?,
             task,
             spec,
             papers,
@@ -97,19 +100,33 @@ impl ReviewFiles {
     /// Render one output, dated now.
     pub fn render(&self, format: ExportFormat) -> String {
         let date = now_rfc3339();
-        let data = ReportData {
+        render(&self.data(&date), format)
+    }
+
+    /// What the researcher's labels say of the engine, and the report's
+    /// section that says it.
+    pub fn validation(&self) -> (Assessment, String) {
+        let date = now_rfc3339();
+        let data = self.data(&date);
+        let assessment = assess(&self.results, &self.labels, &self.validation);
+        let markdown = report::validation::validation_markdown(&assessment, &data);
+        (assessment, markdown)
+    }
+
+    fn data<'a>(&'a self, date: &'a str) -> ReportData<'a> {
+        ReportData {
             task: &self.task,
             spec: &self.spec,
             papers: &self.papers,
             results: &self.results,
-            date: &date,
+            date,
             model: self.model.as_deref(),
             synthesis: self.synthesis.as_deref(),
             labels: &self.labels,
             failures: &self.failures,
             undriven: &self.undriven,
-        };
-        render(&data, format)
+            validation: &self.validation,
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub use super::engine::{AgentSetup, EngineSetup};
+use super::validation::ValidationFile;
 
 use super::engine::EngineRun;
 use super::engine::agent::AgentReport;
@@ -375,6 +376,7 @@ fn write_report(
         .as_ref()
         .map(|a| a.undriven.clone())
         .unwrap_or_default();
+    let validation = ValidationFile::load(ws)?;
     let mut task = ws.task()?;
     let date = started_at.to_owned();
     let data = report::ReportData {
@@ -388,6 +390,7 @@ fn write_report(
         labels: &labelled,
         failures: &failures,
         undriven: &undriven,
+        validation: &validation,
     };
     for format in ExportFormat::ALL {
         let body = outputs::render(&data, format);

@@ -19,5 +19,6 @@ mod review_outputs;
 mod scholar;
 mod support;
 mod tools;
+mod validation;
 mod workspace;
 mod write_failure;

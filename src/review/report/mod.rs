@@ -2,6 +2,7 @@
 //! a section per paper, and the files that could not be read.
 
 mod sections;
+pub mod validation;
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use serde::Serialize;
 
 use super::failures::PaperFailure;
 use super::labels::Label;
+use super::validation::ValidationFile;
 use super::{PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
 
@@ -29,6 +31,8 @@ pub struct ReportData<'a> {
     pub failures: &'a BTreeMap<PaperId, PaperFailure>,
     /// The steps the model could not drive as an agent (agent engine).
     pub undriven: &'a [String],
+    /// The validation sample and the cut-offs in force.
+    pub validation: &'a ValidationFile,
 }
 
 /// PRISMA-style flow counts.
@@ -169,11 +173,13 @@ fn status_label(status: PaperStatus) -> &'static str {
 /// The report as Markdown, section by section.
 pub fn render(data: &ReportData<'_>) -> String {
     use sections::*;
-    let sections: [fn(&mut String, &ReportData<'_>); 8] = [
+    use validation::validation_section;
+    let sections: [fn(&mut String, &ReportData<'_>); 9] = [
         title_section,
         method_section,
         synthesis_section,
         flow_section,
+        validation_section,
         ranking_section,
         not_scored_section,
         unreadable_section,
@@ -324,6 +330,7 @@ mod tests {
             labels: &BTreeMap::new(),
             failures: &failures,
             undriven: &[],
+            validation: &ValidationFile::default(),
         };
         let markdown = render(&data);
 

@@ -51,7 +51,11 @@ const Z_ONE_SIDED: f64 = 1.644_854;
 /// score and the `1 - target` quantile of a normal fitted to the relevant
 /// labels' scores, which reaches below the sample as a small sample requires.
 pub fn calibrate(judged: &[Judged], target: f64) -> Option<Cutoffs> {
-    let mut relevant: Vec<f64> = judged.iter().filter(|j| j.relevant).map(|j| j.score).collect();
+    let mut relevant: Vec<f64> = judged
+        .iter()
+        .filter(|j| j.relevant)
+        .map(|j| j.score)
+        .collect();
     if relevant.len() < MIN_RELEVANT {
         return None;
     }
@@ -141,7 +145,9 @@ mod tests {
     fn calibration_reaches_below_the_lowest_relevant_label_by_their_spread() {
         // Ten relevant papers scoring 9.0 down to 2.7: mean 5.85, sd 2.12, so
         // the 5% quantile is 2.36, below the lowest label.
-        let mut papers: Vec<Judged> = (0..10).map(|i| judged(9.0 - 0.7 * i as f64, true)).collect();
+        let mut papers: Vec<Judged> = (0..10)
+            .map(|i| judged(9.0 - 0.7 * i as f64, true))
+            .collect();
         papers.push(judged(1.0, false));
         let cut = calibrate(&papers, 0.95).unwrap();
         assert!((cut.maybe - 2.3).abs() < 1e-9, "{cut:?}");

@@ -70,7 +70,10 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                 .iter()
                 .filter_map(|c| c.recall().map(|r| r.value))
                 .fold(1.0, f64::min);
-            let lost: f64 = confusions.iter().map(|c| c.false_negative as f64).sum::<f64>()
+            let lost: f64 = confusions
+                .iter()
+                .map(|c| c.false_negative as f64)
+                .sum::<f64>()
                 / confusions.len() as f64;
             let supports: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
             let supports = if supports.is_empty() {
@@ -115,7 +118,10 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
             );
             results[0].1 = Some(summary);
             let mean_cut = results.iter().map(|r| r.0.maybe).sum::<f64>() / results.len() as f64;
-            row(&format!("calibrated on {size} (maybe from {mean_cut:.1})"), &results);
+            row(
+                &format!("calibrated on {size} (maybe from {mean_cut:.1})"),
+                &results,
+            );
         }
     }
     Ok(())

@@ -1,0 +1,58 @@
+//! `quire validate`: check the engine's screening against your own labels.
+//! Proposes a sample to label blind (`quire label`), then prints what the
+//! labels show: recall with its interval, kappa, WSS@95, lost papers, the
+//! cut-offs they support and whether they support automatic exclusion.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quire::commands::CommandError;
+use quire::commands::validation::{ValidateParams, validate};
+
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    /// The review's workspace.
+    workspace: PathBuf,
+    /// Propose a new validation sample of this many papers (default size 30
+    /// when given without a number), spread across the score range.
+    #[arg(long, num_args = 0..=1, default_missing_value = "30")]
+    sample: Option<usize>,
+    /// The recall the cut-offs are calibrated to (default 0.95).
+    #[arg(long)]
+    target: Option<f64>,
+    /// Print the assessment as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) async fn run(args: ValidateArgs) -> Result<(), CommandError> {
+    let view = validate(ValidateParams {
+        workspace: args.workspace.clone(),
+        sample: args.sample,
+        target: args.target,
+    })
+    .await?;
+    if args.json {
+        return super::print_json(&view);
+    }
+    if !view.to_label.is_empty() {
+        println!(
+            "To label ({} of the sample; the engine's score is not shown, so your call is your own):",
+            view.to_label.len()
+        );
+        for paper in &view.to_label {
+            println!("  {}  {}", paper.id, paper.title);
+        }
+        println!(
+            "Label each with: quire label {} ID --verdict include|maybe|exclude\n",
+            args.workspace.display()
+        );
+    } else if view.assessment.sample_size == 0 {
+        println!(
+            "No validation sample yet: `quire validate {} --sample` proposes one.\n",
+            args.workspace.display()
+        );
+    }
+    print!("{}", view.markdown);
+    Ok(())
+}

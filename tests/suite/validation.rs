@@ -1,0 +1,112 @@
+//! Screening validation from the command line, on a real offline review:
+//! a blind sample, the researcher's labels, and what they show of the engine.
+
+use std::path::Path;
+
+use super::support::{dev_pdfs, folder_of, quire_bin};
+
+fn quire(data: &Path, args: &[&str]) -> serde_json::Value {
+    let output = std::process::Command::new(quire_bin())
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+#[test]
+fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
+    let mut pdfs = dev_pdfs("distributed-systems", 4);
+    pdfs.extend(dev_pdfs("programming-languages", 3));
+    let folder = folder_of(&pdfs);
+    let data = tempfile::tempdir().unwrap();
+    let folder_arg = folder.path().to_str().unwrap();
+    let review = quire(
+        data.path(),
+        &[
+            "review",
+            folder_arg,
+            "--question",
+            "How do distributed systems reach consensus, replicate state and tolerate failures?",
+            "--json",
+        ],
+    );
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+
+    // A sample of 5, listed without scores.
+    let view = quire(data.path(), &["validate", &ws, "--sample", "5", "--json"]);
+    let to_label = view["toLabel"].as_array().unwrap();
+    assert_eq!(to_label.len(), 5);
+    assert!(to_label.iter().all(|p| p.get("score").is_none()));
+    assert_eq!(view["assessment"]["labelled"], 0);
+    assert_eq!(view["assessment"]["calibrated"], false);
+
+    // The researcher labels every sampled paper by its topic folder.
+    let papers = review["papers"].as_array().unwrap();
+    let mut expected_lost = Vec::new();
+    let (mut relevant, mut kept_relevant) = (0, 0);
+    for sampled in to_label {
+        let id = sampled["id"].as_str().unwrap();
+        // A paper's id is the start of its SHA-256.
+        let paper = papers
+            .iter()
+            .find(|p| p["sha256"].as_str().unwrap().starts_with(id))
+            .unwrap();
+        let on_topic = pdfs.iter().take(4).any(|pdf| {
+            paper["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(pdf.file_name().unwrap().to_str().unwrap())
+        });
+        let verdict = if on_topic { "include" } else { "exclude" };
+        quire(data.path(), &["label", &ws, id, "--verdict", verdict]);
+        if on_topic {
+            relevant += 1;
+            if paper["score"].as_f64().unwrap() >= 4.0 {
+                kept_relevant += 1;
+            } else {
+                expected_lost.push(id.to_owned());
+            }
+        }
+    }
+
+    let view = quire(data.path(), &["validate", &ws, "--json"]);
+    let a = &view["assessment"];
+    assert_eq!(view["toLabel"].as_array().unwrap().len(), 0);
+    assert_eq!(a["labelled"], 5);
+    assert_eq!(a["relevant"], relevant);
+    assert_eq!(a["confusion"]["truePositive"], kept_relevant);
+    let lost: Vec<String> = a["lost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(lost.len(), expected_lost.len());
+    assert!(expected_lost.iter().all(|id| lost.contains(id)));
+    if relevant > 0 {
+        let recall = a["recall"]["value"].as_f64().unwrap();
+        assert!((recall - kept_relevant as f64 / relevant as f64).abs() < 1e-9);
+        // Five labels never support automatic exclusion at 95% recall.
+        assert_eq!(a["stopping"]["supportsExclusion"], false);
+        assert!(a["stopping"]["moreRelevantNeeded"].as_u64().unwrap() > 0);
+    }
+    let markdown = view["markdown"].as_str().unwrap();
+    assert!(markdown.contains("## Screening validation"));
+    assert!(markdown.contains("Against the researcher's own labels of 5 scored papers"));
+
+    // A target outside (0.5, 1) is refused with its reason.
+    let refused = std::process::Command::new(quire_bin())
+        .args(["validate", &ws, "--target", "1.2"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("target recall"));
+}
