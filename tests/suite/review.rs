@@ -273,20 +273,11 @@ fn quire_review_refuses_a_missing_folder_and_an_unknown_engine() {
 /// with its score and verdict.
 fn offline_scores(folder: &Path, question: &str) -> Vec<(String, f64, String)> {
     let data = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(quire_bin())
-        .arg("review")
-        .arg(folder)
-        .args(["--question", question, "--json"])
-        .env("QUIRE_DATA_DIR", data.path())
-        .env("QUIRE_OFFLINE", "1")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let folder = folder.to_str().unwrap();
+    let json = super::support::quire_json(
+        data.path(),
+        &["review", folder, "--question", question, "--json"],
     );
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     json["papers"]
         .as_array()
         .unwrap()

@@ -183,3 +183,21 @@ pub async fn quire_review(
         .await
         .unwrap()
 }
+
+/// Run the built `quire` with its data in `data` and no lookups (hermetic),
+/// assert it succeeded, and read its standard output as JSON (`Null` when
+/// it printed none).
+pub fn quire_json(data: &Path, args: &[&str]) -> serde_json::Value {
+    let output = std::process::Command::new(quire_bin())
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "quire {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null)
+}

@@ -1,24 +1,7 @@
 //! Screening validation from the command line, on a real offline review:
 //! a blind sample, the researcher's labels, and what they show of the engine.
 
-use std::path::Path;
-
-use super::support::{dev_pdfs, folder_of, quire_bin};
-
-fn quire(data: &Path, args: &[&str]) -> serde_json::Value {
-    let output = std::process::Command::new(quire_bin())
-        .args(args)
-        .env("QUIRE_DATA_DIR", data)
-        .env("QUIRE_OFFLINE", "1")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null)
-}
+use super::support::{dev_pdfs, folder_of, quire_bin, quire_json as quire};
 
 #[test]
 fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {

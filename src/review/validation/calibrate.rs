@@ -133,13 +133,7 @@ pub const MORE_CAP: usize = 10_000;
 mod tests {
     use super::*;
 
-    fn judged(score: f64, relevant: bool) -> Judged {
-        Judged {
-            id: format!("{score}-{relevant}"),
-            score,
-            relevant,
-        }
-    }
+    use crate::review::validation::tests::judged;
 
     #[test]
     fn calibration_reaches_below_the_lowest_relevant_label_by_their_spread() {

@@ -146,13 +146,7 @@ pub fn wss_at_95(judged: &[Judged]) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn judged(score: f64, relevant: bool) -> Judged {
-        Judged {
-            id: format!("{score}-{relevant}"),
-            score,
-            relevant,
-        }
-    }
+    use crate::review::validation::tests::judged;
 
     #[test]
     fn the_confusion_matrix_counts_maybe_cut_decisions() {

@@ -225,3 +225,17 @@ pub fn apply(
     file.applied = Some(applied.clone());
     Some(applied)
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::Judged;
+
+    /// A labelled paper for the metric tests.
+    pub(crate) fn judged(score: f64, relevant: bool) -> Judged {
+        Judged {
+            id: format!("{score}-{relevant}"),
+            score,
+            relevant,
+        }
+    }
+}
