@@ -1,7 +1,8 @@
 //! `quire validate`: check the engine's screening against your own labels.
 //! Proposes a sample to label blind (`quire label`), then prints what the
 //! labels show: recall with its interval, kappa, WSS@95, lost papers, the
-//! cut-offs they support and whether they support automatic exclusion.
+//! cut-offs they support and whether they support automatic exclusion;
+//! `--apply` puts those cut-offs in force, `--reset` takes them back.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,14 @@ pub(crate) struct ValidateArgs {
     /// The recall the cut-offs are calibrated to (default 0.95).
     #[arg(long)]
     target: Option<f64>,
+    /// Apply the cut-offs your labels support (at the target recall); the
+    /// report, exports and app then show verdicts by them. result.json keeps
+    /// the engine's own verdict.
+    #[arg(long, conflicts_with = "reset")]
+    apply: bool,
+    /// Go back to the default cut-offs (include from 6.5, maybe from 4.0).
+    #[arg(long)]
+    reset: bool,
     /// Print the assessment as JSON.
     #[arg(long)]
     json: bool,
@@ -30,6 +39,8 @@ pub(crate) async fn run(args: ValidateArgs) -> Result<(), CommandError> {
         workspace: args.workspace.clone(),
         sample: args.sample,
         target: args.target,
+        apply: args.apply,
+        reset: args.reset,
     })
     .await?;
     if args.json {

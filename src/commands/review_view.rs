@@ -19,6 +19,7 @@ use crate::review::failures::{self, PaperFailure};
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
 use crate::review::run::extract_papers;
+use crate::review::validation::ValidationFile;
 use crate::review::{EngineKind, PaperResult, Verdict};
 use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
@@ -124,7 +125,11 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
     blocking(move || {
         let ws = Workspace::open_read_only(&workspace)?;
         let record = find_paper(&ws, &paper)?;
-        let result = result_of(&ws, &record.id)?;
+        let validation = ValidationFile::load(&ws)?;
+        let result = result_of(&ws, &record.id)?.map(|mut r| {
+            r.verdict = validation.shown_verdict(r.score, r.verdict);
+            r
+        });
         let label = labels::load(&ws, &record.id)?;
         let failure = match &result {
             None if record.status.is_readable() => failures::load(&ws, &record.id)?,
@@ -322,9 +327,13 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
 /// read on every core: a review of a thousand papers opens in half the time
 /// on two.
 fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, CommandError> {
+    let validation = ValidationFile::load(ws)?;
     crate::blocking::on_every_core(records, |record| {
         let record = corrections::corrected_paper(ws, record.clone())?;
-        let head = result_head_of(ws, &record.id)?;
+        let head = result_head_of(ws, &record.id)?.map(|h| ResultHead {
+            verdict: validation.shown_verdict(h.score, h.verdict),
+            ..h
+        });
         let label = labels::load(ws, &record.id)?;
         // Only a readable paper with no result can have failed: the rest
         // cost no extra file read.

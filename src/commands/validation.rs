@@ -12,6 +12,7 @@ use crate::review::outputs::ReviewFiles;
 use crate::review::report::title_of;
 use crate::review::validation::{self, Assessment, ValidationFile};
 use crate::workspace::Workspace;
+use crate::workspace::records::now_rfc3339;
 
 #[derive(Clone, Debug, Default)]
 pub struct ValidateParams {
@@ -20,6 +21,10 @@ pub struct ValidateParams {
     pub sample: Option<usize>,
     /// The recall the cut-offs are calibrated to (default 0.95).
     pub target: Option<f64>,
+    /// Apply the cut-offs the labels support: the verdicts shown follow them.
+    pub apply: bool,
+    /// Go back to the default cut-offs.
+    pub reset: bool,
 }
 
 /// A paper of the sample still to label: its id and title, never its score
@@ -50,6 +55,12 @@ pub async fn validate(params: ValidateParams) -> Result<ValidationView, CommandE
             format!("a target recall is above 0.5 and below 1, not {target}"),
         ));
     }
+    if params.apply && params.reset {
+        return Err(CommandError::invalid(
+            "apply_and_reset",
+            "apply the calibrated cut-offs or reset to the defaults, not both",
+        ));
+    }
     if params.sample == Some(0) {
         return Err(CommandError::invalid(
             "bad_sample",
@@ -78,10 +89,29 @@ pub async fn validate(params: ValidateParams) -> Result<ValidationView, CommandE
             let target = file.target();
             validation::new_sample(&files.results, &mut file, size, target);
         }
-        if params.sample.is_some() || params.target.is_some() {
+        if params.reset {
+            file.applied = None;
+        }
+        if params.apply {
+            let files = ReviewFiles::read(&ws, engine)?;
+            if validation::apply(&files.results, &files.labels, &mut file).is_none() {
+                return Err(CommandError::invalid(
+                    "too_few_labels",
+                    format!(
+                        "the cut-offs are set from at least {} papers you labelled include or maybe; label more first",
+                        validation::calibrate::MIN_RELEVANT
+                    ),
+                ));
+            }
+        }
+        if params.sample.is_some() || params.target.is_some() || params.apply || params.reset {
             file.save(&ws)?;
         }
         let files = ReviewFiles::read(&ws, engine)?;
+        if params.apply || params.reset {
+            // The report and exports on disk show verdicts by the new cut-offs now.
+            files.write_all(&ws, &now_rfc3339())?;
+        }
         let (assessment, markdown) = files.validation();
         let to_label = assessment
             .to_label

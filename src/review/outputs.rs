@@ -79,22 +79,55 @@ impl ReviewFiles {
             engine,
         };
         let model = results.values().find_map(|r| r.provenance.model.clone());
+        let undriven = ws
+            .runs()?
+            .last()
+            .map(|run| run.undriven.clone())
+            .unwrap_or_default();
+        Self::assemble(ws, spec, results, model, undriven)
+    }
+
+    /// The outputs of a run that just ended: its results, model and undriven
+    /// steps as the engine returned them, the rest read from the workspace.
+    pub fn assemble(
+        ws: &Workspace,
+        spec: ReviewSpec,
+        mut results: BTreeMap<PaperId, PaperResult>,
+        model: Option<String>,
+        undriven: Vec<String>,
+    ) -> Result<Self, ReviewError> {
+        let papers = super::corrections::corrected(ws)?;
+        let validation = ValidationFile::load(ws)?;
+        // Cut-offs the researcher applied decide the verdicts shown; the
+        // engine's own verdict stays in result.json.
+        validation.show_verdicts(&mut results);
         Ok(Self {
+            task: ws.task()?,
             labels: labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
-            undriven: ws
-                .runs()?
-                .last()
-                .map(|run| run.undriven.clone())
-                .unwrap_or_default(),
-            synthesis: synthesis_of(ws, engine),
-            validation: ValidationFile::load(ws)?,
-            task,
+            synthesis: synthesis_of(ws, spec.engine),
+            validation,
+            undriven,
             spec,
             papers,
             results,
             model,
         })
+    }
+
+    /// Write every output format into the workspace, dated `date`.
+    pub fn write_all(&self, ws: &Workspace, date: &str) -> Result<(), ReviewError> {
+        let data = self.data(date);
+        for format in ExportFormat::ALL {
+            let body = render(&data, format);
+            ws.write(&WsPath::parse(format.file_name())?, body.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The flow counts, as the report states them.
+    pub fn counts(&self) -> report::Counts {
+        self.data("").counts()
     }
 
     /// Render one output, dated now.

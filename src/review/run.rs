@@ -11,17 +11,14 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub use super::engine::{AgentSetup, EngineSetup};
-use super::validation::ValidationFile;
+use super::outputs::ReviewFiles;
 
 use super::engine::EngineRun;
 use super::engine::agent::AgentReport;
 use super::enrich::{EnrichOutcome, enrich_papers};
 use super::failures::PaperFailure;
-use super::outputs::{self, ExportFormat};
 use super::source::{canonical_source, register_papers};
-use super::{
-    PaperResult, ReviewError, ReviewSpec, ReviewStatus, Verdict, corrections, paper_text, report,
-};
+use super::{PaperResult, ReviewError, ReviewSpec, ReviewStatus, Verdict, paper_text, report};
 use crate::agent::{EventSink, PaperPhase, RunEvent};
 use crate::blocking::blocking;
 use crate::pdf::find_pdfs;
@@ -31,7 +28,7 @@ use crate::scholar::Lookup;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
     PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
-    TaskStatus, Workspace, WorkspaceId, WsPath, layout,
+    TaskStatus, Workspace, WorkspaceId, layout,
 };
 
 /// What to review and how.
@@ -367,40 +364,17 @@ fn write_report(
         model,
         outcome,
     } = ran;
-    let (results, model) = (&results, model.as_deref());
-    let papers = corrections::corrected(ws)?;
-    let labelled = outputs::labels_of(ws, &papers)?;
-    let failures = super::failures::of_unscored(ws, &papers, results)?;
-    let synthesis = outputs::synthesis_of(ws, spec.engine);
     let undriven = agent
         .as_ref()
         .map(|a| a.undriven.clone())
         .unwrap_or_default();
-    let validation = ValidationFile::load(ws)?;
-    let mut task = ws.task()?;
-    let date = started_at.to_owned();
-    let data = report::ReportData {
-        task: &task,
-        spec,
-        papers: &papers,
-        results,
-        date: &date,
-        model,
-        synthesis: synthesis.as_deref(),
-        labels: &labelled,
-        failures: &failures,
-        undriven: &undriven,
-        validation: &validation,
-    };
-    for format in ExportFormat::ALL {
-        let body = outputs::render(&data, format);
-        ws.write(&WsPath::parse(format.file_name())?, body.as_bytes())?;
-    }
-
-    let counts = data.counts();
+    let files = ReviewFiles::assemble(ws, spec.clone(), results, model, undriven)?;
+    files.write_all(ws, started_at)?;
+    let counts = files.counts();
     let status = ReviewStatus::of(&outcome, counts.screened, counts.not_scored);
     let (run_status, task_status) = status.recorded();
-    save_run(ws, run_id, spec, run_status, started_at, &undriven)?;
+    save_run(ws, run_id, spec, run_status, started_at, &files.undriven)?;
+    let mut task = files.task.clone();
     task.status = task_status;
     task.updated_at = now_rfc3339();
     ws.save_task(&task)?;
@@ -408,12 +382,12 @@ fn write_report(
     Ok(ReviewSummary {
         workspace: ws.root().to_path_buf(),
         report: ws.root().join(layout::REPORT_FILE),
-        engine: match model {
+        engine: match &files.model {
             Some(m) => format!("{} · {m}", spec.engine.label()),
             None => spec.engine.label().to_owned(),
         },
         counts,
-        papers: paper_lines(&papers, results, &failures),
+        papers: paper_lines(&files.papers, &files.results, &files.failures),
         agent,
         status,
         lookups: None,

@@ -1,6 +1,8 @@
 //! Screening validation from the command line, on a real offline review:
 //! a blind sample, the researcher's labels, and what they show of the engine.
 
+use std::path::Path;
+
 use super::support::{dev_pdfs, folder_of, quire_bin, quire_json as quire};
 
 #[test]
@@ -29,6 +31,15 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
     assert!(to_label.iter().all(|p| p.get("score").is_none()));
     assert_eq!(view["assessment"]["labelled"], 0);
     assert_eq!(view["assessment"]["calibrated"], false);
+
+    // No labels, nothing to calibrate on: refused, and nothing changes.
+    let refused = std::process::Command::new(quire_bin())
+        .args(["validate", &ws, "--apply"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("label more first"));
 
     // The researcher labels every sampled paper by its topic folder.
     let papers = review["papers"].as_array().unwrap();
@@ -83,6 +94,62 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
     let markdown = view["markdown"].as_str().unwrap();
     assert!(markdown.contains("## Screening validation"));
     assert!(markdown.contains("Against the researcher's own labels of 5 scored papers"));
+
+    // Label the two papers outside the sample as well (4 relevant in all),
+    // then put the cut-offs the labels support in force.
+    for paper in papers {
+        let id = &paper["sha256"].as_str().unwrap()[..16];
+        if to_label.iter().any(|p| p["id"] == id) {
+            continue;
+        }
+        let on_topic = pdfs.iter().take(4).any(|pdf| {
+            paper["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(pdf.file_name().unwrap().to_str().unwrap())
+        });
+        let verdict = if on_topic { "include" } else { "exclude" };
+        quire(data.path(), &["label", &ws, id, "--verdict", verdict]);
+    }
+    let proposed =
+        quire(data.path(), &["validate", &ws, "--json"])["assessment"]["proposed"].clone();
+    let applied = quire(data.path(), &["validate", &ws, "--apply", "--json"]);
+    assert_eq!(applied["assessment"]["calibrated"], true);
+    assert_eq!(applied["assessment"]["cutoffs"], proposed);
+    let (include, maybe) = (
+        proposed["include"].as_f64().unwrap(),
+        proposed["maybe"].as_f64().unwrap(),
+    );
+    // The exports on disk show each paper's verdict by the applied cut-offs.
+    // Read as a spreadsheet would (RFC 4180: titles hold commas).
+    let mut csv = csv::Reader::from_path(Path::new(&ws).join("report.csv")).unwrap();
+    let header = csv.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (score_at, verdict_at) = (column("score"), column("verdict"));
+    let mut rows = 0;
+    for record in csv.records() {
+        let record = record.unwrap();
+        let score: f64 = record[score_at].parse().unwrap();
+        let expected = if score >= include {
+            "include"
+        } else if score >= maybe {
+            "maybe"
+        } else {
+            "exclude"
+        };
+        assert_eq!(&record[verdict_at], expected, "{record:?}");
+        rows += 1;
+    }
+    assert_eq!(rows, 7);
+    let report = std::fs::read_to_string(Path::new(&ws).join("report.md")).unwrap();
+    assert!(
+        report.contains("calibrated on 7 labelled papers (4 relevant)"),
+        "{report}"
+    );
+    // Reset: the defaults again.
+    let reset = quire(data.path(), &["validate", &ws, "--reset", "--json"]);
+    assert_eq!(reset["assessment"]["calibrated"], false);
+    assert_eq!(reset["assessment"]["cutoffs"]["maybe"], 4.0);
 
     // A target outside (0.5, 1) is refused with its reason.
     let refused = std::process::Command::new(quire_bin())

@@ -95,6 +95,22 @@ impl ValidationFile {
     pub fn target(&self) -> f64 {
         self.target.unwrap_or(DEFAULT_TARGET)
     }
+
+    /// The verdict shown for a result: by the applied cut-offs when there
+    /// are any, else the engine's own.
+    pub fn shown_verdict(&self, score: f64, engine_verdict: Verdict) -> Verdict {
+        match &self.applied {
+            Some(applied) => applied.cutoffs.verdict(score),
+            None => engine_verdict,
+        }
+    }
+
+    /// Set every result's verdict to the one shown.
+    pub fn show_verdicts(&self, results: &mut BTreeMap<PaperId, PaperResult>) {
+        for result in results.values_mut() {
+            result.verdict = self.shown_verdict(result.score, result.verdict);
+        }
+    }
 }
 
 /// Whether a label says the paper is relevant; `None` for a note alone.
