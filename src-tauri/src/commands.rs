@@ -10,6 +10,7 @@ use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, ReviewView,
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
+use quire::commands::validation::{ValidateParams, ValidationView};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
@@ -156,6 +157,13 @@ pub async fn review_export(
     dest: PathBuf,
 ) -> Result<ExportWritten, CommandError> {
     view::review_export(workspace, format, dest).await
+}
+
+/// Propose a validation sample, apply or reset cut-offs, and assess the
+/// engine on the researcher's labels.
+#[tauri::command]
+pub async fn review_validation(params: ValidateParams) -> Result<ValidationView, CommandError> {
+    quire::commands::validation::validate(params).await
 }
 
 /// When this process started its window, for the start-up figure.

@@ -33,6 +33,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::paper_meta,
             commands::review_render,
             commands::review_export,
+            commands::review_validation,
             commands::ui_ready
         ])
 }

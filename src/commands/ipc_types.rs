@@ -17,6 +17,7 @@ use super::review_view::{
     ReviewView,
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
+use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
@@ -25,6 +26,7 @@ use crate::review::estimate::{Estimate, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
+use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
 use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     Verdict,
@@ -88,6 +90,15 @@ fn generated() -> String {
         declaration::<PaperMetaParams>(),
         declaration::<ExportFormat>(),
         declaration::<ExportWritten>(),
+        // Screening validation.
+        declaration::<Cutoffs>(),
+        declaration::<Confusion>(),
+        declaration::<Proportion>(),
+        declaration::<StoppingRule>(),
+        declaration::<Assessment>(),
+        declaration::<ToLabel>(),
+        declaration::<ValidationView>(),
+        declaration::<ValidateParams>(),
         // The model settings.
         declaration::<Protocol>(),
         declaration::<ModelSettings>(),

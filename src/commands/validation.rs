@@ -14,7 +14,10 @@ use crate::review::validation::{self, Assessment, ValidationFile};
 use crate::workspace::Workspace;
 use crate::workspace::records::now_rfc3339;
 
-#[derive(Clone, Debug, Default)]
+/// What the CLI and the app ask: a missing field reads as "leave it".
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct ValidateParams {
     pub workspace: PathBuf,
     /// Propose a new sample of this many papers (replacing the last one).
@@ -31,6 +34,7 @@ pub struct ValidateParams {
 /// (labelling is blind).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToLabel {
     pub id: String,
     pub title: String,
@@ -38,6 +42,7 @@ pub struct ToLabel {
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ValidationView {
     pub assessment: Assessment,
     pub to_label: Vec<ToLabel>,

@@ -9,6 +9,7 @@ use super::metrics::{Confusion, Proportion};
 /// The score cut-offs that turn a 0-10 score into a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Cutoffs {
     /// From this score a paper is "include".
     pub include: f64,
@@ -88,6 +89,7 @@ fn z_for(target: f64) -> f64 {
 /// What the sample supports, as the report states it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct StoppingRule {
     pub target: f64,
     /// Recall at the cut-offs in force, with its interval.

@@ -17,6 +17,7 @@ const Z95: f64 = 1.959_964;
 /// Counts of the labelled papers by the researcher's and the engine's decision.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Confusion {
     /// Relevant and kept.
     pub true_positive: usize,
@@ -82,6 +83,7 @@ impl Confusion {
 /// approximation claims certainty it does not have at 18 of 18).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Proportion {
     pub hits: usize,
     pub of: usize,

@@ -143,6 +143,7 @@ pub fn judged(
 /// What the labels say of the engine, as the report, the CLI and the app show it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Assessment {
     /// Labelled papers with a score, and how many of them are relevant.
     pub labelled: usize,

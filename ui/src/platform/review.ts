@@ -4,7 +4,10 @@
 
 export type {
   CriterionOutcome,
+  Assessment,
+  Confusion,
   CriterionVerdict,
+  Cutoffs,
   EngineKind,
   Estimate,
   ExportFormat,
@@ -20,12 +23,17 @@ export type {
   PaperPhase,
   PaperResult,
   PaperRow,
+  Proportion,
   Provenance,
   Quote,
   ReviewState,
   ReviewView,
   RunEvent,
   Spend,
+  StoppingRule,
+  ToLabel,
+  ValidateParams,
+  ValidationView,
   Verdict,
 } from "./generated/ipc";
 

@@ -13,6 +13,7 @@ import type {
   PaperDetail,
   ReviewView,
   RunEvent,
+  ValidationView,
 } from "./review";
 import {
   type ModelListing,
@@ -108,6 +109,8 @@ export const tauriPlatform: Platform = {
   uiReady: () => call<undefined>("ui_ready"),
 
   renderReview: (workspace, format) => call<string>("review_render", { workspace, format }),
+
+  validation: (params) => call<ValidationView>("review_validation", { params }),
 
   async exportReview(workspace, format, suggestedName) {
     const filter = EXPORT_FILTERS[format];

@@ -9,6 +9,8 @@ import type {
   ModelProfileSaveParams,
   ModelSetup,
   ProfileView,
+  ValidateParams,
+  ValidationView,
   WorkspaceListResponse,
   WorkspaceRow,
 } from "./generated/ipc";
@@ -79,6 +81,11 @@ export interface Platform {
   renderReview(workspace: string, format: ExportFormat): Promise<string>;
   /** The first screen is painted (the host logs its start-up time). */
   uiReady(): Promise<void>;
+  /**
+   * Screening validation: propose a sample (`sample`), set the target recall,
+   * apply or reset the calibrated cut-offs; returns what the labels show now.
+   */
+  validation(params: ValidateParams): Promise<ValidationView>;
   /** Ask where to save and write the export; null when the user cancels. */
   exportReview(workspace: string, format: ExportFormat, suggestedName: string): Promise<ExportWritten | null>;
 }

@@ -25,6 +25,10 @@ import {
   type Platform,
   QuireError,
   type WorkspaceSummary,
+  type Cutoffs,
+  type Proportion,
+  type ValidateParams,
+  type ValidationView,
 } from "../platform";
 
 /** The core's defaults for a new profile (ModelSettings::default). */
@@ -347,6 +351,79 @@ export class FakePlatform implements Platform {
       };
     });
     return this.paperDetail(root, paper);
+  }
+
+  /** Each review's validation sample and applied cut-offs. */
+  samples = new Map<string, string[]>();
+  applied = new Map<string, Cutoffs>();
+  validationCalls: ValidateParams[] = [];
+
+  /**
+   * Like the core: a sample of the scored papers (here the first by id), the
+   * labels counted against the cut-offs in force (maybe counts as include),
+   * cut-offs proposed from three relevant labels (here the lowest relevant
+   * score), applied only when asked, and the rows' verdicts following them.
+   */
+  validation(params: ValidateParams): Promise<ValidationView> {
+    this.validationCalls.push(params);
+    const view = this.review(params.workspace);
+    const root = params.workspace;
+    const scored = view.papers.filter((p) => p.score !== null).sort((a, b) => a.id.localeCompare(b.id));
+    if (params.sample != null) this.samples.set(root, scored.slice(0, params.sample).map((p) => p.id));
+    const judged = scored.filter((p) => p.label?.verdict != null);
+    const relevant = judged.filter((p) => p.label?.verdict !== "exclude");
+    const proposed: Cutoffs | null =
+      relevant.length >= 3 ? { include: 6.5, maybe: Math.min(...relevant.map((p) => p.score ?? 0)) } : null;
+    if (params.reset) this.applied.delete(root);
+    if (params.apply) {
+      if (proposed === null) {
+        return Promise.reject(new QuireError("invalid_input", "too_few_labels", "the cut-offs are set from at least 3 papers you labelled include or maybe; label more first"));
+      }
+      this.applied.set(root, proposed);
+    }
+    const cut = this.applied.get(root) ?? { include: 6.5, maybe: 4 };
+    if (params.apply || params.reset) {
+      view.papers = view.papers.map((p) =>
+        p.score === null ? p : { ...p, verdict: p.score >= cut.include ? "include" : p.score >= cut.maybe ? "maybe" : "exclude" },
+      );
+    }
+    const kept = (p: PaperRow) => (p.score ?? 0) >= cut.maybe;
+    const confusion = {
+      truePositive: relevant.filter(kept).length,
+      falseNegative: relevant.filter((p) => !kept(p)).length,
+      falsePositive: judged.filter((p) => p.label?.verdict === "exclude" && kept(p)).length,
+      trueNegative: judged.filter((p) => p.label?.verdict === "exclude" && !kept(p)).length,
+    };
+    const sample = this.samples.get(root) ?? [];
+    const toLabel = sample.filter((id) => !judged.some((p) => p.id === id));
+    const recall: Proportion | null =
+      relevant.length === 0
+        ? null
+        : { hits: confusion.truePositive, of: relevant.length, value: confusion.truePositive / relevant.length, low: 0, high: 1 };
+    return Promise.resolve({
+      assessment: {
+        labelled: judged.length,
+        relevant: relevant.length,
+        toLabel,
+        sampleSize: sample.length,
+        cutoffs: cut,
+        calibrated: this.applied.has(root),
+        confusion,
+        recall,
+        specificity: null,
+        precision: null,
+        kappa: null,
+        wssAt95: null,
+        lost: relevant.filter((p) => !kept(p)).map((p) => p.id),
+        proposed,
+        stopping: { target: params.target ?? 0.95, recall, supportsExclusion: false, moreRelevantNeeded: 70 },
+      },
+      toLabel: toLabel.map((id) => ({ id, title: view.papers.find((p) => p.id === id)?.title ?? id })),
+      markdown:
+        judged.length === 0
+          ? "## Screening validation\n\nCut-offs: the defaults, **uncalibrated**."
+          : `## Screening validation\n\nAgainst the researcher's own labels of ${judged.length} scored papers, ${relevant.length} of them relevant.`,
+    });
   }
 
   readyCalls = 0;

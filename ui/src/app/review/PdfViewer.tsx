@@ -15,6 +15,7 @@ export interface PdfTarget {
   paper: string;
   title: string;
   page: number;
+  /** The passage to mark on `page`; empty to open the page unmarked. */
   quote: string;
 }
 
@@ -96,7 +97,8 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
         const text = new lib.TextLayer({ textContentSource: pdfPage.streamTextContent(), container: tl, viewport });
         await text.render();
         if (cancelled()) return;
-        if (number === target.page) {
+        // An empty quote opens the paper at a page without marking anything.
+        if (number === target.page && target.quote !== "") {
           const marked = itemsCovering(text.textContentItemsStr, target.quote);
           for (const i of marked) text.textDivs[i]?.classList.add("pdf__mark");
           setFound(marked.length > 0);

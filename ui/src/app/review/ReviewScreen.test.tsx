@@ -351,3 +351,76 @@ describe("the results", () => {
     expect($("[data-testid=results-message]")?.textContent).toBe("Saved /home/user/review.md");
   });
 });
+
+describe("screening validation", () => {
+  beforeEach(() => {
+    // Blind labelling is the default; a test that turns the reveal on must not leak it.
+    localStorage.removeItem("quire.validation.reveal");
+  });
+
+  const pressIn = async (selector: string, key: string) => {
+    await act(() => {
+      $(selector)?.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+    });
+    await settle();
+  };
+
+  it("proposes a sample, hides the engine's verdict while labelling, and applies the cut-offs only on request", async () => {
+    await runToResults();
+    await click("[data-testid=to-validation]");
+    expect($("[data-testid=validation-figures]")?.textContent).toContain("uncalibrated");
+    expect($("[data-testid=apply-cutoffs]")).toBeNull();
+
+    await type("[data-testid=sample-size]", "3");
+    await click("[data-testid=propose-sample]");
+    expect(platform.validationCalls.at(-1)).toMatchObject({ workspace: ROOT, sample: 3, target: 0.95 });
+    expect($("[data-testid=queue-progress]")?.textContent).toContain("0 of 3 labelled");
+    // Blind: the paper, not the engine's call on it.
+    expect($("[data-testid=queue-paper]")?.getAttribute("data-paper")).toBe("p1");
+    expect($("[data-testid=queue-engine]")).toBeNull();
+
+    // Keys label the paper on top of the queue, and the next one comes up.
+    await pressIn("[data-testid=validation-queue]", "i");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include" } });
+    expect($("[data-testid=queue-paper]")?.getAttribute("data-paper")).toBe("p2");
+    await click("[data-testid=label-maybe]");
+    await click("[data-testid=label-include]");
+    expect($("[data-testid=sample-done]")?.textContent).toContain("All 3 papers of the sample are labelled");
+    expect($("[data-testid=validation-figures]")?.textContent).toContain("labels of 3 scored papers, 3 of them relevant");
+
+    // The labels support lower cut-offs; nothing changes until they are applied.
+    const verdictOf = (id: string) => platform.reviews.get(ROOT)?.papers.find((p) => p.id === id)?.verdict;
+    expect(verdictOf("p2")).toBe("exclude");
+    expect($("[data-testid=apply-cutoffs]")?.textContent).toContain("maybe from 3.0");
+    await click("[data-testid=apply-cutoffs]");
+    expect(platform.validationCalls.at(-1)).toMatchObject({ apply: true });
+    expect(verdictOf("p2")).toBe("maybe");
+    await click("[data-testid=to-results]");
+    const row = all("[data-testid=result-row]").find((r) => r.getAttribute("data-paper") === "p2");
+    expect(row?.textContent).toContain("maybe");
+
+    // And back.
+    await click("[data-testid=to-validation]");
+    await click("[data-testid=reset-cutoffs]");
+    expect(verdictOf("p2")).toBe("exclude");
+  });
+
+  it("shows the engine's verdict while labelling when the researcher asks to", async () => {
+    await runToResults();
+    await click("[data-testid=to-validation]");
+    await click("[data-testid=reveal-verdict]");
+    await type("[data-testid=sample-size]", "2");
+    await click("[data-testid=propose-sample]");
+    expect($("[data-testid=queue-engine]")?.textContent).toContain("Engine: include (8.0)");
+  });
+
+  it("refuses a sample of no papers with its reason, asking nothing", async () => {
+    await runToResults();
+    await click("[data-testid=to-validation]");
+    const calls = platform.validationCalls.length;
+    await type("[data-testid=sample-size]", "0");
+    await click("[data-testid=propose-sample]");
+    expect($("[role=alert]")?.textContent).toContain("at least one");
+    expect(platform.validationCalls).toHaveLength(calls);
+  });
+});

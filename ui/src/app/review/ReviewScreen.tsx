@@ -17,6 +17,7 @@ import { STATUS_LABELS } from "../format";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
+import { ValidationPanel } from "./ValidationPanel";
 import { count } from "./format";
 import { isOver } from "./runView";
 import type { Runs } from "./useRuns";
@@ -33,7 +34,7 @@ export interface ReviewScreenProps {
   onBack: () => void;
 }
 
-type Panel = "auto" | "setup" | "run" | "results";
+type Panel = "auto" | "setup" | "run" | "results" | "validation";
 
 /** How often the screen re-reads a run it did not start (after a reload). */
 const POLL_MS = 2000;
@@ -175,6 +176,16 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           onStart={start}
         />
       );
+    } else if (shown === "validation") {
+      body = (
+        <ValidationPanel
+          platform={platform}
+          workspace={root}
+          papers={view.papers}
+          onRowChange={replaceRow}
+          onVerdictsChanged={() => void load()}
+        />
+      );
     } else {
       body = (
         <ResultsPanel
@@ -228,6 +239,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
             {view.state !== "new" && (
               <button type="button" class="button button--small" data-testid="to-results" onClick={() => { setPanel("results"); }}>
                 Results
+              </button>
+            )}
+            {scoredCount > 0 && !running && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="to-validation"
+                onClick={() => {
+                  setPanel("validation");
+                }}
+              >
+                Validation
               </button>
             )}
           </div>

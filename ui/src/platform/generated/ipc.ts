@@ -310,6 +310,124 @@ export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris";
 export type ExportWritten = { path: string, bytes: number, };
 
 /**
+ * The score cut-offs that turn a 0-10 score into a verdict.
+ */
+export type Cutoffs = { 
+/**
+ * From this score a paper is "include".
+ */
+include: number, 
+/**
+ * From this score a paper is "maybe"; below it, "exclude".
+ */
+maybe: number, };
+
+/**
+ * Counts of the labelled papers by the researcher's and the engine's decision.
+ */
+export type Confusion = { 
+/**
+ * Relevant and kept.
+ */
+truePositive: number, 
+/**
+ * Relevant but excluded: evidence the engine would lose.
+ */
+falseNegative: number, 
+/**
+ * Not relevant but kept: work the researcher still does.
+ */
+falsePositive: number, 
+/**
+ * Not relevant and excluded.
+ */
+trueNegative: number, };
+
+/**
+ * A proportion with its 95% Wilson score interval, which stays inside 0-1
+ * and is honest at the small counts a validation sample has (the normal
+ * approximation claims certainty it does not have at 18 of 18).
+ */
+export type Proportion = { hits: number, of: number, value: number, low: number, high: number, };
+
+/**
+ * What the sample supports, as the report states it.
+ */
+export type StoppingRule = { target: number, 
+/**
+ * Recall at the cut-offs in force, with its interval.
+ */
+recall: Proportion | null, 
+/**
+ * The interval's lower bound is at or above the target: the sample
+ * supports letting the engine exclude papers unread.
+ */
+supportsExclusion: boolean, 
+/**
+ * Relevant papers still to label, each found by the engine, before the
+ * lower bound could reach the target; 0 when it has.
+ */
+moreRelevantNeeded: number, };
+
+/**
+ * What the labels say of the engine, as the report, the CLI and the app show it.
+ */
+export type Assessment = { 
+/**
+ * Labelled papers with a score, and how many of them are relevant.
+ */
+labelled: number, relevant: number, 
+/**
+ * The sample's papers still to label.
+ */
+toLabel: Array<string>, sampleSize: number, 
+/**
+ * The cut-offs in force, and whether they were calibrated.
+ */
+cutoffs: Cutoffs, calibrated: boolean, confusion: Confusion, recall: Proportion | null, specificity: Proportion | null, precision: Proportion | null, kappa: number | null, wssAt95: number | null, 
+/**
+ * Relevant by the researcher, excluded by the engine, best score first.
+ */
+lost: Array<string>, 
+/**
+ * The cut-offs the labels support at the target recall.
+ */
+proposed: Cutoffs | null, stopping: StoppingRule, };
+
+/**
+ * A paper of the sample still to label: its id and title, never its score
+ * (labelling is blind).
+ */
+export type ToLabel = { id: string, title: string, };
+
+export type ValidationView = { assessment: Assessment, toLabel: Array<ToLabel>, 
+/**
+ * The report's screening-validation section, as it reads now.
+ */
+markdown: string, };
+
+/**
+ * What the CLI and the app ask: a missing field reads as "leave it".
+ */
+export type ValidateParams = { workspace: string, 
+/**
+ * Propose a new sample of this many papers (replacing the last one).
+ */
+sample?: number | null, 
+/**
+ * The recall the cut-offs are calibrated to (default 0.95).
+ */
+target?: number | null, 
+/**
+ * Apply the cut-offs the labels support: the verdicts shown follow them.
+ */
+apply: boolean, 
+/**
+ * Go back to the default cut-offs.
+ */
+reset: boolean, };
+
+/**
  * Which wire protocol an endpoint speaks.
  */
 export type Protocol = "openai" | "anthropic";

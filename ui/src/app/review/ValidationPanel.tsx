@@ -1,0 +1,320 @@
+// Screening validation: a sample the researcher labels blind, then what the
+// labels show of the engine (the report's own section, rendered from Rust),
+// with the cut-offs the labels support applied only on request.
+
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+
+import {
+  type PaperDetail,
+  type PaperRow,
+  type Platform,
+  QuireError,
+  type ValidateParams,
+  type ValidationView,
+  type Verdict,
+} from "../../platform";
+import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { authorsShort } from "./format";
+import { Markdown } from "./markdown";
+
+export interface ValidationPanelProps {
+  platform: Platform;
+  workspace: string;
+  papers: PaperRow[];
+  /** A label was set: the row as it now stands. */
+  onRowChange: (row: PaperRow) => void;
+  /** Cut-offs were applied or reset: the verdicts shown have changed. */
+  onVerdictsChanged: () => void;
+}
+
+/** Whether the queue shows the engine's verdict while labelling (off: labelling is blind). */
+const REVEAL_KEY = "quire.validation.reveal";
+
+function storedReveal(): boolean {
+  try {
+    return localStorage.getItem(REVEAL_KEY) === "yes";
+  } catch {
+    return false;
+  }
+}
+
+const KEY_VERDICTS: Record<string, Verdict> = { i: "include", m: "maybe", e: "exclude" };
+
+export function ValidationPanel({ platform, workspace, papers, onRowChange, onVerdictsChanged }: ValidationPanelProps) {
+  const [view, setView] = useState<ValidationView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [size, setSize] = useState("30");
+  const [target, setTarget] = useState("0.95");
+  const [reveal, setReveal] = useState(storedReveal);
+  const [detail, setDetail] = useState<PaperDetail | null>(null);
+  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const queue = useRef<HTMLDivElement>(null);
+
+  const ask = useCallback(
+    async (params: Omit<ValidateParams, "workspace" | "apply" | "reset"> & { apply?: boolean; reset?: boolean }) => {
+      setBusy(true);
+      setError(null);
+      try {
+        const next = await platform.validation({ workspace, apply: false, reset: false, ...params });
+        setView(next);
+        return next;
+      } catch (raw) {
+        setError(QuireError.from(raw).describe());
+        return null;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [platform, workspace],
+  );
+
+  useEffect(() => {
+    void ask({}).then((first) => {
+      if (first !== null) setTarget(String(first.assessment.stopping.target));
+    });
+  }, [ask]);
+
+  const next = view?.toLabel[0] ?? null;
+  const row = next === null ? null : (papers.find((p) => p.id === next.id) ?? null);
+
+  // The paper to label, with its abstract: enough to decide most papers.
+  useEffect(() => {
+    setDetail(null);
+    if (next === null) return;
+    let live = true;
+    platform.paperDetail(workspace, next.id).then(
+      (d) => {
+        if (live) setDetail(d);
+      },
+      () => {
+        // The title is shown either way; the abstract is a help, not a need.
+      },
+    );
+    queue.current?.focus({ preventScroll: true });
+    return () => {
+      live = false;
+    };
+  }, [platform, workspace, next]);
+
+  const label = async (verdict: Verdict) => {
+    if (next === null || row === null || busy) return;
+    try {
+      const saved = await platform.setLabel(workspace, next.id, { verdict });
+      onRowChange({ ...row, label: saved });
+      await ask({});
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    }
+  };
+
+  const propose = async () => {
+    const n = Number(size);
+    const t = Number(target);
+    if (!Number.isInteger(n) || n < 1) {
+      setError("A sample has a whole number of papers, at least one.");
+      return;
+    }
+    if (!(t > 0.5 && t < 1)) {
+      setError("The target recall is above 0.5 and below 1.");
+      return;
+    }
+    await ask({ sample: n, target: t });
+  };
+
+  const cutoffs = async (what: "apply" | "reset") => {
+    const done = await ask(what === "apply" ? { apply: true } : { reset: true });
+    if (done !== null) onVerdictsChanged();
+  };
+
+  const onKey = (e: KeyboardEvent) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target instanceof HTMLInputElement) return;
+    const verdict = KEY_VERDICTS[e.key];
+    if (verdict !== undefined) {
+      e.preventDefault();
+      void label(verdict);
+    }
+  };
+
+  if (view === null) {
+    return error === null ? (
+      <p class="muted" aria-busy="true">
+        Reading the labels…
+      </p>
+    ) : (
+      <p class="form-error" role="alert">
+        {error}
+      </p>
+    );
+  }
+
+  const a = view.assessment;
+  const proposed = a.proposed;
+  const canApply = proposed !== null && !(a.calibrated && proposed.include === a.cutoffs.include && proposed.maybe === a.cutoffs.maybe);
+  const labelledInSample = a.sampleSize - view.toLabel.length;
+  const sampleForm = (
+    <div class="validation__form">
+      <label class="field validation__num">
+        <span class="field__label">Sample size</span>
+        <input
+          class="field__input"
+          type="number"
+          min={1}
+          value={size}
+          data-testid="sample-size"
+          onInput={(e) => {
+            setSize(e.currentTarget.value);
+          }}
+        />
+      </label>
+      <label class="field validation__num">
+        <span class="field__label">Target recall</span>
+        <input
+          class="field__input"
+          type="number"
+          min={0.5}
+          max={0.99}
+          step={0.01}
+          value={target}
+          data-testid="target-recall"
+          onInput={(e) => {
+            setTarget(e.currentTarget.value);
+          }}
+        />
+      </label>
+      <button type="button" class="button" data-testid="propose-sample" disabled={busy} onClick={() => void propose()}>
+        {a.sampleSize === 0 ? "Propose a sample" : "Propose a new sample"}
+      </button>
+    </div>
+  );
+
+  return (
+    <section class="validation" data-testid="validation" aria-label="Screening validation">
+      {error !== null && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="validation__body">
+        <div
+          class="validation__queue validation__card"
+          tabIndex={0}
+          ref={queue}
+          onKeyDown={onKey}
+          data-testid="validation-queue"
+          aria-label="Papers to label; i, m and e label"
+        >
+          <h2 class="panel__title">Label a sample</h2>
+          {a.sampleSize === 0 ? (
+            <p class="muted">
+              Label a sample of papers yourself and Quire measures the engine against you: recall with its
+              interval, kappa, the papers it would lose. The sample spans the score range, with more papers where
+              the verdict is least certain.
+            </p>
+          ) : next === null ? (
+            <p data-testid="sample-done">
+              All {a.sampleSize} papers of the sample are labelled. Label more papers from the results, or propose a
+              new sample, to narrow the interval.
+            </p>
+          ) : (
+            <>
+              <p class="muted" data-testid="queue-progress">
+                {labelledInSample} of {a.sampleSize} labelled.{" "}
+                {reveal ? "The engine's verdict is shown." : "The engine's score and verdict are hidden, so your call is your own."}
+              </p>
+              <article class="validation__paper" data-testid="queue-paper" data-paper={next.id}>
+                <h3>{next.title}</h3>
+                {row !== null && (
+                  <p class="muted">
+                    {authorsShort(row)}
+                    {row.year === null ? "" : ` · ${row.year}`}
+                  </p>
+                )}
+                {reveal && row !== null && row.score !== null && (
+                  <p data-testid="queue-engine">
+                    Engine: {row.verdict} ({row.score.toFixed(1)})
+                  </p>
+                )}
+                {detail?.meta.abstract != null ? (
+                  <p class="validation__abstract">{detail.meta.abstract}</p>
+                ) : (
+                  <p class="muted">No abstract was found; open the PDF to read the paper.</p>
+                )}
+                <div class="validation__actions">
+                  <button type="button" class="button button--primary" data-testid="label-include" disabled={busy} onClick={() => void label("include")}>
+                    Include <kbd>i</kbd>
+                  </button>
+                  <button type="button" class="button" data-testid="label-maybe" disabled={busy} onClick={() => void label("maybe")}>
+                    Maybe <kbd>m</kbd>
+                  </button>
+                  <button type="button" class="button" data-testid="label-exclude" disabled={busy} onClick={() => void label("exclude")}>
+                    Exclude <kbd>e</kbd>
+                  </button>
+                  <button
+                    type="button"
+                    class="button button--ghost"
+                    data-testid="queue-pdf"
+                    onClick={() => {
+                      setViewing({ workspace, paper: next.id, title: next.title, page: 1, quote: "" });
+                    }}
+                  >
+                    Read the PDF
+                  </button>
+                </div>
+              </article>
+            </>
+          )}
+          {sampleForm}
+          <label class="validation__reveal">
+            <input
+              type="checkbox"
+              checked={reveal}
+              data-testid="reveal-verdict"
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                setReveal(on);
+                try {
+                  localStorage.setItem(REVEAL_KEY, on ? "yes" : "no");
+                } catch {
+                  // Not kept across restarts; the choice holds for now.
+                }
+              }}
+            />{" "}
+            Show the engine's verdict while labelling
+          </label>
+        </div>
+        <div class="validation__figures validation__card" data-testid="validation-figures">
+          <Markdown source={view.markdown} />
+          <div class="validation__actions">
+            {canApply && (
+              <button type="button" class="button button--primary" data-testid="apply-cutoffs" disabled={busy} onClick={() => void cutoffs("apply")}>
+                Apply: include from {proposed.include.toFixed(1)}, maybe from {proposed.maybe.toFixed(1)}
+              </button>
+            )}
+            {a.calibrated && (
+              <button type="button" class="button" data-testid="reset-cutoffs" disabled={busy} onClick={() => void cutoffs("reset")}>
+                Back to the default cut-offs
+              </button>
+            )}
+          </div>
+          {canApply && (
+            <p class="muted">
+              Applying changes the verdicts the results, the report and the exports show; each paper's result keeps
+              the engine's own verdict, and you can go back.
+            </p>
+          )}
+        </div>
+      </div>
+      {viewing !== null && (
+        <PdfViewer
+          platform={platform}
+          target={viewing}
+          onClose={() => {
+            setViewing(null);
+          }}
+        />
+      )}
+    </section>
+  );
+}
