@@ -19,6 +19,7 @@ fn main() {
         "paper_meta",
         "review_render",
         "review_export",
+        "review_validation",
         "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

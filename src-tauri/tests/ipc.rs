@@ -240,3 +240,25 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_code_an
         json!(false)
     );
 }
+
+#[test]
+fn review_validation_takes_the_ui_s_params_and_refuses_a_review_not_yet_run() {
+    let data = tempfile::tempdir().unwrap();
+    let (_app, window) = app(data.path());
+    let folder = paper_folder(1);
+    let created = invoke(
+        &window,
+        "workspace_create",
+        json!({"params": {"folder": folder.path()}}),
+    )
+    .unwrap();
+    // The shape ValidationPanel sends (ValidateParams, generated).
+    let refused = invoke(
+        &window,
+        "review_validation",
+        json!({"params": {"workspace": created["root"], "apply": false, "reset": false}}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["kind"], "invalid_input");
+    assert_eq!(refused["code"], "not_reviewed");
+}

@@ -101,11 +101,14 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     }
     let target = a.stopping.target;
     match a.proposed {
-        Some(p) if data.validation.applied.is_none() || p != cut => md.push_str(&format!(
+        Some(p) if p == cut => md.push_str(&format!(
+            "- At {target:.2} recall the labels support the cut-offs in force (a higher maybe cut-off needs \
+             labels that support automatic exclusion)\n"
+        )),
+        Some(p) => md.push_str(&format!(
             "- Cut-offs the labels support at {target:.2} recall: include from {:.1}, maybe from {:.1} (not applied)\n",
             p.include, p.maybe
         )),
-        Some(_) => {}
         None => md.push_str(&format!(
             "- Cut-offs the labels support: none yet; calibrating needs at least {} papers labelled relevant\n",
             crate::review::validation::calibrate::MIN_RELEVANT

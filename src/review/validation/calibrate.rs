@@ -86,6 +86,20 @@ fn z_for(target: f64) -> f64 {
         / (1.0 + 1.432_788 * t + 0.189_269 * t * t + 0.001_308 * t * t * t)
 }
 
+/// The cut-offs the labels support: [`calibrate`]'s, except that the maybe
+/// cut-off rises above the default only when the labels support automatic
+/// exclusion at it. A higher cut-off sends more papers out unread; a few
+/// labels can show it is needed lower (recall), never that it is safe higher.
+pub fn supported(judged: &[Judged], target: f64) -> Option<Cutoffs> {
+    let mut cut = calibrate(judged, target)?;
+    if cut.maybe > Cutoffs::DEFAULT.maybe
+        && !stopping_rule(judged, cut.maybe, target).supports_exclusion
+    {
+        cut = Cutoffs::DEFAULT;
+    }
+    Some(cut)
+}
+
 /// What the sample supports, as the report states it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -159,6 +173,26 @@ mod tests {
         let cut = calibrate(&papers, 0.95).unwrap();
         assert!((cut.maybe - 7.8).abs() < 1e-9, "{cut:?}");
         assert_eq!(cut.include, cut.maybe);
+    }
+
+    #[test]
+    fn a_higher_cut_needs_labels_that_support_excluding_unread() {
+        // Five tight relevant labels would raise the cut to 7.8, but five
+        // labels cannot show that is safe: the defaults stand.
+        let few = [8.0, 8.1, 7.9, 8.0, 8.2].map(|s| judged(s, true));
+        assert_eq!(supported(&few, 0.95), Some(Cutoffs::DEFAULT));
+        // Eighty, all kept at the raised cut, can.
+        let many: Vec<Judged> = (0..80)
+            .map(|i| judged(7.9 + (i % 4) as f64 * 0.1, true))
+            .collect();
+        let cut = supported(&many, 0.95).unwrap();
+        assert!(cut.maybe > Cutoffs::DEFAULT.maybe, "{cut:?}");
+        // A lower cut needs no such support.
+        let mut spread: Vec<Judged> = (0..10)
+            .map(|i| judged(9.0 - 0.7 * i as f64, true))
+            .collect();
+        spread.push(judged(1.0, false));
+        assert!((supported(&spread, 0.95).unwrap().maybe - 2.3).abs() < 1e-9);
     }
 
     #[test]

@@ -201,7 +201,7 @@ pub fn assess(
         kappa: confusion.kappa(),
         wss_at_95: metrics::wss_at_95(&judged),
         lost: lost.into_iter().map(|j| j.id.clone()).collect(),
-        proposed: calibrate::calibrate(&judged, file.target()),
+        proposed: calibrate::supported(&judged, file.target()),
         stopping: calibrate::stopping_rule(&judged, cutoffs.maybe, file.target()),
     }
 }
@@ -231,7 +231,7 @@ pub fn apply(
     file: &mut ValidationFile,
 ) -> Option<AppliedCutoffs> {
     let judged = judged(results, labels);
-    let cutoffs = calibrate::calibrate(&judged, file.target())?;
+    let cutoffs = calibrate::supported(&judged, file.target())?;
     let applied = AppliedCutoffs {
         cutoffs,
         target: file.target(),

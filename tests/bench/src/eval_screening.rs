@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use quire::offline;
-use quire::review::validation::calibrate::{Cutoffs, calibrate, stopping_rule};
+use quire::review::validation::calibrate::{Cutoffs, stopping_rule, supported};
 use quire::review::validation::metrics::{Confusion, wss_at_95};
 use quire::review::validation::sample::propose;
 use quire::review::validation::{DEFAULT_TARGET, Judged};
@@ -103,7 +103,7 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                     .cloned()
                     .collect();
                 // A sample with no relevant paper cannot calibrate: the defaults stand.
-                let cut = calibrate(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
+                let cut = supported(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
                 let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
                 if rule.supports_exclusion {
                     supported += 1;

@@ -151,7 +151,8 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
 
   const a = view.assessment;
   const proposed = a.proposed;
-  const canApply = proposed !== null && !(a.calibrated && proposed.include === a.cutoffs.include && proposed.maybe === a.cutoffs.maybe);
+  // Offered only when it would change the cut-offs in force.
+  const canApply = proposed !== null && (proposed.include !== a.cutoffs.include || proposed.maybe !== a.cutoffs.maybe);
   const labelledInSample = a.sampleSize - view.toLabel.length;
   const sampleForm = (
     <div class="validation__form">

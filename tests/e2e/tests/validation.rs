@@ -1,0 +1,173 @@
+//! Screening validation in the real app under Xvfb: an offline review of real
+//! papers, a sample labelled blind from the keyboard, the figures, and the
+//! calibrated cut-offs applied and taken back. Ignored by a plain `cargo
+//! test`, like the other end-to-end tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use fantoccini::Locator;
+use quire_e2e::{App, eventually, folder_of_papers};
+use serde_json::json;
+
+const UI_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Press `key` on the labelling queue.
+async fn press_on_queue(app: &App, key: &str) -> Result<()> {
+    app.client
+        .find(Locator::Css("[data-testid=validation-queue]"))
+        .await?
+        .send_keys(key)
+        .await
+        .context("pressing a key on the queue")
+}
+
+/// The paper on top of the queue, once it is not `previous`.
+async fn queue_paper(app: &App, previous: Option<&str>) -> Result<String> {
+    eventually("the next paper to label", UI_TIMEOUT, || async {
+        let id = app
+            .client
+            .execute(
+                "const e = document.querySelector('[data-testid=queue-paper]'); return e === null ? null : e.dataset.paper;",
+                vec![],
+            )
+            .await?;
+        Ok(id
+            .as_str()
+            .filter(|id| Some(*id) != previous)
+            .map(str::to_owned))
+    })
+    .await
+}
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_request()
+-> Result<()> {
+    let app = App::start().await?;
+    // One paper on the question and four the engine scores low, which the
+    // researcher will nevertheless call relevant: their labels ask for a
+    // lower cut-off.
+    let papers = folder_of_papers("distributed-systems", 4)?;
+    let far = folder_of_papers("programming-languages", 1)?;
+    for entry in std::fs::read_dir(far.path())? {
+        let path = entry?.path();
+        std::fs::copy(
+            &path,
+            papers.path().join(path.file_name().context("a name")?),
+        )?;
+    }
+    let summary = app
+        .invoke(
+            "workspace_create",
+            json!({ "params": { "folder": papers.path() } }),
+        )
+        .await?
+        .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
+    let root = summary["root"].as_str().context("no root")?.to_owned();
+    app.click("[data-testid=recent-open]").await?;
+    eventually("every file to be readable", UI_TIMEOUT, || async {
+        let files = app.texts("[data-testid=file]").await?;
+        Ok((files.len() == 5 && files.iter().all(|f| f.contains("Readable"))).then_some(()))
+    })
+    .await?;
+    app.type_into(
+        "[data-testid=question]",
+        "How do garbage collectors reclaim memory in language runtimes?",
+    )
+    .await?;
+    app.click("[data-testid=start]").await?;
+    eventually("the results", UI_TIMEOUT, || async {
+        let rows = app.text_contents("[data-testid=result-row]").await?;
+        Ok((rows.len() == 5).then_some(()))
+    })
+    .await?;
+
+    app.click("[data-testid=to-validation]").await?;
+    let figures = eventually("the validation figures", UI_TIMEOUT, || async {
+        if let Some(error) = app.text_content("[role=alert]").await? {
+            anyhow::bail!("the app shows an error: {error}");
+        }
+        app.text_content("[data-testid=validation-figures]").await
+    })
+    .await?;
+    assert!(figures.contains("uncalibrated"), "{figures}");
+    let size = app
+        .client
+        .find(Locator::Css("[data-testid=sample-size]"))
+        .await?;
+    size.clear().await?;
+    size.send_keys("5").await?;
+    app.click("[data-testid=propose-sample]").await?;
+
+    // Label the five from the keyboard: the engine's call is not on screen.
+    let mut previous: Option<String> = None;
+    for (i, key) in ["i", "m", "i", "i", "i"].iter().enumerate() {
+        let paper = queue_paper(&app, previous.as_deref()).await?;
+        assert_eq!(app.text_content("[data-testid=queue-engine]").await?, None);
+        if i == 2 {
+            app.screenshot("validation-queue").await?;
+        }
+        press_on_queue(&app, key).await?;
+        previous = Some(paper);
+    }
+    let done = app
+        .wait_text("[data-testid=sample-done]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        done.contains("All 5 papers of the sample are labelled"),
+        "{done}"
+    );
+    let figures = eventually("the figures of 5 labels", UI_TIMEOUT, || async {
+        let text = app
+            .text_content("[data-testid=validation-figures]")
+            .await?
+            .unwrap_or_default();
+        Ok(text
+            .contains("labels of 5 scored papers, 5 of them relevant")
+            .then_some(text))
+    })
+    .await?;
+    assert!(figures.contains("Recall (sensitivity)"), "{figures}");
+    // The papers the engine excludes are lost evidence, by name.
+    assert!(
+        figures.contains("Lost evidence (labelled relevant, excluded by the engine)"),
+        "{figures}"
+    );
+    assert!(
+        figures.contains("Automatic exclusion: not supported"),
+        "{figures}"
+    );
+    app.screenshot("validation").await?;
+
+    // The labels ask for a lower maybe cut-off; it applies only on the button.
+    let apply = app
+        .wait_text("[data-testid=apply-cutoffs]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        apply.starts_with("Apply: include from 6.5, maybe from"),
+        "{apply}"
+    );
+    let before = std::fs::read_to_string(std::path::Path::new(&root).join("report.md"))?;
+    assert!(!before.contains("calibrated on"));
+    app.click("[data-testid=apply-cutoffs]").await?;
+    app.wait_text("[data-testid=reset-cutoffs]", UI_TIMEOUT)
+        .await?;
+    let report = std::fs::read_to_string(std::path::Path::new(&root).join("report.md"))?;
+    assert!(report.contains("calibrated on 5 labelled papers (5 relevant)"));
+    assert!(
+        report.contains("Lost evidence: none"),
+        "the far paper is kept now"
+    );
+    app.click("[data-testid=reset-cutoffs]").await?;
+    eventually("the defaults again", UI_TIMEOUT, || async {
+        let text = app
+            .text_content("[data-testid=validation-figures]")
+            .await?
+            .unwrap_or_default();
+        Ok(text.contains("the defaults, uncalibrated").then_some(()))
+    })
+    .await?;
+    app.stop().await
+}
