@@ -93,7 +93,7 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
         let scored: Vec<(String, f64)> = judged.iter().map(|j| (j.id.clone(), j.score)).collect();
         for size in SAMPLE_SIZES {
             let mut results = Vec::new();
-            let mut supported = 0;
+            let mut supporting_seeds = 0;
             let mut needed = Vec::new();
             for seed in 0..SEEDS {
                 let sample = propose(&scored, size, &Cutoffs::DEFAULT, &format!("eval-{seed}"));
@@ -102,18 +102,18 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                     .filter(|j| sample.contains(&j.id))
                     .cloned()
                     .collect();
-                // A sample with no relevant paper cannot calibrate: the defaults stand.
+                // A sample with too few relevant papers cannot calibrate: the defaults stand.
                 let cut = supported(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
                 let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
                 if rule.supports_exclusion {
-                    supported += 1;
+                    supporting_seeds += 1;
                 }
                 needed.push(rule.more_relevant_needed);
                 results.push((cut, None));
             }
             needed.sort_unstable();
             let summary = format!(
-                "{supported} of {SEEDS} seeds; median {} more relevant labels needed",
+                "{supporting_seeds} of {SEEDS} seeds; median {} more relevant labels needed",
                 needed[needed.len() / 2]
             );
             results[0].1 = Some(summary);
