@@ -1,6 +1,11 @@
 //! The reviewed papers as BibTeX, CSV and RIS, for reference managers and
-//! spreadsheets; each record carries Quire's score and verdict.
+//! spreadsheets. Each record carries the engine's score and verdict and, kept
+//! apart, the researcher's own label, so a reference manager can select on
+//! either: CSV columns, and the tags `quire-engine:<verdict>` and
+//! `quire-label:<verdict>` (RIS `KW`, BibTeX `keywords`, both imported as tags
+//! by Zotero and EndNote).
 
+use super::labels::Label;
 use super::report::{ReportData, title_of};
 use crate::workspace::PaperRecord;
 
@@ -20,11 +25,41 @@ fn ordered<'a>(data: &'a ReportData<'a>) -> Vec<(&'a PaperRecord, Option<(f64, &
     out
 }
 
-fn note(p: &PaperRecord, scored: Option<(f64, &str)>) -> String {
-    match scored {
+fn note(p: &PaperRecord, scored: Option<(f64, &str)>, label: Option<&Label>) -> String {
+    let engine = match scored {
         Some((score, verdict)) => format!("Quire: score {score:.1}/10, {verdict}"),
         None => format!("Quire: not screened ({})", p.status.as_str()),
+    };
+    match label.and_then(label_text) {
+        Some(text) => format!("{engine}; researcher: {text}"),
+        None => engine,
     }
+}
+
+/// The researcher's label in words: verdict, score and note, as given.
+fn label_text(label: &Label) -> Option<String> {
+    let parts: Vec<String> = [
+        label.verdict.map(|v| v.as_str().to_owned()),
+        label.score.map(|s| format!("{s:.1}/10")),
+        label.note.as_ref().map(|n| format!("\"{n}\"")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The tags a reference manager can select on: the engine's verdict and the
+/// researcher's, apart.
+fn tags(scored: Option<(f64, &str)>, label: Option<&Label>) -> Vec<String> {
+    let mut tags = Vec::new();
+    if let Some((_, verdict)) = scored {
+        tags.push(format!("quire-engine:{verdict}"));
+    }
+    if let Some(verdict) = label.and_then(|l| l.verdict) {
+        tags.push(format!("quire-label:{}", verdict.as_str()));
+    }
+    tags
 }
 
 fn bib_escape(text: &str) -> String {
@@ -120,9 +155,14 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
             "  file = {{{}}},\n",
             bib_verbatim(&p.file.display().to_string())
         ));
+        let label = data.labels.get(&p.id);
+        let tags = tags(scored, label);
+        if !tags.is_empty() {
+            out.push_str(&format!("  keywords = {{{}}},\n", tags.join(", ")));
+        }
         out.push_str(&format!(
             "  note = {{{}}}\n}}\n\n",
-            bib_escape(&note(p, scored))
+            bib_escape(&note(p, scored, label))
         ));
     }
     out
@@ -137,9 +177,12 @@ fn csv_field(text: &str) -> String {
 }
 
 pub fn csv(data: &ReportData<'_>) -> String {
-    let mut out = String::from("rank,title,authors,year,venue,score,verdict,status,doi,file\n");
+    let mut out = String::from(
+        "rank,title,authors,year,venue,score,verdict,researcher_verdict,researcher_score,researcher_note,status,doi,file\n",
+    );
     let mut rank = 0;
     for (p, scored) in ordered(data) {
+        let label = data.labels.get(&p.id);
         let rank_text = if scored.is_some() {
             rank += 1;
             rank.to_string()
@@ -159,6 +202,15 @@ pub fn csv(data: &ReportData<'_>) -> String {
             p.meta.venue.clone().unwrap_or_default(),
             scored.map(|s| format!("{:.1}", s.0)).unwrap_or_default(),
             scored.map(|s| s.1.to_owned()).unwrap_or_default(),
+            label
+                .and_then(|l| l.verdict)
+                .map(|v| v.as_str().to_owned())
+                .unwrap_or_default(),
+            label
+                .and_then(|l| l.score)
+                .map(|s| format!("{s:.1}"))
+                .unwrap_or_default(),
+            label.and_then(|l| l.note.clone()).unwrap_or_default(),
             p.status.as_str().to_owned(),
             p.meta.doi.clone().unwrap_or_default(),
             p.file.display().to_string(),
@@ -197,7 +249,11 @@ pub fn ris(data: &ReportData<'_>) -> String {
             out.push_str(&line("AB", text));
         }
         out.push_str(&line("L1", &p.file.display().to_string()));
-        out.push_str(&line("N1", &note(p, scored)));
+        let label = data.labels.get(&p.id);
+        for tag in tags(scored, label) {
+            out.push_str(&line("KW", &tag));
+        }
+        out.push_str(&line("N1", &note(p, scored, label)));
         out.push_str(&line("ER", ""));
         out.push('\n');
     }
@@ -279,6 +335,16 @@ mod tests {
     }
 
     fn with_data<T>(papers: &[PaperRecord], render: impl FnOnce(&ReportData<'_>) -> T) -> T {
+        with_judged_data(papers, &BTreeMap::new(), &BTreeMap::new(), render)
+    }
+
+    /// Render with the engine's results and the researcher's labels.
+    fn with_judged_data<T>(
+        papers: &[PaperRecord],
+        results: &BTreeMap<PaperId, crate::review::PaperResult>,
+        labels: &BTreeMap<PaperId, Label>,
+        render: impl FnOnce(&ReportData<'_>) -> T,
+    ) -> T {
         let task = TaskMeta {
             format: 1,
             id: WorkspaceId("w".into()),
@@ -299,15 +365,92 @@ mod tests {
             task: &task,
             spec: &spec,
             papers,
-            results: &BTreeMap::new(),
+            results,
             date: "2026-11-30T10:00:00Z",
             model: None,
             synthesis: None,
-            labels: &BTreeMap::new(),
+            labels,
             failures: &BTreeMap::new(),
             undriven: &[],
             validation: &crate::review::validation::ValidationFile::default(),
         })
+    }
+
+    #[test]
+    fn the_researchers_label_and_the_engines_verdict_travel_apart() {
+        use crate::review::Verdict;
+        use crate::review::report::tests::result;
+        let papers = papers();
+        let mut results = BTreeMap::new();
+        results.insert(PaperId("aa".into()), result(8.0, "q"));
+        results.insert(PaperId("bb".into()), result(2.0, "q"));
+        let mut labels = BTreeMap::new();
+        labels.insert(
+            PaperId("bb".into()),
+            Label {
+                verdict: Some(Verdict::Include),
+                score: Some(7.0),
+                note: Some("the baseline, \"v2\", everyone compares with".into()),
+                at: "2026-11-30T10:00:00Z".into(),
+            },
+        );
+
+        // BibTeX, read as Zotero's importer would: keywords become tags.
+        let text = with_judged_data(&papers, &results, &labels, bibtex);
+        let bib = biblatex::Bibliography::parse(&text).unwrap();
+        let keywords = |key_part: &str| -> String {
+            let entry = bib
+                .iter()
+                .find(|e| {
+                    e.get("title")
+                        .is_some_and(|t| t.iter().any(|c| c.v.get().contains(key_part)))
+                })
+                .unwrap();
+            entry
+                .get("keywords")
+                .map(|chunks| chunks.iter().map(|c| c.v.get()).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            keywords("Niños"),
+            "quire-engine:exclude, quire-label:include"
+        );
+        assert_eq!(keywords("Chain"), "quire-engine:include");
+        assert_eq!(keywords("Anonymous"), "");
+
+        // RIS: one KW each, and the note says both.
+        let text = with_judged_data(&papers, &results, &labels, ris);
+        let citations = biblib::RisParser::new().parse(&text).unwrap();
+        let nino = citations
+            .iter()
+            .find(|c| c.title.contains("Niños"))
+            .unwrap();
+        assert_eq!(
+            nino.keywords,
+            vec!["quire-engine:exclude", "quire-label:include"]
+        );
+        assert!(
+            text.contains("N1  - Quire: score 2.0/10, exclude; researcher: include, 7.0/10"),
+            "{text}"
+        );
+
+        // CSV: the columns apart, the note's quotes and commas intact.
+        let text = with_judged_data(&papers, &results, &labels, csv);
+        let mut reader = ::csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let row = reader
+            .records()
+            .map(Result::unwrap)
+            .find(|r| r[at("title")].contains("Niños"))
+            .unwrap();
+        assert_eq!(&row[at("verdict")], "exclude");
+        assert_eq!(&row[at("researcher_verdict")], "include");
+        assert_eq!(&row[at("researcher_score")], "7.0");
+        assert_eq!(
+            &row[at("researcher_note")],
+            "the baseline, \"v2\", everyone compares with"
+        );
     }
 
     #[test]

@@ -193,7 +193,7 @@ pub fn render(data: &ReportData<'_>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::PathBuf;
 
     use super::*;
@@ -218,7 +218,9 @@ mod tests {
         }
     }
 
-    fn result(score: f64, quote: &str) -> PaperResult {
+    /// A result with a summary, a quote and one met criterion (for tests of
+    /// anything rendered from results).
+    pub(crate) fn result(score: f64, quote: &str) -> PaperResult {
         PaperResult {
             summary: vec![Quote {
                 text: "We present a protocol for replicated state machines.".into(),
