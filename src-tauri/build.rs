@@ -20,6 +20,7 @@ fn main() {
         "review_render",
         "review_export",
         "review_validation",
+        "review_flow",
         "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

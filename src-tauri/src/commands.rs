@@ -18,6 +18,7 @@ use quire::commands::{
 use quire::review::estimate::Estimate;
 use quire::review::labels::Label;
 use quire::review::outputs::ExportFormat;
+use quire::review::report::prisma::Flow;
 use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -157,6 +158,11 @@ pub async fn review_export(
     dest: PathBuf,
 ) -> Result<ExportWritten, CommandError> {
     view::review_export(workspace, format, dest).await
+}
+
+#[tauri::command]
+pub async fn review_flow(workspace: PathBuf) -> Result<Flow, CommandError> {
+    view::review_flow(workspace).await
 }
 
 /// Propose a validation sample, apply or reset cut-offs, and assess the

@@ -34,6 +34,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_render,
             commands::review_export,
             commands::review_validation,
+            commands::review_flow,
             commands::ui_ready
         ])
 }

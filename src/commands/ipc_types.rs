@@ -26,6 +26,7 @@ use crate::review::estimate::{Estimate, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
+use crate::review::report::prisma::{Flow, Reason, Unreadable};
 use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
 use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
@@ -89,6 +90,9 @@ fn generated() -> String {
         declaration::<MetaSetParams>(),
         declaration::<PaperMetaParams>(),
         declaration::<ExportFormat>(),
+        declaration::<Unreadable>(),
+        declaration::<Reason>(),
+        declaration::<Flow>(),
         declaration::<ExportWritten>(),
         // Screening validation.
         declaration::<Cutoffs>(),

@@ -18,6 +18,7 @@ use crate::review::corrections;
 use crate::review::failures::{self, PaperFailure};
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
+use crate::review::report::prisma::Flow;
 use crate::review::run::extract_papers;
 use crate::review::validation::ValidationFile;
 use crate::review::{EngineKind, PaperResult, Verdict};
@@ -234,6 +235,16 @@ pub async fn review_render(
         let ws = Workspace::open_read_only(&workspace)?;
         let engine = latest_engine(&ws)?.unwrap_or(EngineKind::Offline);
         Ok(ReviewFiles::read(&ws, engine)?.render(format))
+    })
+    .await
+}
+
+/// The review's PRISMA 2020 flow, from its files as they stand (labels included).
+pub async fn review_flow(workspace: PathBuf) -> Result<Flow, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let engine = latest_engine(&ws)?.unwrap_or(EngineKind::Offline);
+        Ok(ReviewFiles::read(&ws, engine)?.flow())
     })
     .await
 }

@@ -6,7 +6,7 @@
 //! by Zotero and EndNote).
 
 use super::labels::Label;
-use super::report::{ReportData, title_of};
+use super::report::{ReportData, csv_cell, title_of};
 use crate::workspace::PaperRecord;
 
 /// Every paper of the review in rank order, then the unreadable ones.
@@ -168,14 +168,6 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
     out
 }
 
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
-}
-
 pub fn csv(data: &ReportData<'_>) -> String {
     let mut out = String::from(
         "rank,title,authors,year,venue,score,verdict,researcher_verdict,researcher_score,researcher_note,status,doi,file\n",
@@ -218,7 +210,7 @@ pub fn csv(data: &ReportData<'_>) -> String {
         out.push_str(
             &fields
                 .iter()
-                .map(|f| csv_field(f))
+                .map(|f| csv_cell(f))
                 .collect::<Vec<_>>()
                 .join(","),
         );

@@ -27,10 +27,18 @@ pub enum ExportFormat {
     Bibtex,
     Csv,
     Ris,
+    /// The PRISMA 2020 flow counts as CSV.
+    Prisma,
 }
 
 impl ExportFormat {
-    pub const ALL: [Self; 4] = [Self::Markdown, Self::Bibtex, Self::Csv, Self::Ris];
+    pub const ALL: [Self; 5] = [
+        Self::Markdown,
+        Self::Bibtex,
+        Self::Csv,
+        Self::Ris,
+        Self::Prisma,
+    ];
 
     /// The file the run writes this format to, in the workspace.
     pub fn file_name(self) -> &'static str {
@@ -39,6 +47,7 @@ impl ExportFormat {
             Self::Bibtex => "report.bib",
             Self::Csv => "report.csv",
             Self::Ris => "report.ris",
+            Self::Prisma => "prisma-flow.csv",
         }
     }
 }
@@ -125,6 +134,11 @@ impl ReviewFiles {
         Ok(())
     }
 
+    /// The PRISMA 2020 flow, as the report states it.
+    pub fn flow(&self) -> report::prisma::Flow {
+        self.data("").flow()
+    }
+
     /// The flow counts, as the report states them.
     pub fn counts(&self) -> report::Counts {
         self.data("").counts()
@@ -170,6 +184,7 @@ pub fn render(data: &ReportData<'_>, format: ExportFormat) -> String {
         ExportFormat::Bibtex => exports::bibtex(data),
         ExportFormat::Csv => exports::csv(data),
         ExportFormat::Ris => exports::ris(data),
+        ExportFormat::Prisma => report::prisma::flow_csv(data),
     }
 }
 

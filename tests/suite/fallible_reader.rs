@@ -266,7 +266,10 @@ async fn papers_a_reader_never_gets_right_end_with_their_reasons_and_the_run_fai
         assert!(paper["score"].is_null());
     }
     let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
-    assert!(report.contains("| Could not be scored | 2 |"), "{report}");
+    assert!(
+        report.contains("| Not scored: no result and no label | 2 |"),
+        "{report}"
+    );
     assert!(
         report.contains("## Papers that could not be scored"),
         "{report}"

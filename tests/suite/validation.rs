@@ -151,6 +151,35 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
     assert_eq!(reset["assessment"]["calibrated"], false);
     assert_eq!(reset["assessment"]["cutoffs"]["maybe"], 4.0);
 
+    // The PRISMA counts written beside the report: every paper labelled, so
+    // the researcher decided each and automation excluded none.
+    let mut flow = csv::Reader::from_path(Path::new(&ws).join("prisma-flow.csv")).unwrap();
+    let counts: Vec<(String, String, usize)> = flow
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_owned(), r[1].to_owned(), r[2].parse().unwrap())
+        })
+        .collect();
+    let stage = |name: &str| {
+        counts
+            .iter()
+            .filter(|c| c.0 == name)
+            .map(|c| c.2)
+            .sum::<usize>()
+    };
+    assert_eq!(stage("identified"), 7);
+    assert_eq!(stage("screened"), 7);
+    assert_eq!(stage("excluded_by_automation"), 0);
+    assert_eq!(stage("excluded_by_researcher"), 3);
+    assert_eq!(stage("included"), 4);
+    assert_eq!(stage("included_by_researcher"), 4);
+    assert_eq!(
+        stage("excluded_reason"),
+        3,
+        "every exclusion has its reason"
+    );
+
     // A target outside (0.5, 1) is refused with its reason.
     let refused = std::process::Command::new(quire_bin())
         .args(["validate", &ws, "--target", "1.2"])

@@ -1,6 +1,7 @@
 //! The review as Markdown: question, method, PRISMA-style counts, a ranked table,
 //! a section per paper, and the files that could not be read.
 
+pub mod prisma;
 mod sections;
 pub mod validation;
 
@@ -147,6 +148,15 @@ fn block(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break.
+pub(crate) fn csv_cell(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
 }
 
 fn label_of(status: &str) -> &'static str {
@@ -349,8 +359,34 @@ pub(crate) mod tests {
             }
         }
         assert_eq!(
-            tables, 5,
-            "flow, ranking, not scored, unreadable, duplicates"
+            tables, 6,
+            "flow, exclusion reasons, ranking, not scored, unreadable, duplicates"
+        );
+        let flow = data.flow();
+        assert_eq!(
+            (
+                flow.identified,
+                flow.duplicates,
+                flow.unreadable_total(),
+                flow.screened,
+                flow.not_scored,
+                flow.excluded_by_automation,
+                flow.excluded_by_researcher,
+                flow.included
+            ),
+            (5, 1, 1, 3, 1, 1, 0, 1)
+        );
+        // Every screened paper is in exactly one box.
+        assert_eq!(
+            flow.screened,
+            flow.not_scored + flow.excluded() + flow.maybe + flow.included
+        );
+        assert_eq!(
+            flow.reasons,
+            vec![prisma::Reason {
+                reason: "score below the maybe cut-off".into(),
+                papers: 1
+            }]
         );
         let counts = data.counts();
         assert_eq!(

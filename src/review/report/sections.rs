@@ -1,9 +1,7 @@
 //! The report's sections, each a function of the report's data that appends
 //! its Markdown: [`super::render`] lists them in order.
 
-use super::{
-    ReportData, authors_short, block, file_name, inline, label_of, status_label, title_of,
-};
+use super::{ReportData, authors_short, block, file_name, inline, status_label, title_of};
 use crate::review::EngineKind;
 use crate::review::PaperResult;
 use crate::review::labels::Label;
@@ -107,36 +105,101 @@ pub(super) fn synthesis_section(md: &mut String, data: &ReportData<'_>) {
     }
 }
 
-/// The flow of papers (PRISMA-style): found to included.
+/// The flow of papers as PRISMA 2020 reports it, with exclusions by
+/// automation apart from the researcher's and each exclusion's reason.
 pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
-    let counts = data.counts();
-    push(md, "## Flow of papers\n");
+    let flow = data.flow();
+    push(md, "## Flow of papers (PRISMA 2020)\n");
     push(md, "| Stage | Papers |");
     push(md, "|---|---:|");
-    push(md, &format!("| Files found | {} |", counts.found));
     push(
         md,
-        &format!("| Duplicates removed | {} |", counts.duplicates),
+        &format!("| Records identified (files found) | {} |", flow.identified),
     );
-    let unreadable: usize = counts.unreadable.values().sum();
-    let detail: Vec<String> = counts
+    push(
+        md,
+        &format!(
+            "| Duplicates removed before screening | {} |",
+            flow.duplicates
+        ),
+    );
+    let detail: Vec<String> = flow
         .unreadable
         .iter()
-        .map(|(k, v)| format!("{} {v}", label_of(k)))
+        .map(|u| format!("{} {}", u.reason, u.papers))
         .collect();
     let detail = if detail.is_empty() {
         String::new()
     } else {
         format!(" ({})", detail.join(", "))
     };
-    push(md, &format!("| Unreadable | {unreadable}{detail} |"));
-    push(md, &format!("| Screened | {} |", counts.screened));
-    push(md, &format!("| Included | {} |", counts.included));
-    push(md, &format!("| Maybe | {} |", counts.maybe));
-    push(md, &format!("| Excluded | {} |", counts.excluded));
     push(
         md,
-        &format!("| Could not be scored | {} |\n", counts.not_scored),
+        &format!(
+            "| Reports not retrieved: could not be read | {}{detail} |",
+            flow.unreadable_total()
+        ),
+    );
+    push(md, &format!("| Records screened | {} |", flow.screened));
+    push(
+        md,
+        &format!(
+            "| Not scored: no result and no label | {} |",
+            flow.not_scored
+        ),
+    );
+    push(
+        md,
+        &format!(
+            "| Excluded by automation (the engine, unchecked)¹ | {} |",
+            flow.excluded_by_automation
+        ),
+    );
+    push(
+        md,
+        &format!(
+            "| Excluded by the researcher | {} |",
+            flow.excluded_by_researcher
+        ),
+    );
+    push(
+        md,
+        &format!(
+            "| Maybe: awaiting the researcher's decision | {} |",
+            flow.maybe
+        ),
+    );
+    push(
+        md,
+        &format!(
+            "| Included | {} (labelled include by the researcher: {}) |\n",
+            flow.included, flow.included_by_researcher
+        ),
+    );
+    if !flow.reasons.is_empty() {
+        push(
+            md,
+            "Excluded, with reasons (the first criterion not met counts):\n",
+        );
+        push(md, "| Reason | Papers |");
+        push(md, "|---|---:|");
+        for r in &flow.reasons {
+            push(md, &format!("| {} | {} |", inline(&r.reason), r.papers));
+        }
+        push(md, "");
+    }
+    push(
+        md,
+        &format!(
+            "¹ Excluded by Quire's engine ({}) without the researcher's check, as PRISMA 2020 asks automation tools' \
+             exclusions to be reported. The researcher's label decides a paper over the engine's verdict; {} \
+             labelled.\n",
+            data.spec.engine.label(),
+            match flow.labelled {
+                1 => "1 paper is".to_owned(),
+                n => format!("{n} papers are"),
+            }
+        ),
     );
 }
 

@@ -9,6 +9,7 @@ import type {
   Estimate,
   ExportFormat,
   ExportWritten,
+  Flow,
   Label,
   PaperDetail,
   ReviewView,
@@ -30,6 +31,7 @@ const EXPORT_FILTERS: Record<ExportFormat, { name: string; extensions: string[] 
   bibtex: { name: "BibTeX", extensions: ["bib"] },
   csv: { name: "CSV", extensions: ["csv"] },
   ris: { name: "RIS", extensions: ["ris"] },
+  prisma: { name: "PRISMA flow counts (CSV)", extensions: ["csv"] },
 };
 
 /** Emitted by the shell after a workspace is created or reopened. */
@@ -111,6 +113,8 @@ export const tauriPlatform: Platform = {
   renderReview: (workspace, format) => call<string>("review_render", { workspace, format }),
 
   validation: (params) => call<ValidationView>("review_validation", { params }),
+
+  reviewFlow: (workspace) => call<Flow>("review_flow", { workspace }),
 
   async exportReview(workspace, format, suggestedName) {
     const filter = EXPORT_FILTERS[format];

@@ -19,6 +19,7 @@ import type {
   Estimate,
   ExportFormat,
   ExportWritten,
+  Flow,
   Label,
   PaperDetail,
   ReviewLaunch,
@@ -86,6 +87,8 @@ export interface Platform {
    * apply or reset the calibrated cut-offs; returns what the labels show now.
    */
   validation(params: ValidateParams): Promise<ValidationView>;
+  /** The review's PRISMA 2020 flow counts, as its report states them. */
+  reviewFlow(workspace: string): Promise<Flow>;
   /** Ask where to save and write the export; null when the user cancels. */
   exportReview(workspace: string, format: ExportFormat, suggestedName: string): Promise<ExportWritten | null>;
 }

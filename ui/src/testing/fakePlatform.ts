@@ -26,6 +26,7 @@ import {
   QuireError,
   type WorkspaceSummary,
   type Cutoffs,
+  type Flow,
   type Proportion,
   type ValidateParams,
   type ValidationView,
@@ -423,6 +424,31 @@ export class FakePlatform implements Platform {
         judged.length === 0
           ? "## Screening validation\n\nCut-offs: the defaults, **uncalibrated**."
           : `## Screening validation\n\nAgainst the researcher's own labels of ${judged.length} scored papers, ${relevant.length} of them relevant.`,
+    });
+  }
+
+  /** Like the core's flow, from the rows: the label decides over the verdict. */
+  reviewFlow(root: string): Promise<Flow> {
+    const view = this.review(root);
+    const readable = view.papers.filter((p) => p.status === "ok" || p.status === "damaged");
+    const decided = readable.map((p) => ({ by: p.label?.verdict != null ? "researcher" : "engine", verdict: p.label?.verdict ?? p.verdict }));
+    const excludedBy = (by: string) => decided.filter((d) => d.by === by && d.verdict === "exclude").length;
+    const automation = excludedBy("engine");
+    const unreadable = new Map<string, number>();
+    for (const p of view.papers.filter((p) => !readable.includes(p))) unreadable.set(p.status, (unreadable.get(p.status) ?? 0) + 1);
+    return Promise.resolve({
+      identified: view.papers.reduce((n, p) => n + 1 + p.duplicates, 0),
+      duplicates: view.papers.reduce((n, p) => n + p.duplicates, 0),
+      unreadable: [...unreadable].map(([reason, papers]) => ({ reason, papers })),
+      screened: readable.length,
+      notScored: decided.filter((d) => d.verdict === null).length,
+      excludedByAutomation: automation,
+      excludedByResearcher: excludedBy("researcher"),
+      reasons: automation > 0 ? [{ reason: "score below the maybe cut-off", papers: automation }] : [],
+      maybe: decided.filter((d) => d.verdict === "maybe").length,
+      included: decided.filter((d) => d.verdict === "include").length,
+      includedByResearcher: decided.filter((d) => d.by === "researcher" && d.verdict === "include").length,
+      labelled: readable.filter((p) => p.label !== null).length,
     });
   }
 

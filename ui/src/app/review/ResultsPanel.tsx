@@ -8,6 +8,7 @@ import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError
 import { Histogram } from "./Histogram";
 import { PaperPane } from "./PaperPane";
 import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { PrismaFlow } from "./PrismaFlow";
 import { ReportPreview } from "./ReportPreview";
 import { ResultsTable } from "./ResultsTable";
 import { count } from "./format";
@@ -26,6 +27,7 @@ const EXPORTS: { format: ExportFormat; label: string }[] = [
   { format: "bibtex", label: "BibTeX" },
   { format: "csv", label: "CSV" },
   { format: "ris", label: "RIS" },
+  { format: "prisma", label: "PRISMA counts" },
 ];
 
 /** Keys typed into a form control are the control's, not the table's. */
@@ -36,6 +38,7 @@ function typedIntoControl(target: EventTarget | null): boolean {
 export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps) {
   const [viewing, setViewing] = useState<PdfTarget | null>(null);
   const [previewing, setPreviewing] = useState(false);
+  const [showingFlow, setShowingFlow] = useState(false);
   const keys = useRef<HTMLDivElement>(null);
   // The table takes the keyboard as soon as the results open: j/k work at once.
   useEffect(() => {
@@ -206,6 +209,16 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           >
             Preview report
           </button>
+          <button
+            type="button"
+            class="button button--small"
+            data-testid="show-flow"
+            onClick={() => {
+              setShowingFlow(true);
+            }}
+          >
+            PRISMA flow
+          </button>
           <span class="muted">Export</span>
           {EXPORTS.map((x) => (
             <button key={x.format} type="button" class="button button--small" data-testid={`export-${x.format}`} onClick={() => void exportAs(x.format)}>
@@ -235,6 +248,15 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           onRowChange={onRowChange}
         />
       </div>
+      {showingFlow && (
+        <PrismaFlow
+          platform={platform}
+          workspace={view.root}
+          onClose={() => {
+            setShowingFlow(false);
+          }}
+        />
+      )}
       {previewing && (
         <ReportPreview
           platform={platform}

@@ -424,3 +424,28 @@ describe("screening validation", () => {
     expect(platform.validationCalls).toHaveLength(calls);
   });
 });
+
+describe("the PRISMA flow", () => {
+  it("draws the review's flow with the researcher's exclusions apart from the engine's", async () => {
+    await runToResults();
+    // p2 (3.0) is the engine's exclusion; the researcher excludes p3 (5.0) too.
+    await platform.setLabel(ROOT, "p3", { verdict: "exclude" });
+    await click("[data-testid=show-flow]");
+    const box = (id: string) => $(`[data-testid=prisma-${id}]`)?.textContent ?? "";
+    expect(box("identified")).toContain("n = 3");
+    expect(box("screened")).toContain("n = 3");
+    expect(box("excluded")).toContain("n = 2");
+    expect(box("excluded")).toContain("By automation (the engine, unchecked): 1");
+    expect(box("excluded")).toContain("By the researcher: 1");
+    expect(box("included")).toContain("n = 1");
+    await click("[data-testid=prisma-close]");
+    expect($("[data-testid=prisma-flow]")).toBeNull();
+  });
+
+  it("offers the flow's counts as an export", async () => {
+    await runToResults();
+    platform.nextSavePath = "/home/r/flow.csv";
+    await click("[data-testid=export-prisma]");
+    expect(platform.exported.at(-1)).toEqual({ format: "prisma", path: "/home/r/flow.csv" });
+  });
+});

@@ -305,7 +305,59 @@ authors?: Array<string> | null, year?: number | null, doi?: string | null, arxiv
 /**
  * The formats a review can be exported in.
  */
-export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris";
+export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris" | "prisma";
+
+/**
+ * A reason for a document that could not be read, and how many.
+ */
+export type Unreadable = { reason: string, papers: number, };
+
+/**
+ * One reason for exclusion and how many papers it excluded.
+ */
+export type Reason = { reason: string, papers: number, };
+
+/**
+ * The PRISMA 2020 counts of a review.
+ */
+export type Flow = { 
+/**
+ * Files found, duplicates included.
+ */
+identified: number, duplicates: number, 
+/**
+ * Files that could not be read, by reason.
+ */
+unreadable: Array<Unreadable>, screened: number, 
+/**
+ * Screened but with no result and no label: no decision yet.
+ */
+notScored: number, 
+/**
+ * Excluded by the engine and not checked by the researcher.
+ */
+excludedByAutomation: number, 
+/**
+ * Excluded by the researcher's label.
+ */
+excludedByResearcher: number, 
+/**
+ * Every exclusion by its reason: the first criterion not met, else the
+ * score below the cut-off (automation) or the researcher's judgement.
+ */
+reasons: Array<Reason>, 
+/**
+ * Maybe: awaiting the researcher's decision.
+ */
+maybe: number, included: number, 
+/**
+ * Of the included, those the researcher labelled include.
+ */
+includedByResearcher: number, 
+/**
+ * Papers the researcher labelled, whatever the label.
+ */
+labelled: number, };
 
 export type ExportWritten = { path: string, bytes: number, };
 

@@ -1,0 +1,196 @@
+//! The flow of papers as PRISMA 2020 reports it: records identified,
+//! duplicates removed, reports that could not be read (with reasons),
+//! records screened, records excluded (by automation, that is the engine
+//! unchecked, apart from those the researcher excluded, as PRISMA's footnote
+//! asks), exclusions with reasons, and studies included. The researcher's
+//! label decides a paper over the engine's verdict. The report's table, the
+//! counts CSV and the app's diagram all come from [`Flow`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{ReportData, label_of};
+use crate::review_model::{CriterionOutcome, PaperResult, Verdict};
+
+/// Why an excluded paper was excluded, when no criterion it fails says so.
+const BELOW_CUTOFF: &str = "score below the maybe cut-off";
+const RESEARCHER_CALL: &str = "the researcher's judgement";
+
+/// One reason for exclusion and how many papers it excluded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Reason {
+    pub reason: String,
+    pub papers: usize,
+}
+
+/// A reason for a document that could not be read, and how many.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Unreadable {
+    pub reason: String,
+    pub papers: usize,
+}
+
+/// The PRISMA 2020 counts of a review.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Flow {
+    /// Files found, duplicates included.
+    pub identified: usize,
+    pub duplicates: usize,
+    /// Files that could not be read, by reason.
+    pub unreadable: Vec<Unreadable>,
+    pub screened: usize,
+    /// Screened but with no result and no label: no decision yet.
+    pub not_scored: usize,
+    /// Excluded by the engine and not checked by the researcher.
+    pub excluded_by_automation: usize,
+    /// Excluded by the researcher's label.
+    pub excluded_by_researcher: usize,
+    /// Every exclusion by its reason: the first criterion not met, else the
+    /// score below the cut-off (automation) or the researcher's judgement.
+    pub reasons: Vec<Reason>,
+    /// Maybe: awaiting the researcher's decision.
+    pub maybe: usize,
+    pub included: usize,
+    /// Of the included, those the researcher labelled include.
+    pub included_by_researcher: usize,
+    /// Papers the researcher labelled, whatever the label.
+    pub labelled: usize,
+}
+
+impl Flow {
+    pub fn unreadable_total(&self) -> usize {
+        self.unreadable.iter().map(|u| u.papers).sum()
+    }
+
+    pub fn excluded(&self) -> usize {
+        self.excluded_by_automation + self.excluded_by_researcher
+    }
+}
+
+/// The first criterion the engine found not met.
+fn first_unmet(result: Option<&PaperResult>) -> Option<String> {
+    result?
+        .criteria
+        .iter()
+        .find(|c| c.outcome == CriterionOutcome::NotMet)
+        .map(|c| c.criterion.clone())
+}
+
+impl ReportData<'_> {
+    /// The flow of this review's papers.
+    pub fn flow(&self) -> Flow {
+        let mut flow = Flow::default();
+        let mut unreadable: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for p in self.papers {
+            flow.identified += 1 + p.duplicates.len();
+            flow.duplicates += p.duplicates.len();
+            if !p.status.is_readable() {
+                *unreadable.entry(label_of(p.status.as_str())).or_default() += 1;
+                continue;
+            }
+            flow.screened += 1;
+            let result = self.results.get(&p.id);
+            let label = self.labels.get(&p.id).and_then(|l| l.verdict);
+            if self.labels.contains_key(&p.id) {
+                flow.labelled += 1;
+            }
+            let (decision, by_researcher) = match (label, result) {
+                (Some(verdict), _) => (verdict, true),
+                (None, Some(r)) => (r.verdict, false),
+                (None, None) => {
+                    flow.not_scored += 1;
+                    continue;
+                }
+            };
+            match decision {
+                Verdict::Include => {
+                    flow.included += 1;
+                    flow.included_by_researcher += usize::from(by_researcher);
+                }
+                Verdict::Maybe => flow.maybe += 1,
+                Verdict::Exclude => {
+                    if by_researcher {
+                        flow.excluded_by_researcher += 1;
+                    } else {
+                        flow.excluded_by_automation += 1;
+                    }
+                    let reason = first_unmet(result).unwrap_or_else(|| {
+                        if by_researcher {
+                            RESEARCHER_CALL
+                        } else {
+                            BELOW_CUTOFF
+                        }
+                        .to_owned()
+                    });
+                    *reasons.entry(reason).or_default() += 1;
+                }
+            }
+        }
+        flow.unreadable = unreadable
+            .into_iter()
+            .map(|(reason, papers)| Unreadable {
+                reason: reason.to_owned(),
+                papers,
+            })
+            .collect();
+        let mut reasons: Vec<Reason> = reasons
+            .into_iter()
+            .map(|(reason, papers)| Reason { reason, papers })
+            .collect();
+        reasons.sort_by(|a, b| b.papers.cmp(&a.papers).then(a.reason.cmp(&b.reason)));
+        flow.reasons = reasons;
+        flow
+    }
+}
+
+/// The counts as CSV (`stage,detail,papers`), for a PRISMA diagram tool or a
+/// spreadsheet.
+pub fn flow_csv(data: &ReportData<'_>) -> String {
+    let flow = data.flow();
+    let mut rows: Vec<(&str, String, usize)> = vec![
+        ("identified", String::new(), flow.identified),
+        ("duplicates_removed", String::new(), flow.duplicates),
+    ];
+    for u in &flow.unreadable {
+        rows.push(("not_retrieved", u.reason.clone(), u.papers));
+    }
+    rows.extend([
+        ("screened", String::new(), flow.screened),
+        ("not_scored", String::new(), flow.not_scored),
+        (
+            "excluded_by_automation",
+            String::new(),
+            flow.excluded_by_automation,
+        ),
+        (
+            "excluded_by_researcher",
+            String::new(),
+            flow.excluded_by_researcher,
+        ),
+    ]);
+    for r in &flow.reasons {
+        rows.push(("excluded_reason", r.reason.clone(), r.papers));
+    }
+    rows.extend([
+        ("maybe", String::new(), flow.maybe),
+        ("included", String::new(), flow.included),
+        (
+            "included_by_researcher",
+            String::new(),
+            flow.included_by_researcher,
+        ),
+    ]);
+    let mut out = String::from("stage,detail,papers\n");
+    for (stage, detail, papers) in rows {
+        out.push_str(&format!("{stage},{},{papers}\n", super::csv_cell(&detail)));
+    }
+    out
+}

@@ -1,0 +1,109 @@
+// The review's flow as a PRISMA 2020 diagram: identification, screening,
+// included, with the exclusions beside each step (automation apart from the
+// researcher, as PRISMA asks). The counts are the report's own (review_flow).
+
+import { useEffect, useState } from "preact/hooks";
+
+import { type Flow, type Platform, QuireError } from "../../platform";
+import { Modal } from "./Modal";
+import { count } from "./format";
+
+function Box({ title, n, testId, children }: { title: string; n: number; testId: string; children?: preact.ComponentChildren }) {
+  return (
+    <div class="prisma__box" data-testid={testId}>
+      <p class="prisma__title">{title}</p>
+      <p class="prisma__n">n = {count(n)}</p>
+      {children}
+    </div>
+  );
+}
+
+function FlowDiagram({ flow }: { flow: Flow }) {
+  return (
+    <div class="prisma" role="img" aria-label="PRISMA 2020 flow diagram">
+      <p class="prisma__stage">Identification</p>
+      <div class="prisma__row">
+        <Box title="Records identified (files found)" n={flow.identified} testId="prisma-identified" />
+        <Box title="Removed before screening" n={flow.duplicates} testId="prisma-duplicates">
+          <p class="prisma__detail">Duplicates (identical files)</p>
+        </Box>
+      </div>
+      <p class="prisma__stage">Screening</p>
+      <div class="prisma__row">
+        <Box title="Records screened" n={flow.screened} testId="prisma-screened" />
+        <Box title="Records excluded" n={flow.excludedByAutomation + flow.excludedByResearcher} testId="prisma-excluded">
+          <p class="prisma__detail">By automation (the engine, unchecked): {count(flow.excludedByAutomation)}</p>
+          <p class="prisma__detail">By the researcher: {count(flow.excludedByResearcher)}</p>
+          {flow.reasons.length > 0 && (
+            <ul class="prisma__reasons">
+              {flow.reasons.map((r) => (
+                <li key={r.reason}>
+                  {r.reason}: {count(r.papers)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Box>
+      </div>
+      <div class="prisma__row">
+        <Box title="Awaiting a decision" n={flow.maybe + flow.notScored} testId="prisma-awaiting">
+          <p class="prisma__detail">Maybe: {count(flow.maybe)}</p>
+          <p class="prisma__detail">Not scored: {count(flow.notScored)}</p>
+        </Box>
+        <Box title="Reports not retrieved (could not be read)" n={flow.unreadable.reduce((a, u) => a + u.papers, 0)} testId="prisma-unreadable">
+          {flow.unreadable.map((u) => (
+            <p class="prisma__detail" key={u.reason}>
+              {u.reason}: {count(u.papers)}
+            </p>
+          ))}
+        </Box>
+      </div>
+      <p class="prisma__stage">Included</p>
+      <div class="prisma__row">
+        <Box title="Studies included" n={flow.included} testId="prisma-included">
+          <p class="prisma__detail">Labelled include by the researcher: {count(flow.includedByResearcher)}</p>
+        </Box>
+      </div>
+      <p class="muted prisma__note">
+        The researcher's label decides a paper over the engine's verdict; {count(flow.labelled)} labelled. Exclusions
+        by automation are the engine's, unchecked, as PRISMA 2020 asks them to be reported apart.
+      </p>
+    </div>
+  );
+}
+
+export function PrismaFlow({ platform, workspace, onClose }: { platform: Platform; workspace: string; onClose: () => void }) {
+  const [flow, setFlow] = useState<Flow | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    platform.reviewFlow(workspace).then(
+      (f) => {
+        if (live) setFlow(f);
+      },
+      (raw: unknown) => {
+        if (live) setError(QuireError.from(raw).message);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [platform, workspace]);
+
+  return (
+    <Modal title="Flow of papers (PRISMA 2020)" testId="prisma-flow" closeTestId="prisma-close" onClose={onClose}>
+      <div class="overlay__scroll">
+        {error !== null ? (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        ) : flow === null ? (
+          <p class="muted">Counting…</p>
+        ) : (
+          <FlowDiagram flow={flow} />
+        )}
+      </div>
+    </Modal>
+  );
+}
