@@ -146,6 +146,15 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
         report.contains("calibrated on 7 labelled papers (4 relevant)"),
         "{report}"
     );
+    // The Methods paragraph says how the cut-offs were set and what the labels showed.
+    assert!(
+        report.contains("these cut-offs were calibrated on 7 labelled papers (4 relevant)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("The researcher labelled 7 papers of those screened (4 relevant"),
+        "{report}"
+    );
     // Reset: the defaults again.
     let reset = quire(data.path(), &["validate", &ws, "--reset", "--json"]);
     assert_eq!(reset["assessment"]["calibrated"], false);

@@ -1,6 +1,7 @@
 //! The review as Markdown: question, method, PRISMA-style counts, a ranked table,
 //! a section per paper, and the files that could not be read.
 
+mod methods;
 pub mod prisma;
 mod sections;
 pub mod validation;
@@ -184,12 +185,13 @@ fn status_label(status: PaperStatus) -> &'static str {
 pub fn render(data: &ReportData<'_>) -> String {
     use sections::*;
     use validation::validation_section;
-    let sections: [fn(&mut String, &ReportData<'_>); 9] = [
+    let sections: [fn(&mut String, &ReportData<'_>); 10] = [
         title_section,
         method_section,
         synthesis_section,
         flow_section,
         validation_section,
+        methods::methods_section,
         ranking_section,
         not_scored_section,
         unreadable_section,

@@ -1,0 +1,177 @@
+//! A Methods paragraph a reviewer can paste into a paper, written from the
+//! workspace: the tool and engine, the model and its prompt's hash, the dates
+//! of screening, the cut-offs and how they were set, the validation figures
+//! with their intervals, the human oversight that took place (labels,
+//! corrections, what automation excluded unchecked), and that each paper was
+//! read once. It states what the files show and nothing more: the reporting
+//! RAISE and Cochrane ask of automated screening.
+
+use std::collections::BTreeSet;
+
+use super::ReportData;
+use crate::review::validation::{Assessment, Proportion, assess};
+use crate::review_model::EngineKind;
+use crate::workspace::Origin;
+
+/// "1 paper", "2 papers".
+fn papers(n: usize) -> String {
+    if n == 1 {
+        "1 paper".to_owned()
+    } else {
+        format!("{n} papers")
+    }
+}
+
+fn interval(p: &Proportion) -> String {
+    format!("{:.2} (95% CI {:.2}-{:.2})", p.value, p.low, p.high)
+}
+
+/// The sentence on what the researcher's labels show, when there are any.
+fn validation_sentence(a: &Assessment) -> String {
+    if a.labelled == 0 {
+        return "The researcher did not label papers to validate the screening, so its accuracy in this review \
+                was not measured."
+            .to_owned();
+    }
+    let mut parts = Vec::new();
+    if let Some(r) = &a.recall {
+        parts.push(format!("recall {}", interval(r)));
+    }
+    if let Some(s) = &a.specificity {
+        parts.push(format!("specificity {}", interval(s)));
+    }
+    if let Some(p) = &a.precision {
+        parts.push(format!("precision {}", interval(p)));
+    }
+    if let Some(k) = a.kappa {
+        parts.push(format!("Cohen's kappa {k:.2}"));
+    }
+    let figures = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; against these labels the engine's keep-or-exclude decisions had {}",
+            parts.join(", ")
+        )
+    };
+    let support = if a.stopping.supports_exclusion {
+        format!(
+            "The labels supported automatic exclusion at {:.2} recall (the interval's lower bound reached it).",
+            a.stopping.target
+        )
+    } else {
+        format!(
+            "The labels did not support automatic exclusion at {:.2} recall, so the engine's exclusions are \
+             reported as unchecked.",
+            a.stopping.target
+        )
+    };
+    format!(
+        "The researcher labelled {} of those screened ({} relevant; a paper labelled maybe counted as relevant){figures}. {support}",
+        papers(a.labelled),
+        a.relevant
+    )
+}
+
+/// The paragraph.
+pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
+    let flow = data.flow();
+    let assessment = assess(data.results, data.labels, data.validation);
+    let mut text = format!(
+        "We screened {} (files found: {}; exact duplicates removed: {}; unreadable: {}) with Quire {}",
+        papers(flow.screened),
+        flow.identified,
+        flow.duplicates,
+        flow.unreadable_total(),
+        env!("CARGO_PKG_VERSION")
+    );
+    let started = data
+        .results
+        .values()
+        .map(|r| r.provenance.started_at.as_str())
+        .min();
+    let finished = data
+        .results
+        .values()
+        .map(|r| r.provenance.finished_at.as_str())
+        .max();
+    match data.spec.engine {
+        EngineKind::Offline => text.push_str(
+            " without a language model: each paper's relevance was scored 0-10 from the share of the review \
+             question's terms it uses (in its title and abstract, or by their frequency in its body), and the \
+             evidence shown is the sentences that best match the question.",
+        ),
+        EngineKind::Agent => {
+            let hashes: BTreeSet<&str> = data
+                .results
+                .values()
+                .filter_map(|r| r.provenance.prompt_hash.as_deref())
+                .collect();
+            let hashes: Vec<&str> = hashes.into_iter().map(|h| &h[..h.len().min(12)]).collect();
+            let (verified, dropped) = data.results.values().fold((0, 0), |acc, r| {
+                (
+                    acc.0 + r.provenance.quotes_verified.unwrap_or(0),
+                    acc.1 + r.provenance.quotes_dropped.unwrap_or(0),
+                )
+            });
+            text.push_str(&format!(
+                ": each paper was read in full, in isolation, by the language model {} (reader prompt {}), which \
+                 scored its relevance 0-10 against the question and criteria with a rationale and quotes; every \
+                 quote was checked against the text of the page it cites ({verified} verified, {dropped} not \
+                 found and dropped).",
+                data.model.unwrap_or("(not recorded)"),
+                if hashes.is_empty() { "not recorded".to_owned() } else { hashes.join(", ") },
+            ));
+        }
+    }
+    if let (Some(started), Some(finished)) = (started, finished) {
+        text.push_str(&format!(
+            " Papers were read between {} and {}.",
+            &started[..started.len().min(10)],
+            &finished[..finished.len().min(10)]
+        ));
+    }
+    text.push_str(" Each paper was read once; there was no second independent reading.");
+    let cut = assessment.cutoffs;
+    text.push_str(&format!(
+        " Papers scoring {:.1} or more were marked include, {:.1} or more maybe, and the rest exclude; ",
+        cut.include, cut.maybe
+    ));
+    text.push_str(&match &data.validation.applied {
+        Some(applied) => format!(
+            "these cut-offs were calibrated on {} labelled papers ({} relevant) to a target recall of {:.2} \
+             and applied by the researcher on {}.",
+            applied.labelled,
+            applied.relevant,
+            applied.target,
+            &applied.at[..applied.at.len().min(10)]
+        ),
+        None => "these are Quire's default cut-offs, not calibrated on this review.".to_owned(),
+    });
+    text.push(' ');
+    text.push_str(&validation_sentence(&assessment));
+    let corrected = data
+        .papers
+        .iter()
+        .filter(|p| p.meta.sources.values().any(|o| *o == Origin::Corrected))
+        .count();
+    text.push_str(&format!(
+        " Excluded: {} (by the engine without the researcher's check: {}; by the researcher: {}); included: \
+         {}. The researcher corrected the bibliographic details of {}.",
+        flow.excluded(),
+        flow.excluded_by_automation,
+        flow.excluded_by_researcher,
+        flow.included,
+        papers(corrected)
+    ));
+    text
+}
+
+/// Append the section.
+pub(super) fn methods_section(md: &mut String, data: &ReportData<'_>) {
+    md.push_str("## Methods paragraph\n\n");
+    md.push_str("Generated from the review's files, to adapt and paste into a paper:\n\n");
+    md.push_str("> ");
+    md.push_str(&super::inline(&methods_paragraph(data)));
+    md.push_str("\n\n");
+}
