@@ -6,10 +6,15 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::time::Duration;
 
+use quire::agent::Caps;
 use quire::commands::reviews;
 use quire::commands::{AppContext, AppPaths};
+use quire::llm::accounting::{CallLog, PriceTable};
+use quire::llm::{HttpProvider, ModelSettings};
 use quire::pdf::ingest::IngestOptions;
+use quire::review::engine::AgentSetup;
 use quire::review::engine::agent::{self as agent_engine};
 use quire::review::run::{EngineSetup, ReviewRequest};
 use quire::review::{EngineKind, ReviewSpec, paper_text};
@@ -79,6 +84,35 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The agent engine's setup against the scripted server: its model with a
+/// `window`-token context, `concurrency` calls at once, short backoffs, and
+/// every call also given to `extra_log`.
+pub(crate) fn scripted_setup(
+    server: &Server,
+    concurrency: usize,
+    window: u32,
+    extra_log: Option<Arc<dyn CallLog>>,
+) -> Result<AgentSetup, String> {
+    let settings = ModelSettings {
+        base_url: server.base_url.clone(),
+        model: "scripted-reader".into(),
+        context_window: window,
+        max_output_tokens: 2048,
+        concurrency,
+        read_timeout_secs: 60.0,
+        max_retries: 1,
+        ..ModelSettings::default()
+    };
+    Ok(AgentSetup {
+        profile: "bench".into(),
+        provider: HttpProvider::new(settings, None).map_err(|e| e.to_string())?,
+        prices: PriceTable::builtin(),
+        caps: Caps::default(),
+        base_backoff: Some(Duration::from_millis(20)),
+        extra_log,
+    })
 }
 
 /// Extract the corpus once (an offline review into a scratch workspace) and

@@ -12,16 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use quire::agent::{Caps, EventSink, PaperPhase, RunEvent};
-use quire::llm::accounting::{CallLog, PriceTable};
-use quire::llm::{HttpProvider, ModelSettings};
-use quire::review::engine::AgentSetup;
+use quire::agent::{EventSink, PaperPhase, RunEvent};
+use quire::llm::accounting::CallLog;
 use quire::review::engine::agent::{self as agent_engine, AgentReport};
 use quire::review::{EngineKind, ReviewSpec};
 use quire::workspace::{ModelCallRecord, PaperRecord, Workspace, WsPath};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_rig::{Server, baseline_specs, corpus_texts, synthetic_workspace};
+use crate::agent_rig::{Server, baseline_specs, corpus_texts, scripted_setup, synthetic_workspace};
 
 #[derive(Args)]
 pub(crate) struct AgentBenchArgs {
@@ -346,24 +344,8 @@ async fn review(
         started: Instant::now(),
         mine: Mutex::new(Vec::new()),
     });
-    let settings = ModelSettings {
-        base_url: server.base_url.clone(),
-        model: "scripted-reader".into(),
-        context_window: if baseline { 1_000_000 } else { 32_768 },
-        max_output_tokens: 2048,
-        concurrency: args.concurrency,
-        read_timeout_secs: 60.0,
-        max_retries: 1,
-        ..ModelSettings::default()
-    };
-    let setup = AgentSetup {
-        profile: "bench".into(),
-        provider: HttpProvider::new(settings, None).map_err(|e| e.to_string())?,
-        prices: PriceTable::builtin(),
-        caps: Caps::default(),
-        base_backoff: Some(Duration::from_millis(20)),
-        extra_log: Some(log.clone()),
-    };
+    let window = if baseline { 1_000_000 } else { 32_768 };
+    let setup = scripted_setup(server, args.concurrency, window, Some(log.clone()))?;
     let cancel = CancellationToken::new();
     let watch = Arc::new(Watch {
         stop_after: stop_after.map(|n| (n, cancel.clone())),

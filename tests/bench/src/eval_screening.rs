@@ -9,7 +9,14 @@
 //! worst seed's recall beside the mean.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use quire::agent::NoEvents;
+use quire::review::engine::agent as agent_engine;
+use quire::review::{EngineKind, ReviewSpec};
+use quire::workspace::{PaperRecord, Workspace};
+use tokio_util::sync::CancellationToken;
 
 use quire::offline;
 use quire::review::validation::calibrate::{Cutoffs, stopping_rule, supported};
@@ -17,6 +24,7 @@ use quire::review::validation::metrics::{Confusion, wss_at_95};
 use quire::review::validation::sample::propose;
 use quire::review::validation::{DEFAULT_TARGET, Judged};
 
+use super::agent_rig::{Server, corpus_texts, scripted_setup, synthetic_workspace};
 use super::eval::DevCorpus;
 
 const SAMPLE_SIZES: [usize; 3] = [20, 30, 50];
@@ -29,102 +37,163 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
         .filter(|&i| dev.extracted[i].status.is_readable())
         .collect();
     let papers = dev.papers();
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let texts = corpus_texts(&corpus.join("dev"), scratch.path()).await?;
+    let server = Server::start(0, 8, None, None)?;
     println!(
-        "Offline engine, {} readable papers; labels: manifest.tsv topics; target recall {DEFAULT_TARGET}; \
-         figures on the whole collection, mean of {SEEDS} seeds (worst seed's recall in brackets).\n",
+        "{} readable papers; labels: manifest.tsv topics; target recall {DEFAULT_TARGET}; figures on the whole \
+         collection, mean of {SEEDS} seeds (worst seed's recall in brackets). Engines: offline, and the agent \
+         engine with the scripted reader (it scores the share of the question's terms found in the text).\n",
         readable.len()
     );
     println!(
-        "| topic | relevant | cut-offs | recall | specificity | precision | kappa | WSS@95 | lost | sample supports exclusion |"
+        "| topic | engine | relevant | cut-offs | recall | specificity | precision | kappa | WSS@95 | lost | sample supports exclusion |"
     );
-    println!("|---|---:|---|---|---:|---:|---:|---:|---:|---|");
+    println!("|---|---|---:|---|---|---:|---:|---:|---:|---:|---|");
     for (topic, question) in &dev.questions {
         let findings = offline::review(question, &[], &papers);
-        let judged: Vec<Judged> = readable
+        let offline: Vec<Judged> = readable
             .iter()
             .map(|&i| {
-                let key = relative_key(corpus, &dev.found[i]);
+                let key = relative_key(&dev.found[i]);
                 Judged {
-                    id: key.clone(),
-                    score: findings[i].score,
                     relevant: manifest.get(&key).is_some_and(|t| t == topic),
+                    id: key,
+                    score: findings[i].score,
                 }
             })
             .collect();
-        let relevant = judged.iter().filter(|j| j.relevant).count();
-        let wss = wss_at_95(&judged).map_or("-".to_owned(), |w| format!("{w:.2}"));
-        let row = |label: &str, results: &[(Cutoffs, Option<String>)]| {
-            let confusions: Vec<Confusion> = results
-                .iter()
-                .map(|(cut, _)| Confusion::of(&judged, cut.maybe))
-                .collect();
-            let mean = |f: &dyn Fn(&Confusion) -> Option<f64>| -> String {
-                let values: Vec<f64> = confusions.iter().filter_map(f).collect();
-                if values.is_empty() {
-                    "-".to_owned()
-                } else {
-                    format!("{:.2}", values.iter().sum::<f64>() / values.len() as f64)
+        print_rows(topic, "offline", &offline);
+        let scored = scripted_scores(&server, &texts, topic, question, scratch.path()).await?;
+        let scripted: Vec<Judged> = scored
+            .into_iter()
+            .map(|(file, score)| {
+                let key = relative_key(&file);
+                Judged {
+                    relevant: manifest.get(&key).is_some_and(|t| t == topic),
+                    id: key,
+                    score,
                 }
-            };
-            let worst_recall = confusions
-                .iter()
-                .filter_map(|c| c.recall().map(|r| r.value))
-                .fold(1.0, f64::min);
-            let lost: f64 = confusions
-                .iter()
-                .map(|c| c.false_negative as f64)
-                .sum::<f64>()
-                / confusions.len() as f64;
-            let supports: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
-            let supports = if supports.is_empty() {
-                "-".to_owned()
-            } else {
-                supports[0].to_owned()
-            };
-            println!(
-                "| {topic} | {relevant} | {label} | {} ({worst_recall:.2}) | {} | {} | {} | {wss} | {lost:.1} | {supports} |",
-                mean(&|c| c.recall().map(|r| r.value)),
-                mean(&|c| c.specificity().map(|r| r.value)),
-                mean(&|c| c.precision().map(|r| r.value)),
-                mean(&|c| c.kappa()),
-            );
-        };
-        row("default 6.5 / 4.0", &[(Cutoffs::DEFAULT, None)]);
-        let scored: Vec<(String, f64)> = judged.iter().map(|j| (j.id.clone(), j.score)).collect();
-        for size in SAMPLE_SIZES {
-            let mut results = Vec::new();
-            let mut supporting_seeds = 0;
-            let mut needed = Vec::new();
-            for seed in 0..SEEDS {
-                let sample = propose(&scored, size, &Cutoffs::DEFAULT, &format!("eval-{seed}"));
-                let labelled: Vec<Judged> = judged
-                    .iter()
-                    .filter(|j| sample.contains(&j.id))
-                    .cloned()
-                    .collect();
-                // A sample with too few relevant papers cannot calibrate: the defaults stand.
-                let cut = supported(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
-                let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
-                if rule.supports_exclusion {
-                    supporting_seeds += 1;
-                }
-                needed.push(rule.more_relevant_needed);
-                results.push((cut, None));
-            }
-            needed.sort_unstable();
-            let summary = format!(
-                "{supporting_seeds} of {SEEDS} seeds; median {} more relevant labels needed",
-                needed[needed.len() / 2]
-            );
-            results[0].1 = Some(summary);
-            let mean_cut = results.iter().map(|r| r.0.maybe).sum::<f64>() / results.len() as f64;
-            row(
-                &format!("calibrated on {size} (maybe from {mean_cut:.1})"),
-                &results,
-            );
-        }
+            })
+            .collect();
+        print_rows(topic, "scripted reader", &scripted);
     }
     Ok(())
+}
+
+/// The rows of one engine on one topic: the default cut-offs, then those
+/// calibrated on samples of each size.
+fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
+    let relevant = judged.iter().filter(|j| j.relevant).count();
+    let wss = wss_at_95(judged).map_or("-".to_owned(), |w| format!("{w:.2}"));
+    let row = |label: &str, results: &[(Cutoffs, Option<String>)]| {
+        let confusions: Vec<Confusion> = results
+            .iter()
+            .map(|(cut, _)| Confusion::of(judged, cut.maybe))
+            .collect();
+        let mean = |f: &dyn Fn(&Confusion) -> Option<f64>| -> String {
+            let values: Vec<f64> = confusions.iter().filter_map(f).collect();
+            if values.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.2}", values.iter().sum::<f64>() / values.len() as f64)
+            }
+        };
+        let worst_recall = confusions
+            .iter()
+            .filter_map(|c| c.recall().map(|r| r.value))
+            .fold(1.0, f64::min);
+        let lost: f64 = confusions
+            .iter()
+            .map(|c| c.false_negative as f64)
+            .sum::<f64>()
+            / confusions.len() as f64;
+        let supports: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
+        let supports = if supports.is_empty() {
+            "-".to_owned()
+        } else {
+            supports[0].to_owned()
+        };
+        println!(
+            "| {topic} | {engine} | {relevant} | {label} | {} ({worst_recall:.2}) | {} | {} | {} | {wss} | {lost:.1} | {supports} |",
+            mean(&|c| c.recall().map(|r| r.value)),
+            mean(&|c| c.specificity().map(|r| r.value)),
+            mean(&|c| c.precision().map(|r| r.value)),
+            mean(&|c| c.kappa()),
+        );
+    };
+    row("default 6.5 / 4.0", &[(Cutoffs::DEFAULT, None)]);
+    let scored: Vec<(String, f64)> = judged.iter().map(|j| (j.id.clone(), j.score)).collect();
+    for size in SAMPLE_SIZES {
+        let mut results = Vec::new();
+        let mut supporting_seeds = 0;
+        let mut needed = Vec::new();
+        for seed in 0..SEEDS {
+            let sample = propose(&scored, size, &Cutoffs::DEFAULT, &format!("eval-{seed}"));
+            let labelled: Vec<Judged> = judged
+                .iter()
+                .filter(|j| sample.contains(&j.id))
+                .cloned()
+                .collect();
+            // A sample with too few relevant papers cannot calibrate: the defaults stand.
+            let cut = supported(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
+            let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
+            if rule.supports_exclusion {
+                supporting_seeds += 1;
+            }
+            needed.push(rule.more_relevant_needed);
+            results.push((cut, None));
+        }
+        needed.sort_unstable();
+        let summary = format!(
+            "{supporting_seeds} of {SEEDS} seeds; median {} more relevant labels needed",
+            needed[needed.len() / 2]
+        );
+        results[0].1 = Some(summary);
+        let mean_cut = results.iter().map(|r| r.0.maybe).sum::<f64>() / results.len() as f64;
+        row(
+            &format!("calibrated on {size} (maybe from {mean_cut:.1})"),
+            &results,
+        );
+    }
+}
+
+/// Each paper's score by the agent engine with the scripted reader, from a
+/// real review of the corpus texts on `question`.
+async fn scripted_scores(
+    server: &Server,
+    texts: &[(PaperRecord, Vec<String>)],
+    topic: &str,
+    question: &str,
+    scratch: &Path,
+) -> Result<Vec<(PathBuf, f64)>, String> {
+    let root = scratch.join(format!("scripted-{topic}"));
+    synthetic_workspace(&root, texts, texts.len())?;
+    let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
+    let setup = scripted_setup(server, 8, 32_768, None)?;
+    let spec = ReviewSpec {
+        question: question.to_owned(),
+        criteria: Vec::new(),
+        engine: EngineKind::Agent,
+    };
+    let ran = agent_engine::run_review(
+        &ws,
+        &spec,
+        &setup,
+        Arc::new(NoEvents),
+        CancellationToken::new(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    // The synthetic workspace holds the texts in order, under ids of their index.
+    let papers = ws.papers().map_err(|e| e.to_string())?;
+    Ok(papers
+        .iter()
+        .zip(texts)
+        .filter_map(|(p, (original, _))| {
+            Some((original.file.clone(), ran.results.get(&p.id)?.score))
+        })
+        .collect())
 }
 
 /// `dev/<topic>/<file>.pdf` -> topic, from manifest.tsv.
@@ -148,10 +217,13 @@ fn manifest_topics(corpus: &Path) -> Result<BTreeMap<String, String>, String> {
         .collect())
 }
 
-/// A paper's path as manifest.tsv writes it: relative to the corpus.
-fn relative_key(corpus: &Path, path: &Path) -> String {
-    path.strip_prefix(corpus)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
+/// A paper's path as manifest.tsv writes it, `dev/<topic>/<file>`, from its
+/// last two components (the review may have canonicalised the rest).
+fn relative_key(path: &Path) -> String {
+    let name = |p: Option<&Path>| {
+        p.and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    format!("dev/{}/{}", name(path.parent()), name(Some(path)))
 }
