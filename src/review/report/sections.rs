@@ -136,7 +136,7 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
     push(
         md,
         &format!(
-            "| Reports not retrieved: could not be read | {}{detail} |",
+            "| Removed before screening: could not be read | {}{detail} |",
             flow.unreadable_total()
         ),
     );

@@ -150,7 +150,7 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
         "{apply}"
     );
     let before = std::fs::read_to_string(std::path::Path::new(&root).join("report.md"))?;
-    assert!(!before.contains("calibrated on"));
+    assert!(!before.contains("calibrated on 5 labelled"));
     app.click("[data-testid=apply-cutoffs]").await?;
     app.wait_text("[data-testid=reset-cutoffs]", UI_TIMEOUT)
         .await?;
@@ -169,5 +169,32 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
         Ok(text.contains("the defaults, uncalibrated").then_some(()))
     })
     .await?;
+
+    // The PRISMA flow of the same review: the researcher's five labels decide
+    // every paper, so automation excluded none.
+    app.click("[data-testid=to-results]").await?;
+    app.click("[data-testid=show-flow]").await?;
+    let screened = app
+        .wait_text("[data-testid=prisma-screened]", UI_TIMEOUT)
+        .await?;
+    assert!(screened.contains("n = 5"), "{screened}");
+    let excluded = app
+        .text_content("[data-testid=prisma-excluded]")
+        .await?
+        .unwrap_or_default();
+    assert!(
+        excluded.contains("By automation (the engine, unchecked): 0"),
+        "{excluded}"
+    );
+    let included = app
+        .text_content("[data-testid=prisma-included]")
+        .await?
+        .unwrap_or_default();
+    assert!(
+        included.contains("Labelled include by the researcher: 4"),
+        "{included}"
+    );
+    app.screenshot("prisma-flow").await?;
+    app.click("[data-testid=prisma-close]").await?;
     app.stop().await
 }

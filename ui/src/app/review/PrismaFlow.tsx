@@ -19,13 +19,24 @@ function Box({ title, n, testId, children }: { title: string; n: number; testId:
 }
 
 function FlowDiagram({ flow }: { flow: Flow }) {
+  const unreadable = flow.unreadable.reduce((n, u) => n + u.papers, 0);
   return (
     <div class="prisma" role="img" aria-label="PRISMA 2020 flow diagram">
       <p class="prisma__stage">Identification</p>
       <div class="prisma__row">
         <Box title="Records identified (files found)" n={flow.identified} testId="prisma-identified" />
-        <Box title="Removed before screening" n={flow.duplicates} testId="prisma-duplicates">
-          <p class="prisma__detail">Duplicates (identical files)</p>
+        <Box title="Removed before screening" n={flow.duplicates + unreadable} testId="prisma-removed">
+          <p class="prisma__detail">Duplicates (identical files): {count(flow.duplicates)}</p>
+          <p class="prisma__detail">Could not be read: {count(unreadable)}</p>
+          {flow.unreadable.length > 0 && (
+            <ul class="prisma__reasons">
+              {flow.unreadable.map((u) => (
+                <li key={u.reason}>
+                  {u.reason}: {count(u.papers)}
+                </li>
+              ))}
+            </ul>
+          )}
         </Box>
       </div>
       <p class="prisma__stage">Screening</p>
@@ -49,13 +60,6 @@ function FlowDiagram({ flow }: { flow: Flow }) {
         <Box title="Awaiting a decision" n={flow.maybe + flow.notScored} testId="prisma-awaiting">
           <p class="prisma__detail">Maybe: {count(flow.maybe)}</p>
           <p class="prisma__detail">Not scored: {count(flow.notScored)}</p>
-        </Box>
-        <Box title="Reports not retrieved (could not be read)" n={flow.unreadable.reduce((a, u) => a + u.papers, 0)} testId="prisma-unreadable">
-          {flow.unreadable.map((u) => (
-            <p class="prisma__detail" key={u.reason}>
-              {u.reason}: {count(u.papers)}
-            </p>
-          ))}
         </Box>
       </div>
       <p class="prisma__stage">Included</p>
