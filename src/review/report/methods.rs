@@ -13,6 +13,12 @@ use crate::review::validation::{Assessment, Proportion, assess};
 use crate::review_model::EngineKind;
 use crate::workspace::Origin;
 
+/// The first `n` characters of a recorded value (a date of a timestamp, the
+/// start of a hash); files can be edited by hand, so never a byte slice.
+fn head(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
 /// "1 paper", "2 papers".
 fn papers(n: usize) -> String {
     if n == 1 {
@@ -107,7 +113,7 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
                 .values()
                 .filter_map(|r| r.provenance.prompt_hash.as_deref())
                 .collect();
-            let hashes: Vec<&str> = hashes.into_iter().map(|h| &h[..h.len().min(12)]).collect();
+            let hashes: Vec<String> = hashes.into_iter().map(|h| head(h, 12)).collect();
             let (verified, dropped) = data.results.values().fold((0, 0), |acc, r| {
                 (
                     acc.0 + r.provenance.quotes_verified.unwrap_or(0),
@@ -127,8 +133,8 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     if let (Some(started), Some(finished)) = (started, finished) {
         text.push_str(&format!(
             " Papers were read between {} and {}.",
-            &started[..started.len().min(10)],
-            &finished[..finished.len().min(10)]
+            head(started, 10),
+            head(finished, 10)
         ));
     }
     text.push_str(" Each paper was read once; there was no second independent reading.");
@@ -144,7 +150,7 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
             applied.labelled,
             applied.relevant,
             applied.target,
-            &applied.at[..applied.at.len().min(10)]
+            head(&applied.at, 10)
         ),
         None => "these are Quire's default cut-offs, not calibrated on this review.".to_owned(),
     });

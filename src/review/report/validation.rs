@@ -62,6 +62,12 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
          {cutoffs} ({calibration}).\n\n",
         a.labelled, a.relevant
     ));
+    if a.sample_size > 0 {
+        md.push_str(
+            "The figures describe the labelled papers. A proposed sample holds more papers near the cut-offs \
+             than the collection does, so they weigh the hard cases more than the whole review would.\n\n",
+        );
+    }
     let c = a.confusion;
     md.push_str("| | labelled relevant | labelled not relevant |\n|---|---:|---:|\n");
     md.push_str(&format!(
