@@ -43,6 +43,16 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
 
     // The researcher labels every sampled paper by its topic folder.
     let papers = review["papers"].as_array().unwrap();
+    // The researcher's call: a paper of the question's topic is relevant.
+    let on_topic = |paper: &serde_json::Value| {
+        pdfs.iter().take(4).any(|pdf| {
+            paper["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(pdf.file_name().unwrap().to_str().unwrap())
+        })
+    };
+    let verdict_for = |on_topic: bool| if on_topic { "include" } else { "exclude" };
     let mut expected_lost = Vec::new();
     let (mut relevant, mut kept_relevant) = (0, 0);
     for sampled in to_label {
@@ -52,15 +62,12 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
             .iter()
             .find(|p| p["sha256"].as_str().unwrap().starts_with(id))
             .unwrap();
-        let on_topic = pdfs.iter().take(4).any(|pdf| {
-            paper["file"]
-                .as_str()
-                .unwrap()
-                .ends_with(pdf.file_name().unwrap().to_str().unwrap())
-        });
-        let verdict = if on_topic { "include" } else { "exclude" };
-        quire(data.path(), &["label", &ws, id, "--verdict", verdict]);
-        if on_topic {
+        let relevant_here = on_topic(paper);
+        quire(
+            data.path(),
+            &["label", &ws, id, "--verdict", verdict_for(relevant_here)],
+        );
+        if relevant_here {
             relevant += 1;
             if paper["score"].as_f64().unwrap() >= 4.0 {
                 kept_relevant += 1;
@@ -102,14 +109,10 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
         if to_label.iter().any(|p| p["id"] == id) {
             continue;
         }
-        let on_topic = pdfs.iter().take(4).any(|pdf| {
-            paper["file"]
-                .as_str()
-                .unwrap()
-                .ends_with(pdf.file_name().unwrap().to_str().unwrap())
-        });
-        let verdict = if on_topic { "include" } else { "exclude" };
-        quire(data.path(), &["label", &ws, id, "--verdict", verdict]);
+        quire(
+            data.path(),
+            &["label", &ws, id, "--verdict", verdict_for(on_topic(paper))],
+        );
     }
     let proposed =
         quire(data.path(), &["validate", &ws, "--json"])["assessment"]["proposed"].clone();

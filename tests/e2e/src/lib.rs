@@ -405,6 +405,34 @@ pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> 
     Ok(dir)
 }
 
+/// Open `folder` (of `count` readable papers) as a workspace through the
+/// command the drop and the dialog call, go to its review screen, and wait
+/// until every file has its status; returns the workspace's root.
+pub async fn open_folder_review(app: &App, folder: &Path, count: usize) -> Result<String> {
+    let summary = app
+        .invoke(
+            "workspace_create",
+            serde_json::json!({ "params": { "folder": folder } }),
+        )
+        .await?
+        .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
+    let root = summary["root"].as_str().context("no root")?.to_owned();
+    app.click("[data-testid=recent-open]").await?;
+    eventually(
+        "every file to have a status",
+        Duration::from_secs(60),
+        || async {
+            let files = app.texts("[data-testid=file]").await?;
+            Ok(
+                (files.len() == count && files.iter().all(|f| f.contains("Readable")))
+                    .then_some(()),
+            )
+        },
+    )
+    .await?;
+    Ok(root)
+}
+
 /// The scripted model server as a program, and the base URL it printed.
 pub struct ModelServer {
     child: std::process::Child,

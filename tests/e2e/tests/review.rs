@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use fantoccini::Locator;
-use quire_e2e::{App, ModelServer, crash_app, eventually, folder_of_papers, terminate_app};
+use quire_e2e::{
+    App, ModelServer, crash_app, eventually, folder_of_papers, open_folder_review, terminate_app,
+};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(60);
@@ -17,20 +19,7 @@ const UI_TIMEOUT: Duration = Duration::from_secs(60);
 /// (through the command the drop and the dialog call), on its review screen.
 async fn open_review(app: &App, topic: &str, count: usize) -> Result<(tempfile::TempDir, String)> {
     let papers = folder_of_papers(topic, count)?;
-    let summary = app
-        .invoke(
-            "workspace_create",
-            json!({ "params": { "folder": papers.path() } }),
-        )
-        .await?
-        .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
-    let root = summary["root"].as_str().context("no root")?.to_owned();
-    app.click("[data-testid=recent-open]").await?;
-    eventually("every file to have a status", UI_TIMEOUT, || async {
-        let files = app.texts("[data-testid=file]").await?;
-        Ok((files.len() == count && files.iter().all(|f| f.contains("Readable"))).then_some(()))
-    })
-    .await?;
+    let root = open_folder_review(app, papers.path(), count).await?;
     Ok((papers, root))
 }
 

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use fantoccini::Locator;
-use quire_e2e::{App, eventually, folder_of_papers};
-use serde_json::json;
+use quire_e2e::{App, eventually, folder_of_papers, open_folder_review};
 
 const UI_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -58,20 +57,7 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
             papers.path().join(path.file_name().context("a name")?),
         )?;
     }
-    let summary = app
-        .invoke(
-            "workspace_create",
-            json!({ "params": { "folder": papers.path() } }),
-        )
-        .await?
-        .map_err(|e| anyhow::anyhow!("workspace_create failed: {e}"))?;
-    let root = summary["root"].as_str().context("no root")?.to_owned();
-    app.click("[data-testid=recent-open]").await?;
-    eventually("every file to be readable", UI_TIMEOUT, || async {
-        let files = app.texts("[data-testid=file]").await?;
-        Ok((files.len() == 5 && files.iter().all(|f| f.contains("Readable"))).then_some(()))
-    })
-    .await?;
+    let root = open_folder_review(&app, papers.path(), 5).await?;
     app.type_into(
         "[data-testid=question]",
         "How do garbage collectors reclaim memory in language runtimes?",

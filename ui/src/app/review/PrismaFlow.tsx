@@ -2,11 +2,10 @@
 // included, with the exclusions beside each step (automation apart from the
 // researcher, as PRISMA asks). The counts are the report's own (review_flow).
 
-import { useEffect, useState } from "preact/hooks";
-
-import { type Flow, type Platform, QuireError } from "../../platform";
+import type { Flow, Platform } from "../../platform";
 import { Modal } from "./Modal";
 import { count } from "./format";
+import { useLoaded } from "./useLoaded";
 
 function Box({ title, n, testId, children }: { title: string; n: number; testId: string; children?: preact.ComponentChildren }) {
   return (
@@ -77,24 +76,7 @@ function FlowDiagram({ flow }: { flow: Flow }) {
 }
 
 export function PrismaFlow({ platform, workspace, onClose }: { platform: Platform; workspace: string; onClose: () => void }) {
-  const [flow, setFlow] = useState<Flow | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    platform.reviewFlow(workspace).then(
-      (f) => {
-        if (live) setFlow(f);
-      },
-      (raw: unknown) => {
-        if (live) setError(QuireError.from(raw).message);
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [platform, workspace]);
-
+  const { value: flow, error } = useLoaded(() => platform.reviewFlow(workspace), workspace);
   return (
     <Modal title="Flow of papers (PRISMA 2020)" testId="prisma-flow" closeTestId="prisma-close" onClose={onClose}>
       <div class="overlay__scroll">
