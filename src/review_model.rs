@@ -172,6 +172,33 @@ pub struct Provenance {
     pub covered_by: Option<String>,
 }
 
+impl Provenance {
+    /// A result's provenance with what every engine records; the agent's
+    /// reading details (prompt hash, quote counts, re-asks) start empty.
+    pub fn new(
+        engine: EngineKind,
+        model: Option<String>,
+        input_hash: String,
+        extractor: Option<String>,
+        started_at: String,
+        finished_at: String,
+    ) -> Self {
+        Self {
+            engine,
+            model,
+            input_hash,
+            extractor,
+            started_at,
+            finished_at,
+            prompt_hash: None,
+            quotes_verified: None,
+            quotes_dropped: None,
+            reasked: None,
+            covered_by: None,
+        }
+    }
+}
+
 /// One paper's review.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

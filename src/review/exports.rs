@@ -264,9 +264,7 @@ mod tests {
 
     use super::*;
     use crate::review::{EngineKind, ReviewSpec};
-    use crate::workspace::{
-        Author, PaperId, PaperMeta, PaperStatus, TaskMeta, TaskStatus, WorkspaceId,
-    };
+    use crate::workspace::{Author, PaperId, PaperMeta, PaperStatus};
 
     fn paper(
         id: &str,
@@ -337,17 +335,7 @@ mod tests {
         labels: &BTreeMap<PaperId, Label>,
         render: impl FnOnce(&ReportData<'_>) -> T,
     ) -> T {
-        let task = TaskMeta {
-            format: 1,
-            id: WorkspaceId("w".into()),
-            title: "t".into(),
-            source: None,
-            question: None,
-            criteria: Vec::new(),
-            status: TaskStatus::Done,
-            created_at: "2026-11-30T10:00:00Z".into(),
-            updated_at: "2026-11-30T10:00:00Z".into(),
-        };
+        let task = crate::review::report::tests::task("t");
         let spec = ReviewSpec {
             question: "q".into(),
             criteria: Vec::new(),

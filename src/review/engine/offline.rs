@@ -91,19 +91,14 @@ fn offline_results(
             rationale: f.rationale,
             evidence: f.evidence,
             criteria: f.criteria,
-            provenance: Provenance {
-                engine: spec.engine,
-                model: None,
-                input_hash: input_hash.clone(),
-                extractor: paper.extractor.clone(),
-                started_at: started_at.to_owned(),
-                finished_at: finished_at.clone(),
-                prompt_hash: None,
-                quotes_verified: None,
-                quotes_dropped: None,
-                reasked: None,
-                covered_by: None,
-            },
+            provenance: Provenance::new(
+                spec.engine,
+                None,
+                input_hash.clone(),
+                paper.extractor.clone(),
+                started_at.to_owned(),
+                finished_at.clone(),
+            ),
             front_matter: None,
         };
         ws.write_paper_file(&paper.id, PaperFile::Result, &result)?;

@@ -252,36 +252,36 @@ pub(crate) mod tests {
                 note: "criterion match 7.0/10; closest passage on page 4".into(),
                 evidence: None,
             }],
-            provenance: Provenance {
-                engine: EngineKind::Offline,
-                model: None,
-                input_hash: "abc".into(),
-                extractor: None,
-                started_at: "2026-11-30T10:00:00Z".into(),
-                finished_at: "2026-11-30T10:00:01Z".into(),
-                prompt_hash: None,
-                quotes_verified: None,
-                quotes_dropped: None,
-                reasked: None,
-                covered_by: None,
-            },
+            provenance: Provenance::new(
+                EngineKind::Offline,
+                None,
+                "abc".into(),
+                None,
+                "2026-11-30T10:00:00Z".into(),
+                "2026-11-30T10:00:01Z".into(),
+            ),
             front_matter: None,
         }
     }
 
-    #[test]
-    fn the_report_renders_as_markdown_and_matches_its_snapshot() {
-        let task = TaskMeta {
+    /// A finished review's task, for tests of anything rendered from one.
+    pub(crate) fn task(title: &str) -> TaskMeta {
+        TaskMeta {
             format: 1,
             id: WorkspaceId("w".into()),
-            title: "consensus_papers".into(),
+            title: title.into(),
             source: None,
             question: None,
             criteria: Vec::new(),
             status: TaskStatus::Done,
             created_at: "2026-11-30T10:00:00Z".into(),
             updated_at: "2026-11-30T10:00:00Z".into(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_report_renders_as_markdown_and_matches_its_snapshot() {
+        let task = task("consensus_papers");
         let spec = ReviewSpec {
             question: "How do systems reach consensus?".into(),
             criteria: vec!["describes a replication protocol".into()],
