@@ -50,6 +50,19 @@ pub struct ReviewSpec {
     #[serde(default)]
     pub criteria: Vec<String>,
     pub engine: EngineKind,
+    /// The protocol the researcher approved for this question (agent
+    /// engine): the reader judges every paper by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ApprovedProtocol>,
+}
+
+/// The protocol text the researcher approved, and its hash: what a reading
+/// depends on besides the paper, the question and the reader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovedProtocol {
+    pub text: String,
+    pub hash: String,
 }
 
 impl ReviewSpec {

@@ -6,6 +6,7 @@ mod agents;
 mod extract;
 mod meta;
 mod models;
+mod protocol;
 mod review;
 mod tool;
 mod validate;

@@ -1,6 +1,7 @@
 //! `quire review`: the headless review of a folder of PDFs, with progress bars on
 //! a terminal and a machine-readable summary with `--json`.
 
+use super::protocol;
 use quire::commands::ErrorKind;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,9 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use quire::agent::{Caps, RunEvent};
-use quire::commands::reviews::{LookupChoice, ReviewParams, review_estimate, review_start};
+use quire::commands::reviews::{
+    LookupChoice, ReviewParams, review_estimate, review_prepare, review_start,
+};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::estimate::{ASSUMED_CALL_SECONDS, Estimate};
 use quire::review::run::ReviewSummary;
@@ -65,11 +68,35 @@ pub(crate) struct ReviewArgs {
     /// sent DOIs, arXiv ids and titles only). Also QUIRE_OFFLINE=1.
     #[arg(long)]
     offline: bool,
+    /// Approve the review's protocol as drafted (agent engine). Without it, a
+    /// question with no approved protocol gets a draft, printed, and no paper
+    /// is read.
+    #[arg(long)]
+    approve: bool,
+    /// Approve this file's text as the review's protocol (agent engine): the
+    /// printed draft, edited.
+    #[arg(long, value_name = "FILE", conflicts_with = "approve")]
+    protocol: Option<PathBuf>,
+    /// Read only this many papers under the approved protocol, then stop: a
+    /// pilot to check before the rest is read (agent engine).
+    #[arg(long, value_name = "N")]
+    pilot: Option<usize>,
+}
+
+/// Exit code of a run that waits for its protocol's approval.
+const AWAITING_APPROVAL: u8 = 4;
+
+/// How the command ended.
+enum Ended {
+    Ran(ReviewStatus),
+    /// No paper was read: the protocol awaits the researcher's approval.
+    AwaitingApproval,
 }
 
 pub(crate) async fn run(args: ReviewArgs) -> ExitCode {
     match review(args).await {
-        Ok(status) => status_code(status),
+        Ok(Ended::Ran(status)) => status_code(status),
+        Ok(Ended::AwaitingApproval) => ExitCode::from(AWAITING_APPROVAL),
         Err(e) => {
             eprintln!("error[{}]: {}", e.code, e.message);
             ExitCode::FAILURE
@@ -100,12 +127,15 @@ fn status_code(status: ReviewStatus) -> ExitCode {
     match status {
         ReviewStatus::Incomplete => ExitCode::from(3),
         ReviewStatus::Failed => ExitCode::FAILURE,
-        ReviewStatus::Done | ReviewStatus::Cancelled | ReviewStatus::Stopped => ExitCode::SUCCESS,
+        ReviewStatus::Done
+        | ReviewStatus::Cancelled
+        | ReviewStatus::Stopped
+        | ReviewStatus::Pilot => ExitCode::SUCCESS,
     }
 }
 
-/// Run the review; returns the run's status.
-async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
+/// Run the review; returns how it ended.
+async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
     let engine = EngineKind::parse(&args.engine).ok_or_else(|| {
         CommandError::new(
             ErrorKind::InvalidInput,
@@ -147,6 +177,7 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
             question: args.question.trim().to_owned(),
             criteria,
             engine,
+            protocol: None,
         },
         workspace,
         ingest,
@@ -156,12 +187,44 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
             max_cost_usd: args.max_cost,
         },
         lookups: LookupChoice::from_env(args.offline),
+        pilot: args.pilot,
     };
 
     if args.estimate {
         let estimate = review_estimate(&ctx, params).await?;
         print_estimate(&estimate, args.json)?;
-        return Ok(ReviewStatus::Done);
+        return Ok(Ended::Ran(ReviewStatus::Done));
+    }
+    if args.pilot.is_some() && engine != EngineKind::Agent {
+        return Err(CommandError::invalid(
+            "pilot_needs_agent",
+            "a pilot reads papers with a model; it is for --engine agent",
+        ));
+    }
+    let mut params = params;
+    if engine == EngineKind::Agent {
+        let root = review_prepare(&ctx, &params).await?;
+        let approved = protocol::settle(
+            &ctx,
+            &params,
+            root.clone(),
+            args.approve,
+            args.protocol.as_deref(),
+            args.json,
+        )
+        .await?;
+        let Some(approved) = approved else {
+            return Ok(Ended::AwaitingApproval);
+        };
+        if !args.json {
+            eprintln!(
+                "protocol {} approved {} ({})",
+                approved.hash,
+                approved.at,
+                protocol::origin_words(&approved)
+            );
+        }
+        params.workspace = Some(root);
     }
     let show_progress = !args.json && std::io::stderr().is_terminal();
     let progress = Progress::new(show_progress);
@@ -204,7 +267,7 @@ async fn review(args: ReviewArgs) -> Result<ReviewStatus, CommandError> {
     } else {
         print_table(&summary, args.out.as_deref());
     }
-    Ok(summary.status)
+    Ok(Ended::Ran(summary.status))
 }
 
 fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
@@ -351,6 +414,9 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
         ReviewStatus::Cancelled | ReviewStatus::Stopped => println!(
             "Status: {} (run the same command again to resume)",
             summary.status
+        ),
+        ReviewStatus::Pilot => println!(
+            "Status: pilot: the papers above were read under the approved protocol. Check them in the report; to change how papers are judged, approve an edited protocol (--protocol FILE), which reads them again. Run without --pilot to read the rest."
         ),
     }
     if let Some(a) = &summary.agent {

@@ -119,6 +119,7 @@ pub async fn agent_run(
         caps: params.caps,
         base_backoff: None,
         extra_log: None,
+        pilot: None,
     };
     let engine = AgentEngine::new(&ws, &setup, events, cancel);
     let question = ws
@@ -132,6 +133,7 @@ pub async fn agent_run(
                 question,
                 criteria,
                 engine: EngineKind::Agent,
+                protocol: None,
             },
             &agents,
             &engine,

@@ -12,6 +12,7 @@ use ts_rs::{Config, TS};
 use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
+use super::protocol::{ProtocolParams, ProtocolView};
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
     ReviewView,
@@ -26,6 +27,10 @@ use crate::review::estimate::{Estimate, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
+use crate::review::protocol::{
+    Event as ProtocolEvent, Origin as ProtocolOrigin, Pilot as ProtocolPilot,
+    Version as ProtocolVersion,
+};
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
 use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
 use crate::review_model::{
@@ -82,6 +87,12 @@ fn generated() -> String {
         declaration::<ReviewLaunchParams>(),
         declaration::<Spend>(),
         declaration::<Estimate>(),
+        declaration::<ProtocolOrigin>(),
+        declaration::<ProtocolEvent>(),
+        declaration::<ProtocolVersion>(),
+        declaration::<ProtocolPilot>(),
+        declaration::<ProtocolView>(),
+        declaration::<ProtocolParams>(),
         declaration::<PaperPhase>(),
         declaration::<RunEvent>(),
         // What the researcher changes.

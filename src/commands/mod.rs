@@ -12,6 +12,7 @@ mod error;
 mod ipc_types;
 pub mod metadata;
 pub mod models;
+pub mod protocol;
 pub mod review_view;
 pub mod reviews;
 pub mod validation;

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::models::resolve_model;
+use super::protocol::approved_protocol;
 use super::workspaces::{existing_workspace_for, new_workspace_root};
 use super::{AppContext, CommandError};
 use serde::Deserialize;
@@ -28,17 +29,19 @@ use crate::llm::accounting::PriceTable;
 use crate::llm::{HttpProvider, ModelSettings, Provider};
 use crate::pdf::ingest::IngestOptions;
 use crate::review::estimate::{Estimate, estimate};
+use crate::review::protocol::{self, ProtocolFile};
 use crate::review::run::{
     AgentSetup, EngineSetup, ReviewRequest, ReviewSummary, ingest, run_review,
 };
 use crate::review::source::canonical_source;
-use crate::review::{EngineKind, ReviewSpec};
+use crate::review::{ApprovedProtocol, EngineKind, ReviewSpec};
 use crate::scholar::{Endpoints, Lookup, LookupOptions};
 use crate::workspace::{PaperId, Workspace};
 
 /// How long a cancelled run gets to stop on its own before it is aborted.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
+#[derive(Clone)]
 pub struct ReviewParams {
     pub source: PathBuf,
     pub spec: ReviewSpec,
@@ -49,6 +52,8 @@ pub struct ReviewParams {
     pub profile: Option<String>,
     pub caps: Caps,
     pub lookups: LookupChoice,
+    /// Read only this many papers under the approved protocol, and stop.
+    pub pilot: Option<usize>,
 }
 
 /// Whether a review looks its papers up in the scholarly indexes (sending
@@ -154,7 +159,17 @@ pub async fn review_start(
     events: Arc<dyn EventSink>,
 ) -> Result<RunHandle, CommandError> {
     let (request, _) = resolve(ctx, params).await?;
+    require_protocol(&request)?;
     Ok(start(ctx, request, events))
+}
+
+/// An agent review reads no paper before its protocol is approved.
+fn require_protocol(request: &ReviewRequest) -> Result<(), CommandError> {
+    if request.spec.engine == EngineKind::Agent && request.spec.protocol.is_none() {
+        // Says what to do; the approval is missing (or is for another question).
+        approved_protocol(&request.workspace, &request.spec)?;
+    }
+    Ok(())
 }
 
 /// What an agent review of `params` would cost, before anything is spent:
@@ -172,8 +187,50 @@ pub async fn review_estimate(
         ));
     };
     let (ws, _) = ingest(&request, Arc::new(crate::agent::NoEvents)).await?;
-    let spec = request.spec.clone();
-    blocking(move || Ok::<_, CommandError>(estimate(&ws, &spec, &settings, &prices)?)).await
+    let mut spec = request.spec.clone();
+    blocking(move || {
+        // Before approval the reader's prompt carries the draft (or the
+        // template): its length is what the estimate needs.
+        if spec.protocol.is_none() {
+            let text = ProtocolFile::load(&ws)?
+                .draft_for(&spec)
+                .map_or_else(|| protocol::template(&spec), |d| d.text.clone());
+            spec.protocol = Some(ApprovedProtocol {
+                hash: protocol::hash(&text),
+                text,
+            });
+        }
+        Ok::<_, CommandError>(estimate(&ws, &spec, &settings, &prices)?)
+    })
+    .await
+}
+
+/// The workspace of a review, its papers registered and extracted, its
+/// engine's settings checked (no model is called): what its protocol is
+/// drafted and kept in before any run.
+pub async fn review_prepare(
+    ctx: &AppContext,
+    params: &ReviewParams,
+) -> Result<PathBuf, CommandError> {
+    let (request, _) = resolve(ctx, params.clone()).await?;
+    ingest(&request, Arc::new(crate::agent::NoEvents)).await?;
+    Ok(request.workspace)
+}
+
+/// The params' workspace, else the index's for the folder, else a new one.
+async fn workspace_of(ctx: &AppContext, params: &ReviewParams) -> Result<PathBuf, CommandError> {
+    if let Some(dir) = &params.workspace {
+        return Ok(dir.clone());
+    }
+    let (ctx, source) = (ctx.clone(), params.source.clone());
+    blocking(move || {
+        let source = canonical_source(&source)?;
+        Ok::<_, CommandError>(
+            existing_workspace_for(&ctx, &source)
+                .unwrap_or_else(|| new_workspace_root(&ctx, &source)),
+        )
+    })
+    .await
 }
 
 /// The workspace (the index's for the folder, or a new one) and the engine
@@ -182,20 +239,7 @@ async fn resolve(
     ctx: &AppContext,
     params: ReviewParams,
 ) -> Result<(ReviewRequest, Option<(ModelSettings, PriceTable)>), CommandError> {
-    let workspace = match params.workspace.clone() {
-        Some(dir) => dir,
-        None => {
-            let (ctx, source) = (ctx.clone(), params.source.clone());
-            blocking(move || {
-                let source = canonical_source(&source)?;
-                Ok::<_, CommandError>(
-                    existing_workspace_for(&ctx, &source)
-                        .unwrap_or_else(|| new_workspace_root(&ctx, &source)),
-                )
-            })
-            .await?
-        }
-    };
+    let workspace = workspace_of(ctx, &params).await?;
     let mut model = None;
     let engine = match params.spec.engine {
         EngineKind::Offline => EngineSetup::Offline,
@@ -238,12 +282,19 @@ async fn resolve(
                 caps: params.caps,
                 base_backoff: None,
                 extra_log: None,
+                pilot: params.pilot,
             })
         }
     };
+    let mut spec = params.spec;
+    if spec.engine == EngineKind::Agent {
+        let (root, asked) = (workspace.clone(), spec.clone());
+        spec.protocol =
+            blocking(move || Ok::<_, CommandError>(approved_protocol(&root, &asked).ok())).await?;
+    }
     let request = ReviewRequest {
         source: params.source,
-        spec: params.spec,
+        spec,
         workspace,
         ingest: params.ingest,
         engine,
@@ -389,6 +440,9 @@ pub struct ReviewLaunchParams {
     /// Look the papers up in the scholarly indexes (the app's setting).
     #[serde(default)]
     pub lookups: LookupChoice,
+    /// Read only this many papers under the approved protocol, and stop.
+    #[serde(default)]
+    pub pilot: Option<usize>,
 }
 
 /// Start a review of an open workspace and return at once; the run goes on in
@@ -410,8 +464,11 @@ pub async fn review_launch(
             "a review of this folder is already running",
         ));
     }
-    let request = match resolve(ctx, review).await {
-        Ok((request, _)) => request,
+    let request = match resolve(ctx, review)
+        .await
+        .and_then(|(request, _)| require_protocol(&request).map(|()| request))
+    {
+        Ok(request) => request,
         Err(e) => {
             ctx.release_run(&root);
             return Err(e);
@@ -475,6 +532,7 @@ async fn launch_params(
                 .filter(|c| !c.is_empty())
                 .collect(),
             engine: params.engine,
+            protocol: None,
         },
         workspace: Some(params.workspace),
         ingest: ctx.ingest_options()?,
@@ -484,6 +542,7 @@ async fn launch_params(
             max_cost_usd: params.max_cost_usd,
         },
         lookups: params.lookups,
+        pilot: params.pilot,
     })
 }
 

@@ -106,12 +106,7 @@ pub fn estimate(
     let mut worst_input = 0u64;
     for paper in &open {
         let pages = paper_text::load(ws, &paper.id)?.unwrap_or_default();
-        let input = PaperInput {
-            title: paper.title.as_deref(),
-            pages: &pages,
-            question: &spec.question,
-            criteria: &spec.criteria,
-        };
+        let input = PaperInput::for_review(spec, paper.title.as_deref(), &pages);
         let parts = chunks::split(&pages, chunk_budget(settings, reader, &input));
         let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
         paper_tokens += text;

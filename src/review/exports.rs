@@ -340,6 +340,7 @@ mod tests {
             question: "q".into(),
             criteria: Vec::new(),
             engine: EngineKind::Offline,
+            protocol: None,
         };
         render(&ReportData {
             task: &task,
@@ -353,6 +354,7 @@ mod tests {
             failures: &BTreeMap::new(),
             undriven: &[],
             validation: &crate::review::validation::ValidationFile::default(),
+            protocol: None,
         })
     }
 

@@ -12,6 +12,7 @@ pub mod failures;
 pub mod labels;
 pub mod outputs;
 pub mod paper_text;
+pub mod protocol;
 pub mod reading;
 pub mod report;
 pub mod run;
@@ -23,6 +24,6 @@ pub use error::ReviewError;
 pub use status::{Outcome, ReviewStatus};
 
 pub use crate::review_model::{
-    CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
-    ReviewSpec, Verdict,
+    ApprovedProtocol, CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult,
+    Provenance, Quote, ReviewSpec, Verdict,
 };

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
+use super::protocol::{InForce, ProtocolFile};
 use super::report::{self, ReportData};
 use super::validation::{Assessment, ValidationFile, assess};
 use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
@@ -67,6 +68,8 @@ pub struct ReviewFiles {
     /// The model the results came from, when an agent read them.
     pub model: Option<String>,
     pub validation: ValidationFile,
+    /// The approved protocol for the review's question, if any.
+    pub protocol: Option<InForce>,
 }
 
 impl ReviewFiles {
@@ -86,6 +89,7 @@ impl ReviewFiles {
             question: task.question.clone().unwrap_or_default(),
             criteria: task.criteria.clone(),
             engine,
+            protocol: None,
         };
         let model = results.values().find_map(|r| r.provenance.model.clone());
         let undriven = ws
@@ -107,6 +111,7 @@ impl ReviewFiles {
     ) -> Result<Self, ReviewError> {
         let papers = super::corrections::corrected(ws)?;
         let validation = ValidationFile::load(ws)?;
+        let protocol = ProtocolFile::load(ws)?.in_force(&spec);
         // Cut-offs the researcher applied decide the verdicts shown; the
         // engine's own verdict stays in result.json.
         validation.show_verdicts(&mut results);
@@ -116,6 +121,7 @@ impl ReviewFiles {
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
             validation,
+            protocol,
             undriven,
             spec,
             papers,
@@ -173,6 +179,7 @@ impl ReviewFiles {
             failures: &self.failures,
             undriven: &self.undriven,
             validation: &self.validation,
+            protocol: self.protocol.as_ref(),
         }
     }
 }

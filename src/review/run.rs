@@ -161,7 +161,7 @@ fn last_event(summary: &ReviewSummary) -> RunEvent {
                 summary.counts.screened
             ),
         },
-        ReviewStatus::Done | ReviewStatus::Incomplete => RunEvent::Finished {
+        ReviewStatus::Done | ReviewStatus::Incomplete | ReviewStatus::Pilot => RunEvent::Finished {
             covered_by_agent: agent.map_or(0, |a| a.covered_by_agent),
             covered_by_sweep: agent.map_or(0, |a| a.covered_by_sweep),
         },

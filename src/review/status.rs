@@ -17,6 +17,8 @@ pub enum Outcome {
     /// A cap, or a write that failed, stopped it before its end; the reason
     /// says which. Running it again resumes.
     Stopped(String),
+    /// A pilot read the papers it was asked to, and stopped there.
+    Pilot { read: usize },
 }
 
 impl Outcome {
@@ -26,6 +28,7 @@ impl Outcome {
             Self::Done => None,
             Self::Cancelled => Some("cancelled"),
             Self::Stopped(reason) => Some(reason),
+            Self::Pilot { .. } => Some("a pilot"),
         }
     }
 }
@@ -44,6 +47,8 @@ pub enum ReviewStatus {
     Cancelled,
     /// Stopped at a cap or by a failed write; resumable.
     Stopped,
+    /// A pilot read the papers asked for; running the review reads the rest.
+    Pilot,
 }
 
 impl ReviewStatus {
@@ -53,6 +58,7 @@ impl ReviewStatus {
         match outcome {
             Outcome::Cancelled => Self::Cancelled,
             Outcome::Stopped(_) => Self::Stopped,
+            Outcome::Pilot { .. } => Self::Pilot,
             Outcome::Done if not_scored > 0 && not_scored == screened => Self::Failed,
             Outcome::Done if not_scored > 0 => Self::Incomplete,
             Outcome::Done => Self::Done,
@@ -66,6 +72,7 @@ impl ReviewStatus {
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
             Self::Stopped => "stopped",
+            Self::Pilot => "pilot",
         }
     }
 
@@ -77,12 +84,13 @@ impl ReviewStatus {
             Self::Failed => (RunStatus::Failed, TaskStatus::Failed),
             Self::Cancelled => (RunStatus::Cancelled, TaskStatus::Cancelled),
             Self::Stopped => (RunStatus::Stopped, TaskStatus::Stopped),
+            Self::Pilot => (RunStatus::Pilot, TaskStatus::Pilot),
         }
     }
 
     /// Whether running the same review again takes it up where it ended.
     pub fn resumes(self) -> bool {
-        matches!(self, Self::Cancelled | Self::Stopped)
+        matches!(self, Self::Cancelled | Self::Stopped | Self::Pilot)
     }
 }
 

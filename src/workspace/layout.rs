@@ -36,6 +36,10 @@ pub const DIGESTS_DIR: &str = "digests";
 pub const REPORT_FILE: &str = "report.md";
 /// The validation sample and the screening cut-offs in force (Quire's, not the agents').
 pub const VALIDATION_FILE: &str = "validation.json";
+/// The review's protocol: every draft, approval and pilot (Quire's, not the agents').
+pub const PROTOCOL_FILE: &str = "protocol.json";
+/// The approved protocol's text, for the agents to read (never to write).
+pub const PROTOCOL_TEXT_FILE: &str = "protocol.md";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -73,6 +77,8 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         PAPERS_DIR,
         DIGESTS_DIR,
         VALIDATION_FILE,
+        PROTOCOL_FILE,
+        PROTOCOL_TEXT_FILE,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -39,6 +39,9 @@ pub enum TaskStatus {
     Cancelled,
     /// Stopped at a cap or by a failed write; running it again resumes.
     Stopped,
+    /// A pilot read some papers under the approved protocol; running the
+    /// review reads the rest.
+    Pilot,
 }
 
 impl TaskStatus {
@@ -50,6 +53,7 @@ impl TaskStatus {
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
             Self::Stopped => "stopped",
+            Self::Pilot => "pilot",
         }
     }
 }
@@ -252,6 +256,8 @@ pub enum RunStatus {
     Cancelled,
     /// Stopped at a cap or by a failed write, before its end.
     Stopped,
+    /// A pilot: some papers read under the approved protocol, on purpose.
+    Pilot,
 }
 
 impl RunStatus {
@@ -262,6 +268,7 @@ impl RunStatus {
             Self::Failed => "failed",
             Self::Cancelled => "cancelled",
             Self::Stopped => "stopped",
+            Self::Pilot => "pilot",
         }
     }
 }

@@ -46,6 +46,7 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
                 "review",
                 "--engine",
                 "agent",
+                "--approve",
                 "--json",
                 "-q",
                 QUESTION,

@@ -85,6 +85,7 @@ impl Rig {
                 question: self.question.into(),
                 criteria: vec!["describes a replication protocol".into()],
                 engine: EngineKind::Agent,
+                protocol: None,
             },
             workspace: self.workspace(),
             ingest,
@@ -95,6 +96,7 @@ impl Rig {
                 caps,
                 base_backoff: Some(Duration::from_millis(10)),
                 extra_log: None,
+                pilot: None,
             }),
             lookup: None,
         }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use quire::agent::RunEvent;
 use quire::commands::ErrorKind;
+use quire::commands::protocol::{ProtocolParams, protocol_approve, protocol_draft};
 use quire::commands::review_view::{self as view, PaperLabelParams, ReviewState};
 use quire::commands::reviews::{LabelParams, ReviewLaunchParams, review_cancel, review_launch};
 use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
@@ -67,6 +68,7 @@ impl App {
                 max_tokens: None,
                 max_cost_usd: None,
                 lookups: Default::default(),
+                pilot: None,
             },
             Arc::new(tx),
         )
@@ -273,8 +275,33 @@ async fn quitting_the_app_mid_run_stops_the_review_cleanly_and_keeps_it_resumabl
     .unwrap();
     let folder = folder_of(&dev_pdfs("databases", 3));
     let root = app.open(folder.path()).await;
+    let question = "How are query plans optimised?";
+    // No paper is read before the protocol is approved.
+    let refused = app
+        .launch_with(&root, question, EngineKind::Agent)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, "protocol_not_approved");
+    let params = ProtocolParams {
+        workspace: root.clone(),
+        question: question.into(),
+        criteria: vec!["reports an experiment".into()],
+        profile: None,
+        text: None,
+    };
+    let drafted = protocol_draft(&app.ctx, params.clone()).await.unwrap();
+    let draft = drafted.draft.expect("a draft awaits approval");
+    assert!(drafted.approved.is_none());
+    assert!(draft.text.contains("query plans"), "{}", draft.text);
+    let approved = protocol_approve(ProtocolParams {
+        text: Some(draft.text.clone()),
+        ..params
+    })
+    .await
+    .unwrap();
+    assert_eq!(approved.approved.unwrap().hash, draft.hash);
     let mut events = app
-        .launch_with(&root, "How are query plans optimised?", EngineKind::Agent)
+        .launch_with(&root, question, EngineKind::Agent)
         .await
         .unwrap();
     while let Some(event) = events.recv().await {
@@ -295,10 +322,7 @@ async fn quitting_the_app_mid_run_stops_the_review_cleanly_and_keeps_it_resumabl
     assert!(matches!(rest.last(), Some(RunEvent::Cancelled)), "{rest:?}");
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
     assert_eq!(opened.state, ReviewState::Cancelled);
-    assert_eq!(
-        opened.question.as_deref(),
-        Some("How are query plans optimised?")
-    );
+    assert_eq!(opened.question.as_deref(), Some(question));
 }
 
 #[tokio::test]

@@ -14,6 +14,7 @@ mod llm_servers;
 mod models_cli;
 mod pdf;
 mod prompt_cut;
+mod protocol;
 mod review;
 mod review_outputs;
 mod scholar;

@@ -25,6 +25,7 @@ fn request(source: &Path, workspace: &Path, cache: &Path) -> ReviewRequest {
             question: QUESTION.into(),
             criteria: vec!["describes a replication protocol".into()],
             engine: EngineKind::Offline,
+            protocol: None,
         },
         workspace: workspace.to_path_buf(),
         ingest,

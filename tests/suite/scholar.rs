@@ -406,6 +406,7 @@ async fn the_run_tells_the_lookups_beginning_and_end_before_it_finishes() {
             question: QUESTION.into(),
             criteria: Vec::new(),
             engine: EngineKind::Offline,
+            protocol: None,
         },
         workspace: data.path().join("ws"),
         ingest,

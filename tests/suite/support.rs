@@ -166,9 +166,23 @@ pub fn quire_command(config: &Path, data: &Path) -> std::process::Command {
     command
 }
 
+/// `quire review FOLDER --question Q --engine agent --approve EXTRA...`, as
+/// [`quire_command`] runs it: the drafted protocol approved as it stands.
+pub async fn quire_review(
+    folder: &Path,
+    question: &str,
+    config: &Path,
+    data: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec!["--approve"];
+    args.extend_from_slice(extra);
+    quire_agent_review(folder, question, config, data, &args).await
+}
+
 /// `quire review FOLDER --question Q --engine agent EXTRA...`, as
 /// [`quire_command`] runs it.
-pub async fn quire_review(
+pub async fn quire_agent_review(
     folder: &Path,
     question: &str,
     config: &Path,

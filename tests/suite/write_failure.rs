@@ -71,7 +71,15 @@ async fn a_disk_that_fills_mid_run_stops_the_spending_keeps_the_results_and_resu
             }
         }
         command
-            .args(["review", "--engine", "agent", "--json", "-q", QUESTION])
+            .args([
+                "review",
+                "--engine",
+                "agent",
+                "--approve",
+                "--json",
+                "-q",
+                QUESTION,
+            ])
             .arg("--workspace")
             .arg(&ws)
             .arg(folder.path())

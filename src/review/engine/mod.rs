@@ -41,6 +41,9 @@ pub struct AgentSetup {
     pub base_backoff: Option<Duration>,
     /// Extra logs of every model call (the benchmark's).
     pub extra_log: Option<Arc<dyn CallLog>>,
+    /// Read only this many papers, under the approved protocol, and stop:
+    /// a pilot the researcher checks before the rest is read.
+    pub pilot: Option<usize>,
 }
 
 /// What an engine's pass produced.

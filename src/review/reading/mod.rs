@@ -41,6 +41,25 @@ pub struct PaperInput<'a> {
     pub pages: &'a [String],
     pub question: &'a str,
     pub criteria: &'a [String],
+    /// The approved protocol the paper is judged by.
+    pub protocol: Option<&'a str>,
+}
+
+impl<'a> PaperInput<'a> {
+    /// A paper read for a review's question, criteria and protocol.
+    pub fn for_review(
+        spec: &'a crate::review::ReviewSpec,
+        title: Option<&'a str>,
+        pages: &'a [String],
+    ) -> Self {
+        Self {
+            title,
+            pages,
+            question: &spec.question,
+            criteria: &spec.criteria,
+            protocol: spec.protocol.as_ref().map(|p| p.text.as_str()),
+        }
+    }
 }
 
 /// A checked answer about one paper.
@@ -366,6 +385,12 @@ pub fn chunk_budget(
 /// What the reader is told before the pages.
 fn header(input: &PaperInput<'_>, part: usize, total: usize, pages: (usize, usize)) -> String {
     let mut text = crate::review_model::question_block(input.question, input.criteria);
+    if let Some(protocol) = input.protocol {
+        text.push_str(&format!(
+            "\nThe review's protocol, approved by the researcher: judge the paper by it.\n<protocol>\n{}\n</protocol>\n\n",
+            protocol.trim()
+        ));
+    }
     if let Some(title) = input.title {
         text.push_str(&format!("Paper: {title}\n"));
     }
@@ -449,6 +474,7 @@ impl Reader {
             pages,
             question,
             criteria: &[],
+            protocol: None,
         };
         let mut pending = chunks::split(pages, self.chunk_tokens(&input));
         pending.reverse();

@@ -128,6 +128,20 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
                 data.model.unwrap_or("(not recorded)"),
                 if hashes.is_empty() { "not recorded".to_owned() } else { hashes.join(", ") },
             ));
+            text.push_str(&match data.protocol {
+                Some(p) => format!(
+                    " The reader judged every paper by a screening protocol {} on {}, before any paper was read \
+                     (version {}){}.",
+                    p.authorship(),
+                    head(&p.approved.at, 10),
+                    p.approved.hash,
+                    match p.pilot_papers {
+                        0 => String::new(),
+                        n => format!(", after a pilot on {}", papers(n)),
+                    }
+                ),
+                None => " No screening protocol was approved before the run.".to_owned(),
+            });
         }
     }
     if let (Some(started), Some(finished)) = (started, finished) {

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::failures::PaperFailure;
 use super::labels::Label;
+use super::protocol::InForce;
 use super::validation::ValidationFile;
 use super::{PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperId, PaperRecord, PaperStatus, TaskMeta};
@@ -35,6 +36,8 @@ pub struct ReportData<'a> {
     pub undriven: &'a [String],
     /// The validation sample and the cut-offs in force.
     pub validation: &'a ValidationFile,
+    /// The approved protocol the papers were read by (agent engine).
+    pub protocol: Option<&'a InForce>,
 }
 
 /// PRISMA-style flow counts.
@@ -185,9 +188,10 @@ fn status_label(status: PaperStatus) -> &'static str {
 pub fn render(data: &ReportData<'_>) -> String {
     use sections::*;
     use validation::validation_section;
-    let sections: [fn(&mut String, &ReportData<'_>); 10] = [
+    let sections: [fn(&mut String, &ReportData<'_>); 11] = [
         title_section,
         method_section,
+        protocol_section,
         synthesis_section,
         flow_section,
         validation_section,
@@ -286,6 +290,7 @@ pub(crate) mod tests {
             question: "How do systems reach consensus?".into(),
             criteria: vec!["describes a replication protocol".into()],
             engine: EngineKind::Offline,
+            protocol: None,
         };
         let mut raft = paper(
             "aa",
@@ -345,6 +350,7 @@ pub(crate) mod tests {
             failures: &failures,
             undriven: &[],
             validation: &ValidationFile::default(),
+            protocol: None,
         };
         let markdown = render(&data);
 

@@ -52,8 +52,15 @@ pub(super) fn method_section(md: &mut String, data: &ReportData<'_>) {
         EngineKind::Agent => {
             push(
                 md,
-                "- Reading: each paper read in isolation by the model against the question and criteria (in page-aligned \
-                 parts when longer than the model's window), scored 0-10 with a verdict and rationale.",
+                &format!(
+                    "- Reading: each paper read in isolation by the model against the question and criteria{} (in \
+                     page-aligned parts when longer than the model's window), scored 0-10 with a verdict and rationale.",
+                    if data.protocol.is_some() {
+                        " by the approved protocol below"
+                    } else {
+                        ""
+                    }
+                ),
             );
             let (verified, dropped) = data.results.values().fold((0, 0), |acc, r| {
                 (
@@ -94,6 +101,55 @@ pub(super) fn method_section(md: &mut String, data: &ReportData<'_>) {
         md,
         "- Text: extracted offline from the PDFs (pdf_oxide, with pdf-extract as second opinion).\n",
     );
+}
+
+/// The protocol the papers were read by (agent engine): who wrote it, when
+/// it was approved, its hash, the pilot, and its text.
+pub(super) fn protocol_section(md: &mut String, data: &ReportData<'_>) {
+    if data.spec.engine != EngineKind::Agent {
+        return;
+    }
+    push(
+        md,
+        "## Protocol
+",
+    );
+    let Some(protocol) = data.protocol else {
+        push(
+            md,
+            "No protocol was approved for this question: the planner wrote its own plan (`plan.md`) inside the run.\n",
+        );
+        return;
+    };
+    let approved = &protocol.approved;
+    let mut line = format!(
+        "Approved on {} before the papers were read: {} (version `{}`",
+        approved.at.get(..10).unwrap_or(&approved.at),
+        protocol.authorship(),
+        approved.hash
+    );
+    if protocol.versions > 1 {
+        line.push_str(&format!(
+            "; {} versions, drafts and approvals, kept in `protocol.json`",
+            protocol.versions
+        ));
+    }
+    line.push_str(").");
+    if protocol.pilot_papers > 0 {
+        line.push_str(&format!(
+            " A pilot read {} under it before the rest.",
+            match protocol.pilot_papers {
+                1 => "1 paper".to_owned(),
+                n => format!("{n} papers"),
+            }
+        ));
+    }
+    line.push_str(" The reader was given this text with every paper:\n");
+    push(md, &line);
+    for text_line in approved.text.trim().lines() {
+        push(md, format!("> {text_line}").trim_end());
+    }
+    push(md, "");
 }
 
 /// The writer's synthesis, when there is one.

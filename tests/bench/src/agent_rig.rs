@@ -112,6 +112,7 @@ pub(crate) fn scripted_setup(
         caps: Caps::default(),
         base_backoff: Some(Duration::from_millis(20)),
         extra_log,
+        pilot: None,
     })
 }
 
@@ -133,6 +134,7 @@ pub(crate) async fn corpus_texts(
             question: QUESTION.into(),
             criteria: Vec::new(),
             engine: EngineKind::Offline,
+            protocol: None,
         },
         workspace: workspace.clone(),
         ingest,

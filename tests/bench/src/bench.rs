@@ -171,6 +171,7 @@ async fn bench(args: BenchArgs) -> Result<(), String> {
                     .into(),
             criteria: Vec::new(),
             engine: EngineKind::Offline,
+            protocol: None,
         },
         workspace: scratch.path().join("workspace"),
         ingest,

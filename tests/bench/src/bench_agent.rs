@@ -355,6 +355,7 @@ async fn review(
         question: QUESTION.into(),
         criteria: Vec::new(),
         engine: EngineKind::Agent,
+        protocol: None,
     };
     let ran = agent_engine::run_review(&ws, &spec, &setup, watch.clone(), cancel)
         .await

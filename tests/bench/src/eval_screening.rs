@@ -175,6 +175,7 @@ async fn scripted_scores(
         question: question.to_owned(),
         criteria: Vec::new(),
         engine: EngineKind::Agent,
+        protocol: None,
     };
     let ran = agent_engine::run_review(
         &ws,

@@ -16,6 +16,7 @@ mod digest;
 pub mod fallible;
 mod http;
 pub mod pdf;
+mod protocol;
 pub mod reader;
 mod render;
 mod request;

@@ -16,6 +16,8 @@
 //!   completed items and items it already acted on, and calls the tool the next
 //!   item names, filling the tool's parameters from the item's words. When no
 //!   item is left it says so and calls nothing.
+//! - **A protocol draft.** Asked to draft the review's protocol, it writes
+//!   the sections asked for from the question and criteria ([`crate::protocol`]).
 //! - **A part of a synthesis.** With no tools and no document, a turn that lists
 //!   papers one per line (`- *Title* ... key points: a; b`) gets a sentence per
 //!   paper, naming it by its title in italics and saying its first key point.
@@ -52,7 +54,8 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
         }
     }
     if tools.is_empty()
-        && let Some(text) = crate::digest::answer(&turns)
+        && let Some(text) =
+            crate::protocol::answer(&turns).or_else(|| crate::digest::answer(&turns))
     {
         return (text, Vec::new());
     }
@@ -113,7 +116,7 @@ fn split_pages(text: &str) -> Vec<(u32, String)> {
     pages
 }
 
-fn question_of(turns: &[Turn]) -> String {
+pub(crate) fn question_of(turns: &[Turn]) -> String {
     for turn in turns {
         for line in turn.text.lines() {
             let lower = line.trim().to_ascii_lowercase();
@@ -129,7 +132,7 @@ fn question_of(turns: &[Turn]) -> String {
 }
 
 /// The `- ` lines after a `Criteria:` line.
-fn criteria_of(turns: &[Turn]) -> Vec<String> {
+pub(crate) fn criteria_of(turns: &[Turn]) -> Vec<String> {
     for turn in turns {
         let mut lines = turn.text.lines();
         while let Some(line) = lines.next() {

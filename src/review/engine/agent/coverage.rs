@@ -29,6 +29,7 @@ pub struct Coverage {
     pub unreadable: BTreeMap<String, usize>,
     pub by_agent: usize,
     pub by_sweep: usize,
+    pub by_pilot: usize,
 }
 
 pub fn result_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
@@ -51,6 +52,11 @@ pub fn result_key(paper: &PaperRecord, spec: &ReviewSpec, reader: &str) -> Strin
     for c in &spec.criteria {
         hasher.update(c.as_bytes());
         hasher.update(b"\0criterion\0");
+    }
+    // A paper read under another protocol (or none) is read again.
+    if let Some(protocol) = &spec.protocol {
+        hasher.update(protocol.hash.as_bytes());
+        hasher.update(b"\0protocol\0");
     }
     hex::encode(&hasher.finalize()[..16])
 }

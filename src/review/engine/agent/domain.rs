@@ -25,6 +25,8 @@ use crate::workspace::{PaperId, PaperRecord, Workspace};
 pub enum CoveredBy {
     Agent,
     Sweep,
+    /// A pilot read it, before the rest of the review.
+    Pilot,
 }
 
 impl CoveredBy {
@@ -32,6 +34,7 @@ impl CoveredBy {
         match self {
             Self::Agent => "agent",
             Self::Sweep => "sweep",
+            Self::Pilot => "pilot",
         }
     }
 }
@@ -187,6 +190,7 @@ impl ReviewDomain {
                 match by {
                     CoveredBy::Agent => coverage.by_agent += 1,
                     CoveredBy::Sweep => coverage.by_sweep += 1,
+                    CoveredBy::Pilot => coverage.by_pilot += 1,
                 }
                 drop(coverage);
                 self.events.emit(RunEvent::PaperStatus {
@@ -286,12 +290,7 @@ impl ReviewDomain {
                 let pages = paper_text::load(&ws, &id)
                     .map_err(ReadFailure::from)?
                     .unwrap_or_default();
-                let plan = reader.plan(&PaperInput {
-                    title: title.as_deref(),
-                    pages: &pages,
-                    question: &spec.question,
-                    criteria: &spec.criteria,
-                });
+                let plan = reader.plan(&PaperInput::for_review(&spec, title.as_deref(), &pages));
                 Ok::<_, ReadFailure>((pages, plan))
             })
             .await
@@ -308,12 +307,7 @@ impl ReviewDomain {
             detail: None,
         });
         let started_at = now_rfc3339();
-        let input = PaperInput {
-            title: paper.title.as_deref(),
-            pages: &pages,
-            question: &self.spec.question,
-            criteria: &self.spec.criteria,
-        };
+        let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &pages);
         let reading = match plan {
             Ok(plan) => self.reader.read_planned(&input, plan).await,
             Err(e) => Err(e),

@@ -48,6 +48,8 @@ pub struct AgentReport {
     pub already_reviewed: usize,
     pub covered_by_agent: usize,
     pub covered_by_sweep: usize,
+    /// Papers a pilot read (a run with `pilot`).
+    pub covered_by_pilot: usize,
     pub failed: usize,
     pub steps: u64,
     pub tool_calls: u64,
@@ -104,7 +106,11 @@ impl Toolbox for ReviewToolbox {
                 .is_some_and(|e| e.size > 0)
         };
         if agent != "reviewer" {
-            for file in [layout::PLAN_FILE, layout::SYNTHESIS_FILE] {
+            let plan = match self.domain.spec.protocol {
+                Some(_) => layout::PROTOCOL_TEXT_FILE,
+                None => layout::PLAN_FILE,
+            };
+            for file in [plan, layout::SYNTHESIS_FILE] {
                 let state = if written(file) {
                     "written"
                 } else {
@@ -193,6 +199,8 @@ pub struct AgentEngine {
     pub budget: Arc<Budget>,
     pub events: Arc<dyn EventSink>,
     pub cancel: CancellationToken,
+    /// Papers a pilot reads before it stops ([`AgentSetup::pilot`]).
+    pub pilot: Option<usize>,
     call_file: Arc<FileCallLog>,
 }
 
@@ -234,6 +242,7 @@ impl AgentEngine {
             budget,
             events,
             cancel,
+            pilot: setup.pilot,
             call_file,
         }
     }
@@ -299,18 +308,34 @@ pub fn agent_tool_settings() -> ToolSettings {
 }
 
 /// The planner's task: the review's question and criteria, and the steps.
+/// With an approved protocol the plan is the researcher's, not the planner's
+/// to write: the planner has the papers read and judged by it.
 pub fn planner_task(spec: &ReviewSpec, readable: usize) -> String {
     let mut text = spec.question_block();
     text.push_str(&format!(
-        "\nThe workspace holds {readable} readable papers under papers/ (their text and results are read-only to you).\n\
-         Steps:\n\
-         1. write_todos with these steps.\n\
-         2. write_file {plan}: how the question and each criterion will be judged, and what the scores 0-10 mean.\n\
-         3. reviewer: have every readable paper read and scored against the plan.\n\
-         4. writer: have the synthesis written to {synthesis} from the results.\n\
-         5. finish with a short account of the review.\n",
-        plan = layout::PLAN_FILE,
-        synthesis = layout::SYNTHESIS_FILE,
+        "\nThe workspace holds {readable} readable papers under papers/ (their text and results are read-only to you).\n"
     ));
+    match &spec.protocol {
+        Some(_) => text.push_str(&format!(
+            "The researcher approved the review's protocol, in {protocol} (read-only): every paper is read and judged by it.\n\
+             Steps:\n\
+             1. write_todos with these steps.\n\
+             2. reviewer: have every readable paper read and scored by the protocol in {protocol}.\n\
+             3. writer: have the synthesis written to {synthesis} from the results.\n\
+             4. finish with a short account of the review.\n",
+            protocol = layout::PROTOCOL_TEXT_FILE,
+            synthesis = layout::SYNTHESIS_FILE,
+        )),
+        None => text.push_str(&format!(
+            "Steps:\n\
+             1. write_todos with these steps.\n\
+             2. write_file {plan}: how the question and each criterion will be judged, and what the scores 0-10 mean.\n\
+             3. reviewer: have every readable paper read and scored against the plan.\n\
+             4. writer: have the synthesis written to {synthesis} from the results.\n\
+             5. finish with a short account of the review.\n",
+            plan = layout::PLAN_FILE,
+            synthesis = layout::SYNTHESIS_FILE,
+        )),
+    }
     text
 }

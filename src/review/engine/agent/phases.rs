@@ -15,6 +15,7 @@ use super::{
     review_domain, synthesis, tools,
 };
 use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
+use crate::review::protocol::ProtocolFile;
 use crate::review::{Outcome, PaperResult, ReviewSpec};
 use crate::workspace::{PaperFile, Workspace, WsPath, layout};
 
@@ -40,6 +41,11 @@ pub async fn run(
     engine: &AgentEngine,
 ) -> Result<AgentRun, RuntimeError> {
     let pass = Pass::start(ws, spec, engine)?;
+    pass.publish_protocol()?;
+    if let Some(papers) = engine.pilot {
+        let ended = pass.pilot(papers).await?;
+        return pass.account(None, None, ended);
+    }
     let planner = pass.plan().await?;
     let mut ended = match planner.status {
         TaskState::Cancelled => Outcome::Cancelled,
@@ -60,7 +66,7 @@ pub async fn run(
     if ended == Outcome::Done {
         ended = pass.synthesize().await?;
     }
-    pass.account(&planner, writer.as_ref(), ended)
+    pass.account(Some(&planner), writer.as_ref(), ended)
 }
 
 impl<'a> Pass<'a> {
@@ -101,6 +107,55 @@ impl<'a> Pass<'a> {
             already_reviewed,
             synthesis: WsPath::parse(layout::SYNTHESIS_FILE)?,
         })
+    }
+
+    /// The approved protocol where the agents read it (`protocol.md`, which
+    /// no agent may write); with none, the planner writes its own plan.
+    fn publish_protocol(&self) -> Result<(), RuntimeError> {
+        if let Some(protocol) = &self.spec.protocol {
+            let path = WsPath::parse(layout::PROTOCOL_TEXT_FILE)?;
+            self.ws.write(&path, protocol.text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// A pilot: `papers` papers read under the approved protocol, and no
+    /// more; those already read under it count. The papers are the first in
+    /// id order, a hash of their content: an arbitrary but stable sample.
+    async fn pilot(&self, papers: usize) -> Result<Outcome, RuntimeError> {
+        let Some(protocol) = &self.spec.protocol else {
+            return Ok(Outcome::Stopped(
+                "a pilot needs an approved protocol".to_owned(),
+            ));
+        };
+        let chosen: Vec<String> = {
+            let coverage = self.domain.coverage();
+            let (done, open): (Vec<_>, Vec<_>) = coverage
+                .readable
+                .keys()
+                .partition(|id| coverage.done.contains(*id));
+            done.into_iter()
+                .chain(open)
+                .take(papers)
+                .map(|id| id.0.clone())
+                .collect()
+        };
+        for batch in chosen.chunks(self.domain.batch_max) {
+            if self.engine.cancel.is_cancelled() {
+                return Ok(Outcome::Cancelled);
+            }
+            if let Err(over) = self.domain.batch_fits(batch) {
+                return Ok(Outcome::Stopped(over.0));
+            }
+            self.domain.read_batch(batch, CoveredBy::Pilot).await;
+        }
+        if self.engine.cancel.is_cancelled() {
+            return Ok(Outcome::Cancelled);
+        }
+        let mut file = ProtocolFile::load(self.ws)?;
+        file.record_pilot(&protocol.hash, chosen.clone());
+        file.save(self.ws)?;
+        Ok(Outcome::Pilot { read: chosen.len() })
     }
 
     /// The planner runs the hierarchy: its plan, the reviewer, the writer.
@@ -196,7 +251,7 @@ impl<'a> Pass<'a> {
     /// The results on file, and the account of the pass.
     fn account(
         &self,
-        planner: &TaskOutcome,
+        planner: Option<&TaskOutcome>,
         writer: Option<&TaskOutcome>,
         ended: Outcome,
     ) -> Result<AgentRun, RuntimeError> {
@@ -211,7 +266,7 @@ impl<'a> Pass<'a> {
             }
         }
         let undriven = undriven_steps(
-            (planner.status, &planner.output),
+            planner.map(|p| (p.status, p.output.as_str())),
             coverage.by_sweep,
             writer.map(|w| (w.status, w.output.as_str())),
             self.synthesis_written(),
@@ -220,11 +275,14 @@ impl<'a> Pass<'a> {
         let (input_tokens, output_tokens) = budget.tokens();
         let stats = &self.stats;
         let report = AgentReport {
-            planner: planner.status.as_str().to_owned(),
+            planner: planner
+                .map_or("not run (a pilot)", |p| p.status.as_str())
+                .to_owned(),
             readable: self.readable,
             already_reviewed: self.already_reviewed,
             covered_by_agent: coverage.by_agent,
             covered_by_sweep: coverage.by_sweep,
+            covered_by_pilot: coverage.by_pilot,
             failed: coverage.missing().len(),
             steps: stats.steps.load(Relaxed),
             tool_calls: stats.tool_calls.load(Relaxed),
@@ -252,7 +310,7 @@ impl<'a> Pass<'a> {
 /// papers the final sweep read because the reviewer did not, a writer that
 /// wrote no synthesis.
 fn undriven_steps(
-    planner: (TaskState, &str),
+    planner: Option<(TaskState, &str)>,
     by_sweep: usize,
     writer: Option<(TaskState, &str)>,
     synthesis_written: bool,
@@ -267,11 +325,12 @@ fn undriven_steps(
         }
     };
     let mut steps = Vec::new();
-    let (planner_state, planner_output) = planner;
-    if !matches!(
-        planner_state,
-        TaskState::Finished | TaskState::Cancelled | TaskState::BudgetExhausted
-    ) {
+    if let Some((planner_state, planner_output)) = planner
+        && !matches!(
+            planner_state,
+            TaskState::Finished | TaskState::Cancelled | TaskState::BudgetExhausted
+        )
+    {
         steps.push(format!(
             "the planner did not finish: {}",
             why(planner_state, planner_output)

@@ -210,7 +210,11 @@ profile?: string | null, maxTokens?: number | null, maxCostUsd?: number | null,
 /**
  * Look the papers up in the scholarly indexes (the app's setting).
  */
-lookups: LookupChoice, };
+lookups: LookupChoice, 
+/**
+ * Read only this many papers under the approved protocol, and stop.
+ */
+pilot?: number | null, };
 
 /**
  * Model calls and tokens a run spends, and their cost.
@@ -246,6 +250,80 @@ digestCalls: number, inputTokens: number, outputTokens: number,
  * `None` when the model has no price in the table.
  */
 costUsd: number | null, };
+
+/**
+ * How a version of the protocol came to be.
+ */
+export type ProtocolOrigin = "drafted" | "template" | "researcher";
+
+/**
+ * What happened to the protocol.
+ */
+export type ProtocolEvent = "drafted" | "approved";
+
+/**
+ * One version of the protocol, as `protocol.json` keeps it.
+ */
+export type ProtocolVersion = { event: ProtocolEvent, origin: ProtocolOrigin, text: string, 
+/**
+ * The text's hash (hex), as the report and each result name it.
+ */
+hash: string, 
+/**
+ * The question and criteria it was written for.
+ */
+question: string, criteria: Array<string>, 
+/**
+ * The model that drafted it ([`Origin::Drafted`]).
+ */
+model: string | null, 
+/**
+ * Why Quire's template stands in for a model's draft.
+ */
+note: string | null, at: string, };
+
+/**
+ * A pilot: some papers read under an approved protocol before the rest.
+ */
+export type ProtocolPilot = { 
+/**
+ * The approved protocol's hash.
+ */
+hash: string, papers: Array<string>, at: string, };
+
+/**
+ * Where the protocol for a question stands.
+ */
+export type ProtocolView = { 
+/**
+ * The approval in force for this question and criteria.
+ */
+approved: ProtocolVersion | null, 
+/**
+ * A draft awaiting approval.
+ */
+draft: ProtocolVersion | null, 
+/**
+ * Every draft and approval for this question and criteria, oldest first.
+ */
+history: Array<ProtocolVersion>, 
+/**
+ * The pilots run under the approved text.
+ */
+pilots: Array<ProtocolPilot>, };
+
+/**
+ * Which protocol: the workspace's, for a question and its criteria.
+ */
+export type ProtocolParams = { workspace: string, question: string, criteria: Array<string>, 
+/**
+ * The model profile that drafts (default: the configured one).
+ */
+profile?: string | null, 
+/**
+ * The text to approve.
+ */
+text?: string | null, };
 
 /**
  * Where a paper stands in a run.
