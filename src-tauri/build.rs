@@ -21,6 +21,9 @@ fn main() {
         "review_export",
         "review_validation",
         "review_flow",
+        "review_protocol",
+        "review_protocol_draft",
+        "review_protocol_approve",
         "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use quire::agent::{EventSink, RunEvent};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
+use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
 use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, ReviewView,
 };
@@ -170,6 +171,27 @@ pub async fn review_flow(workspace: PathBuf) -> Result<Flow, CommandError> {
 #[tauri::command]
 pub async fn review_validation(params: ValidateParams) -> Result<ValidationView, CommandError> {
     quire::commands::validation::validate(params).await
+}
+
+/// Where the review's protocol stands for a question and its criteria.
+#[tauri::command]
+pub async fn review_protocol(params: ProtocolParams) -> Result<ProtocolView, CommandError> {
+    protocol::protocol_show(params).await
+}
+
+/// Have the model draft the protocol; the draft waits for approval.
+#[tauri::command]
+pub async fn review_protocol_draft(
+    ctx: State<'_, AppContext>,
+    params: ProtocolParams,
+) -> Result<ProtocolView, CommandError> {
+    protocol::protocol_draft(&ctx, params).await
+}
+
+/// Approve the researcher's text as the protocol every paper is read by.
+#[tauri::command]
+pub async fn review_protocol_approve(params: ProtocolParams) -> Result<ProtocolView, CommandError> {
+    protocol::protocol_approve(params).await
 }
 
 /// When this process started its window, for the start-up figure.

@@ -35,6 +35,9 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_export,
             commands::review_validation,
             commands::review_flow,
+            commands::review_protocol,
+            commands::review_protocol_draft,
+            commands::review_protocol_approve,
             commands::ui_ready
         ])
 }

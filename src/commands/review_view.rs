@@ -39,6 +39,9 @@ pub enum ReviewState {
     Cancelled,
     /// Stopped at a cap; starting again resumes.
     Stopped,
+    /// A pilot read some papers under the approved protocol; starting again
+    /// reads the rest.
+    Pilot,
     Failed,
 }
 
@@ -315,6 +318,7 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
             TaskStatus::Done => ReviewState::Done,
             TaskStatus::Cancelled => ReviewState::Cancelled,
             TaskStatus::Stopped => ReviewState::Stopped,
+            TaskStatus::Pilot => ReviewState::Pilot,
             TaskStatus::Failed => ReviewState::Failed,
             _ if engine.is_some() => ReviewState::Interrupted,
             _ => ReviewState::New,

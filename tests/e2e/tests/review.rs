@@ -24,10 +24,41 @@ async fn open_review(app: &App, topic: &str, count: usize) -> Result<(tempfile::
 }
 
 async fn start_review(app: &App, question: &str) -> Result<()> {
+    ask(app, question).await?;
+    app.click("[data-testid=start]").await
+}
+
+async fn ask(app: &App, question: &str) -> Result<()> {
     app.type_into("[data-testid=question]", question).await?;
     app.type_into("[data-testid=criteria]", "Reports an experiment")
+        .await
+}
+
+/// Have the model draft the protocol and approve it as drafted.
+async fn approve_drafted_protocol(app: &App) -> Result<String> {
+    app.click("[data-testid=protocol-draft]").await?;
+    app.wait_text("[data-testid=protocol-approve]", UI_TIMEOUT)
         .await?;
-    app.click("[data-testid=start]").await
+    app.click("[data-testid=protocol-approve]").await?;
+    protocol_approved(app).await
+}
+
+/// The protocol's status line once it says the protocol is approved.
+async fn protocol_approved(app: &App) -> Result<String> {
+    eventually("the protocol to be approved", UI_TIMEOUT, || async {
+        if let Some(error) = app
+            .text_content("[data-testid=protocol] [role=alert]")
+            .await?
+        {
+            anyhow::bail!("the protocol panel shows an error: {error}");
+        }
+        let status = app
+            .text_content("[data-testid=protocol-status]")
+            .await?
+            .unwrap_or_default();
+        Ok(status.starts_with("Approved").then_some(status))
+    })
+    .await
 }
 
 /// Rows of the results table once `count` of them are scored.
@@ -273,11 +304,58 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
         "a configured model makes the agent the default"
     );
 
-    start_review(
+    // No paper is read before the protocol is approved: the model drafts it,
+    // the researcher adds a rule and approves it.
+    ask(
         &app,
         "Which methods improve generalisation of neural networks?",
     )
     .await?;
+    let start = app.client.find(Locator::Css("[data-testid=start]")).await?;
+    assert!(!start.is_enabled().await?, "no start before approval");
+    app.click("[data-testid=protocol-draft]").await?;
+    let draft = eventually("the draft", UI_TIMEOUT, || async {
+        let status = app
+            .text_content("[data-testid=protocol-status]")
+            .await?
+            .unwrap_or_default();
+        Ok(status.starts_with("Draft").then_some(status))
+    })
+    .await?;
+    assert!(draft.contains("drafted by scripted-reader"), "{draft}");
+    let text = app
+        .client
+        .find(Locator::Css("[data-testid=protocol-text]"))
+        .await?;
+    let drafted = text.prop("value").await?.unwrap_or_default();
+    assert!(drafted.contains("## Scores"), "{drafted}");
+    assert!(drafted.contains("generalisation"), "{drafted}");
+    // Enter (WebDriver's U+E007) as a person would press it.
+    text.send_keys("\u{E007}- Papers that only tune hyperparameters count at most 5.")
+        .await?;
+    app.screenshot("protocol").await?;
+    app.click("[data-testid=protocol-approve]").await?;
+    let approved = protocol_approved(&app).await?;
+    assert!(approved.contains("your text"), "{approved}");
+
+    // A pilot on two papers first, then the rest.
+    app.click("[data-testid=pilot]").await?;
+    let size = app
+        .client
+        .find(Locator::Css("[data-testid=pilot-size]"))
+        .await?;
+    size.clear().await?;
+    size.send_keys("2").await?;
+    let label = app.wait_text("[data-testid=start]", UI_TIMEOUT).await?;
+    assert_eq!(label, "Run pilot on 2 papers");
+    app.click("[data-testid=start]").await?;
+    let pilot = app
+        .wait_text("[data-testid=pilot-done]", UI_TIMEOUT)
+        .await?;
+    assert!(pilot.contains("A pilot read 2 of 4 papers"), "{pilot}");
+    scored_rows(&app, 2).await?;
+    app.screenshot("pilot").await?;
+    app.click("[data-testid=run-rest]").await?;
     let steps = eventually("an agent step on the board", UI_TIMEOUT, || async {
         let activity = app
             .text_content("[data-testid=activity]")
@@ -356,11 +434,13 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
         Ok((files.len() == 2 && files.iter().all(|f| f.contains("Readable"))).then_some(()))
     })
     .await?;
-    start_review(
+    ask(
         &app,
         "Which methods improve generalisation of neural networks?",
     )
     .await?;
+    approve_drafted_protocol(&app).await?;
+    app.click("[data-testid=start]").await?;
     let rows = scored_rows(&app, 2).await?;
     let hostile = rows
         .iter()

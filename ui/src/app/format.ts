@@ -34,4 +34,5 @@ export const STATUS_LABELS: Record<string, string> = {
   failed: "Failed",
   cancelled: "Stopped",
   stopped: "Stopped at its cap",
+  pilot: "Pilot read",
 };

@@ -12,6 +12,7 @@ import type {
   Flow,
   Label,
   PaperDetail,
+  ProtocolView,
   ReviewView,
   RunEvent,
   ValidationView,
@@ -85,6 +86,9 @@ export const tauriPlatform: Platform = {
   prepareReview: (workspace) => call<ReviewView>("review_prepare", { workspace }),
 
   estimateReview: (params) => call<Estimate>("review_estimate", { params }),
+  protocol: (params) => call<ProtocolView>("review_protocol", { params }),
+  draftProtocol: (params) => call<ProtocolView>("review_protocol_draft", { params }),
+  approveProtocol: (params) => call<ProtocolView>("review_protocol_approve", { params }),
 
   startReview(params, onEvent) {
     const onEventChannel = new Channel<RunEvent>();

@@ -9,6 +9,8 @@ import type {
   ModelProfileSaveParams,
   ModelSetup,
   ProfileView,
+  ProtocolParams,
+  ProtocolView,
   ValidateParams,
   ValidationView,
   WorkspaceListResponse,
@@ -63,6 +65,12 @@ export interface Platform {
   /** Extract what is not extracted yet, so each file's status is known; no model is called. */
   prepareReview(workspace: string): Promise<ReviewView>;
   estimateReview(launch: ReviewLaunch): Promise<Estimate>;
+  /** Where the review's protocol stands for a question and its criteria. */
+  protocol(params: ProtocolParams): Promise<ProtocolView>;
+  /** Have the model draft the protocol; the draft waits for approval. */
+  draftProtocol(params: ProtocolParams): Promise<ProtocolView>;
+  /** Approve `params.text` as the protocol every paper is read by. */
+  approveProtocol(params: ProtocolParams): Promise<ProtocolView>;
   /** Start a run; it goes on in the background and reports through `onEvent`. */
   startReview(launch: ReviewLaunch, onEvent: (event: RunEvent) => void): Promise<void>;
   /** Ask the run to stop (it keeps its work and resumes); false when none runs. */

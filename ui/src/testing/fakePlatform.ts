@@ -28,6 +28,9 @@ import {
   type Cutoffs,
   type Flow,
   type Proportion,
+  type ProtocolParams,
+  type ProtocolVersion,
+  type ProtocolView,
   type ValidateParams,
   type ValidationView,
 } from "../platform";
@@ -253,9 +256,55 @@ export class FakePlatform implements Platform {
     });
   }
 
+  /** Every protocol version, by workspace, oldest first. */
+  protocols = new Map<string, ProtocolVersion[]>();
+
+  private protocolView(params: ProtocolParams): ProtocolView {
+    const key = (v: { question: string; criteria: string[] }) => `${v.question.trim()}\n${v.criteria.join("\n")}`;
+    const history = (this.protocols.get(params.workspace) ?? []).filter((v) => key(v) === key(params));
+    const approved = history.filter((v) => v.event === "approved").at(-1) ?? null;
+    const last = history.at(-1);
+    return { approved, draft: last?.event === "drafted" ? last : null, history, pilots: [] };
+  }
+
+  private recordProtocol(params: ProtocolParams, version: Omit<ProtocolVersion, "question" | "criteria" | "at" | "note">) {
+    const versions = this.protocols.get(params.workspace) ?? [];
+    versions.push({ ...version, question: params.question.trim(), criteria: params.criteria, at: "2026-12-03T09:00:00Z", note: null });
+    this.protocols.set(params.workspace, versions);
+    return Promise.resolve(this.protocolView(params));
+  }
+
+  protocol(params: ProtocolParams): Promise<ProtocolView> {
+    return Promise.resolve(this.protocolView(params));
+  }
+
+  /** Like the model: a draft from the question, kept and not approved. */
+  draftProtocol(params: ProtocolParams): Promise<ProtocolView> {
+    const text = `## Question\n${params.question}\n\n## Scores\n- 9-10: answers it directly.\n- 0-2: about something else.`;
+    return this.recordProtocol(params, { event: "drafted", origin: "drafted", text, hash: `h${text.length}`, model: "fake-model" });
+  }
+
+  /** Like the core: the draft's origin when the text is the draft's, else the researcher's. */
+  approveProtocol(params: ProtocolParams): Promise<ProtocolView> {
+    const text = (params.text ?? "").trim();
+    if (text === "") return Promise.reject(new QuireError("invalid_input", "bad_protocol", "the protocol is empty"));
+    const draft = this.protocolView(params).draft;
+    const asDrafted = draft !== null && draft.text.trim() === text;
+    return this.recordProtocol(params, {
+      event: "approved",
+      origin: asDrafted ? draft.origin : "researcher",
+      text,
+      hash: `h${text.length}`,
+      model: asDrafted ? draft.model : null,
+    });
+  }
+
   startReview(launch: ReviewLaunch, onEvent: (event: RunEvent) => void) {
     this.launches.push(launch);
     if (this.startError !== null) return Promise.reject(this.startError);
+    if (launch.engine === "agent" && this.protocolView({ ...launch }).approved === null) {
+      return Promise.reject(new QuireError("invalid_input", "protocol_not_approved", "an agent review reads no paper before its protocol is approved"));
+    }
     this.runHandlers.set(launch.workspace, onEvent);
     const view = this.reviews.get(launch.workspace);
     if (view !== undefined) {

@@ -1,5 +1,5 @@
 import { act } from "preact/test-utils";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { QuireError } from "../../platform";
 import { FakePlatform, newReview } from "../../testing/fakePlatform";
@@ -97,6 +97,58 @@ describe("a new review", () => {
     // The bound for a model that needs every retry is shown beside it.
     expect($("[data-testid=estimate]")?.textContent).toContain("at most $0.15");
     expect(platform.launches).toEqual([]);
+  });
+
+  it("starts an agent review only once the researcher approves the protocol, and can pilot it first", async () => {
+    platform.ollamaModels = ["qwen3:8b"];
+    await openReview();
+    await type("[data-testid=question]", "Which indexes help?");
+    await type("[data-testid=criteria]", "Reports an experiment");
+    await vi.waitFor(() => {
+      expect($("[data-testid=protocol-draft]")).not.toBeNull();
+    });
+    expect($("[data-testid=protocol-status]")?.textContent).toContain("No protocol yet");
+    expect(($("[data-testid=start]") as HTMLButtonElement).disabled).toBe(true);
+
+    await click("[data-testid=protocol-draft]");
+    const text = $("[data-testid=protocol-text]") as HTMLTextAreaElement;
+    expect(text.value).toContain("Which indexes help?");
+    expect(text.readOnly).toBe(false);
+    expect($("[data-testid=protocol-status]")?.textContent).toContain("Draft (drafted by fake-model), not approved yet");
+    expect(($("[data-testid=start]") as HTMLButtonElement).disabled).toBe(true);
+
+    // The researcher's edit is what gets approved, and the app says whose text it is.
+    await type("[data-testid=protocol-text]", `${text.value}\n- Benchmarks on synthetic data only: 5 at most.`);
+    await click("[data-testid=protocol-approve]");
+    const approved = platform.protocols.get(ROOT)?.at(-1);
+    expect(approved).toMatchObject({ event: "approved", origin: "researcher", criteria: ["Reports an experiment"] });
+    expect(approved?.text).toContain("synthetic data only");
+    expect($("[data-testid=protocol-status]")?.textContent).toContain(`Approved 2026-12-03 · version ${approved?.hash} · your text`);
+    expect(($("[data-testid=protocol-text]") as HTMLTextAreaElement).readOnly).toBe(true);
+
+    await click("[data-testid=pilot]");
+    await type("[data-testid=pilot-size]", "2");
+    expect($("[data-testid=start]")?.textContent).toBe("Run pilot on 2 papers");
+    await click("[data-testid=start]");
+    expect(platform.launches[0]).toMatchObject({ engine: "agent", question: "Which indexes help?", pilot: 2 });
+  });
+
+  it("says a changed question needs its own protocol", async () => {
+    platform.ollamaModels = ["qwen3:8b"];
+    await openReview();
+    await type("[data-testid=question]", "Which indexes help?");
+    await vi.waitFor(() => {
+      expect($("[data-testid=protocol-draft]")).not.toBeNull();
+    });
+    await click("[data-testid=protocol-draft]");
+    await click("[data-testid=protocol-approve]");
+    expect($("[data-testid=protocol-status]")?.textContent).toContain("drafted by fake-model");
+    expect(($("[data-testid=start]") as HTMLButtonElement).disabled).toBe(false);
+    await type("[data-testid=question]", "Which joins help?");
+    await vi.waitFor(() => {
+      expect($("[data-testid=protocol-status]")?.textContent).toContain("No protocol yet");
+    });
+    expect(($("[data-testid=start]") as HTMLButtonElement).disabled).toBe(true);
   });
 
   it("shows why a run could not start", async () => {

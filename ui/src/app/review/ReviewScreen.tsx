@@ -282,6 +282,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           )}
         </div>
       )}
+      {view !== null && view.state === "pilot" && !running && (
+        <div class="banner" role="status" data-testid="pilot-done">
+          <span>
+            A pilot read {count(scoredCount)} of {count(view.papers.length)} papers by the approved protocol. Check how they
+            were judged; if the protocol needs changing, edit it under Edit and run again (the papers are then read again by
+            the new text). Reading the rest keeps the pilot&apos;s work.
+          </span>
+          <button type="button" class="button button--small button--primary" data-testid="run-rest" onClick={resume}>
+            Run the rest
+          </button>
+        </div>
+      )}
       {preparing && (
         <p class="notice" role="status" aria-busy="true" data-testid="preparing">
           Reading the files to check which can be reviewed…

@@ -9,11 +9,13 @@ import {
   type Estimate,
   type LookupChoice,
   type Platform,
+  type ProtocolVersion,
   QuireError,
   type ReviewLaunch,
   type ReviewView,
 } from "../../platform";
 import { FILE_STATUS, cost, count, duration, fileName, fileSummary } from "./format";
+import { ProtocolPanel } from "./ProtocolPanel";
 
 export interface SetupPanelProps {
   platform: Platform;
@@ -39,17 +41,24 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
   const [estimate, setEstimate] = useState<Estimate | null>(null);
   const [busy, setBusy] = useState<"estimate" | "start" | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [approved, setApproved] = useState<ProtocolVersion | null>(null);
+  const [pilotOn, setPilotOn] = useState(false);
+  const [pilotSize, setPilotSize] = useState("5");
 
+  const criteriaLines = criteria.split("\n").map((c) => c.trim()).filter(Boolean);
+  const pilot = engine === "agent" && pilotOn ? numberOrNull(pilotSize) : null;
   const launch = (): ReviewLaunch => ({
     workspace: view.root,
     question,
-    criteria: criteria.split("\n").map((c) => c.trim()).filter(Boolean),
+    criteria: criteriaLines,
     engine,
     profile: engine === "agent" ? (model?.profile ?? null) : null,
     maxTokens: numberOrNull(maxTokens),
     maxCostUsd: numberOrNull(maxCost),
     lookups,
+    pilot: pilot === null ? null : Math.floor(pilot),
   });
+  const awaitingProtocol = engine === "agent" && approved === null;
 
   const run = async (what: "estimate" | "start") => {
     setBusy(what);
@@ -100,6 +109,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             placeholder={"Reports an empirical evaluation\nPublished after 2015"}
             onInput={(e) => {
               setCriteria(e.currentTarget.value);
+              setEstimate(null);
             }}
           />
         </label>
@@ -179,6 +189,43 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             </label>
           </div>
         )}
+        {engine === "agent" && (
+          <ProtocolPanel
+            platform={platform}
+            workspace={view.root}
+            question={question}
+            criteria={criteriaLines}
+            profile={model?.profile ?? null}
+            onApproved={setApproved}
+          />
+        )}
+        {engine === "agent" && (
+          <div class="pilot">
+            <label class="pilot__choice">
+              <input
+                type="checkbox"
+                data-testid="pilot"
+                checked={pilotOn}
+                onChange={(e) => {
+                  setPilotOn(e.currentTarget.checked);
+                }}
+              />
+              <span>Pilot first: read</span>
+            </label>
+            <input
+              class="field__input pilot__size"
+              data-testid="pilot-size"
+              aria-label="Papers in the pilot"
+              inputMode="numeric"
+              value={pilotSize}
+              disabled={!pilotOn}
+              onInput={(e) => {
+                setPilotSize(e.currentTarget.value);
+              }}
+            />
+            <span>papers by the approved protocol and stop, to check how they are judged before the rest.</span>
+          </div>
+        )}
         {estimate !== null && engine === "agent" && (
           <dl class="estimate" data-testid="estimate">
             <div>
@@ -236,9 +283,18 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             type="submit"
             class="button button--primary"
             data-testid="start"
-            disabled={busy !== null || question.trim() === ""}
+            disabled={busy !== null || question.trim() === "" || awaitingProtocol || (pilotOn && pilot === null)}
+            title={awaitingProtocol ? "Approve the protocol first: no paper is read before it is approved." : undefined}
           >
-            {busy === "start" ? "Starting…" : view.state === "new" ? "Start review" : "Run again"}
+            {busy === "start"
+              ? "Starting…"
+              : pilot !== null
+                ? `Run pilot on ${count(Math.floor(pilot))} ${pilot < 2 ? "paper" : "papers"}`
+                : view.state === "new"
+                  ? "Start review"
+                  : view.state === "pilot"
+                    ? "Run the rest"
+                    : "Run again"}
           </button>
         </div>
       </div>

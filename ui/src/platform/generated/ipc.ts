@@ -161,7 +161,7 @@ folder: string, };
 /**
  * Where a review stands, for the screen that opens it.
  */
-export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "stopped" | "failed";
+export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelled" | "stopped" | "pilot" | "failed";
 
 /**
  * One paper as the board and the table list it.
