@@ -15,6 +15,7 @@ use quire::commands::reviews::{
     LookupChoice, ReviewParams, review_estimate, review_prepare, review_start,
 };
 use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::dual::Policy;
 use quire::review::estimate::{ASSUMED_CALL_SECONDS, Estimate};
 use quire::review::run::ReviewSummary;
 use quire::review::{EngineKind, ReviewSpec, ReviewStatus};
@@ -81,6 +82,16 @@ pub(crate) struct ReviewArgs {
     /// pilot to check before the rest is read (agent engine).
     #[arg(long, value_name = "N")]
     pilot: Option<usize>,
+    /// Read every paper twice, independently (agent engine), reconciling the
+    /// two readings by this policy: `agree-to-exclude` (excluded only when
+    /// both exclude), `tie-breaker` (a third reading decides a disagreement)
+    /// or `flag` (a disagreement is maybe, for the researcher).
+    #[arg(long, value_name = "POLICY")]
+    dual: Option<String>,
+    /// The model profile of the second reading (default: the first's model,
+    /// with the second reader's own instructions).
+    #[arg(long, value_name = "P", requires = "dual")]
+    second_profile: Option<String>,
 }
 
 /// Exit code of a run that waits for its protocol's approval.
@@ -153,6 +164,23 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
             "the review question is empty",
         ));
     }
+    let dual = match args.dual.as_deref() {
+        None => None,
+        Some(name) => Some(Policy::parse(name).ok_or_else(|| {
+            CommandError::invalid(
+                "unknown_policy",
+                format!(
+                    "unknown dual-reading policy {name:?}; available: agree-to-exclude, tie-breaker, flag"
+                ),
+            )
+        })?),
+    };
+    if dual.is_some() && engine != EngineKind::Agent {
+        return Err(CommandError::invalid(
+            "dual_needs_agent",
+            "dual reading reads each paper twice with a model; it is for --engine agent",
+        ));
+    }
     let criteria = args
         .criteria
         .as_deref()
@@ -188,6 +216,8 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
         },
         lookups: LookupChoice::from_env(args.offline),
         pilot: args.pilot,
+        dual,
+        second_profile: args.second_profile.clone(),
     };
 
     if args.estimate {

@@ -120,6 +120,7 @@ pub async fn agent_run(
         base_backoff: None,
         extra_log: None,
         pilot: None,
+        dual: None,
     };
     let engine = AgentEngine::new(&ws, &setup, events, cancel);
     let question = ws

@@ -23,7 +23,8 @@ use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
-use crate::review::estimate::{Estimate, Spend};
+use crate::review::dual::Policy as DualPolicy;
+use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
@@ -86,6 +87,8 @@ fn generated() -> String {
         declaration::<LookupChoice>(),
         declaration::<ReviewLaunchParams>(),
         declaration::<Spend>(),
+        declaration::<DualPolicy>(),
+        declaration::<PolicySpend>(),
         declaration::<Estimate>(),
         declaration::<ProtocolOrigin>(),
         declaration::<ProtocolEvent>(),

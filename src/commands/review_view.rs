@@ -15,9 +15,12 @@ use super::{AppContext, CommandError};
 use crate::agent::NoEvents;
 use crate::blocking::blocking;
 use crate::review::corrections;
+use crate::review::dual::{DualFile, Policy};
 use crate::review::failures::{self, PaperFailure};
 use crate::review::labels::{self, Label};
-use crate::review::outputs::{ExportFormat, ResultHead, ReviewFiles, result_head_of, result_of};
+use crate::review::outputs::{
+    ExportFormat, HasVerdict, ResultHead, ReviewFiles, reconcile_paper, result_head_of, result_of,
+};
 use crate::review::report::prisma::Flow;
 use crate::review::run::extract_papers;
 use crate::review::validation::ValidationFile;
@@ -57,6 +60,9 @@ pub struct ReviewView {
     pub state: ReviewState,
     /// The engine of the latest run.
     pub engine: Option<EngineKind>,
+    /// The dual-reading policy of the latest run, and its second profile.
+    pub dual: Option<Policy>,
+    pub second_profile: Option<String>,
     pub papers: Vec<PaperRow>,
 }
 
@@ -81,6 +87,8 @@ pub struct PaperRow {
     pub label: Option<Label>,
     /// Why a readable paper has no result: the model could not read it.
     pub failure: Option<PaperFailure>,
+    /// Its two independent readings disagreed (dual reading).
+    pub disagreed: bool,
 }
 
 /// The detail pane's paper.
@@ -92,7 +100,16 @@ pub struct PaperDetail {
     /// The whole bibliographic record: venue, DOI, arXiv id, abstract, and
     /// where each field came from (the PDF, an index, a correction).
     pub meta: PaperMeta,
+    /// The reading that stands (dual reading: the reconciled one).
     pub result: Option<PaperResult>,
+    /// The first reading, as read (dual reading).
+    pub first_reading: Option<PaperResult>,
+    /// The second, independent reading (dual reading).
+    pub second_reading: Option<PaperResult>,
+    /// The third reading that broke a tie (tie-breaker policy).
+    pub third_reading: Option<PaperResult>,
+    /// The dual-reading policy the readings were reconciled under.
+    pub policy: Option<Policy>,
 }
 
 /// The review in `workspace`, with every paper.
@@ -131,26 +148,40 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         let record = find_paper(&ws, &paper)?;
         let validation = ValidationFile::load(&ws)?;
         let result = result_of(&ws, &record.id)?.map(|mut r| {
-            r.verdict = validation.shown_verdict(r.score, r.verdict);
+            r.show_by(&validation);
             r
         });
+        let dual = DualFile::load(&ws)?;
+        let (result, readings) = match (&dual, result) {
+            (Some(dual), Some(first)) => {
+                let readings = reconcile_paper(&ws, &record.id, dual.policy, &validation, first)?;
+                (Some(readings.shown.clone()), Some(readings))
+            }
+            (_, result) => (result, None),
+        };
         let label = labels::load(&ws, &record.id)?;
         let failure = match &result {
             None if record.status.is_readable() => failures::load(&ws, &record.id)?,
             _ => None,
         };
+        let mut paper = row(
+            &record,
+            result.as_ref().map(|r| ResultHead {
+                score: r.score,
+                verdict: r.verdict,
+            }),
+            label,
+            failure,
+        );
+        paper.disagreed = readings.as_ref().is_some_and(|r| r.disagreed);
         Ok(PaperDetail {
-            paper: row(
-                &record,
-                result.as_ref().map(|r| ResultHead {
-                    score: r.score,
-                    verdict: r.verdict,
-                }),
-                label,
-                failure,
-            ),
+            paper,
             meta: record.meta.clone(),
             result,
+            first_reading: readings.as_ref().map(|r| r.first.clone()),
+            second_reading: readings.as_ref().and_then(|r| r.second.clone()),
+            third_reading: readings.and_then(|r| r.third),
+            policy: dual.map(|d| d.policy),
         })
     })
     .await
@@ -325,6 +356,7 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
         }
     };
     let papers = rows_of(ws, &ws.papers()?)?;
+    let dual = DualFile::load(ws)?;
     Ok(ReviewView {
         root: ws.root().to_path_buf(),
         title: task.title,
@@ -333,6 +365,8 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
         criteria: task.criteria,
         state,
         engine,
+        second_profile: dual.as_ref().and_then(|d| d.second_profile.clone()),
+        dual: dual.map(|d| d.policy),
         papers,
     })
 }
@@ -343,12 +377,20 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
 /// on two.
 fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, CommandError> {
     let validation = ValidationFile::load(ws)?;
+    let dual = DualFile::load(ws)?;
     crate::blocking::on_every_core(records, |record| {
         let record = corrections::corrected_paper(ws, record.clone())?;
-        let head = result_head_of(ws, &record.id)?.map(|h| ResultHead {
-            verdict: validation.shown_verdict(h.score, h.verdict),
-            ..h
+        let head = result_head_of(ws, &record.id)?.map(|mut h| {
+            h.show_by(&validation);
+            h
         });
+        let (head, disagreed) = match (&dual, head) {
+            (Some(dual), Some(first)) => {
+                let readings = reconcile_paper(ws, &record.id, dual.policy, &validation, first)?;
+                (Some(readings.shown), readings.disagreed)
+            }
+            (_, head) => (head, false),
+        };
         let label = labels::load(ws, &record.id)?;
         // Only a readable paper with no result can have failed: the rest
         // cost no extra file read.
@@ -356,7 +398,9 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
             None if record.status.is_readable() => failures::load(ws, &record.id)?,
             _ => None,
         };
-        Ok(row(&record, head, label, failure))
+        let mut row = row(&record, head, label, failure);
+        row.disagreed = disagreed;
+        Ok(row)
     })
 }
 
@@ -388,6 +432,7 @@ fn row(
         verdict: result.map(|r| r.verdict),
         label,
         failure,
+        disagreed: false,
     }
 }
 

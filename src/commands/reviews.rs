@@ -28,6 +28,8 @@ use crate::index::WorkspaceSnapshot;
 use crate::llm::accounting::PriceTable;
 use crate::llm::{HttpProvider, ModelSettings, Provider};
 use crate::pdf::ingest::IngestOptions;
+use crate::review::dual::Policy;
+use crate::review::engine::DualSetup;
 use crate::review::estimate::{Estimate, estimate};
 use crate::review::protocol::{self, ProtocolFile};
 use crate::review::run::{
@@ -54,6 +56,11 @@ pub struct ReviewParams {
     pub lookups: LookupChoice,
     /// Read only this many papers under the approved protocol, and stop.
     pub pilot: Option<usize>,
+    /// Read every paper twice, independently, under this policy.
+    pub dual: Option<Policy>,
+    /// The second reading's model profile (default: the first's model with
+    /// the second reader's own instructions).
+    pub second_profile: Option<String>,
 }
 
 /// Whether a review looks its papers up in the scholarly indexes (sending
@@ -275,6 +282,16 @@ async fn resolve(
                 ));
             }
             model = Some((resolved.settings.clone(), prices.clone()));
+            let dual = match params.dual {
+                None => None,
+                Some(policy) => Some(DualSetup {
+                    policy,
+                    second: match &params.second_profile {
+                        None => None,
+                        Some(name) => Some(second_reader(ctx, name, &params.caps).await?),
+                    },
+                }),
+            };
             EngineSetup::Agent(AgentSetup {
                 profile: resolved.profile.clone(),
                 provider,
@@ -283,6 +300,7 @@ async fn resolve(
                 base_backoff: None,
                 extra_log: None,
                 pilot: params.pilot,
+                dual,
             })
         }
     };
@@ -301,6 +319,34 @@ async fn resolve(
         lookup: lookup_for(ctx, &params.lookups)?,
     };
     Ok((request, model))
+}
+
+/// The second reading's profile, resolved like the first; a cost cap on
+/// an unpriced second model is refused as on the first.
+async fn second_reader(
+    ctx: &AppContext,
+    profile: &str,
+    caps: &Caps,
+) -> Result<(String, Arc<dyn Provider>), CommandError> {
+    let resolved = resolve_model(ctx.paths().config_dir.clone(), Some(profile)).await?;
+    let prices = PriceTable::load(&resolved.config_dir)?;
+    if caps.max_cost_usd.is_some()
+        && caps.max_tokens.is_none()
+        && prices.price(&resolved.settings.model).is_none()
+    {
+        return Err(CommandError::invalid(
+            "unpriced_model",
+            format!(
+                "a cost cap cannot be kept for the second reader's model {}: it has no price in the price table; add one, or give a token cap as well",
+                resolved.settings.model
+            ),
+        ));
+    }
+    let provider: Arc<dyn Provider> = HttpProvider::new(
+        resolved.settings.clone(),
+        resolved.key.as_ref().map(|k| k.0.clone()),
+    )?;
+    Ok((resolved.profile, provider))
 }
 
 /// Run a prepared request as its own task (what tests and benchmarks with a
@@ -443,6 +489,12 @@ pub struct ReviewLaunchParams {
     /// Read only this many papers under the approved protocol, and stop.
     #[serde(default)]
     pub pilot: Option<usize>,
+    /// Read every paper twice, independently, under this policy.
+    #[serde(default)]
+    pub dual: Option<Policy>,
+    /// The second reading's model profile (default: the first's model).
+    #[serde(default)]
+    pub second_profile: Option<String>,
 }
 
 /// Start a review of an open workspace and return at once; the run goes on in
@@ -543,6 +595,8 @@ async fn launch_params(
         },
         lookups: params.lookups,
         pilot: params.pilot,
+        dual: params.dual,
+        second_profile: params.second_profile,
     })
 }
 

@@ -355,6 +355,7 @@ mod tests {
             undriven: &[],
             validation: &crate::review::validation::ValidationFile::default(),
             protocol: None,
+            dual: None,
         })
     }
 

@@ -3,6 +3,7 @@
 //! shares with the engines lives below them ([`crate::review_model`]).
 
 pub mod corrections;
+pub mod dual;
 pub mod engine;
 pub mod enrich;
 mod error;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::dual::{self, Agreement, DualFile};
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::protocol::{InForce, ProtocolFile};
@@ -70,6 +71,9 @@ pub struct ReviewFiles {
     pub validation: ValidationFile,
     /// The approved protocol for the review's question, if any.
     pub protocol: Option<InForce>,
+    /// The dual reading the results were reconciled under, and how the two
+    /// readings agreed.
+    pub dual: Option<(DualFile, Agreement)>,
 }
 
 impl ReviewFiles {
@@ -115,6 +119,18 @@ impl ReviewFiles {
         // Cut-offs the researcher applied decide the verdicts shown; the
         // engine's own verdict stays in result.json.
         validation.show_verdicts(&mut results);
+        // A dual-read review shows each paper's reconciled reading, each
+        // reading's verdict first set by the same cut-offs.
+        let dual = match DualFile::load(ws)? {
+            Some(file) if spec.engine == EngineKind::Agent => {
+                let (mut seconds, mut thirds) = dual::load_readings(ws, results.keys().cloned())?;
+                validation.show_verdicts(&mut seconds);
+                validation.show_verdicts(&mut thirds);
+                let agreement = dual::reconcile(file.policy, &mut results, &seconds, &thirds);
+                Some((file, agreement))
+            }
+            _ => None,
+        };
         Ok(Self {
             task: ws.task()?,
             labels: labels_of(ws, &papers)?,
@@ -122,6 +138,7 @@ impl ReviewFiles {
             synthesis: synthesis_of(ws, spec.engine),
             validation,
             protocol,
+            dual,
             undriven,
             spec,
             papers,
@@ -180,6 +197,10 @@ impl ReviewFiles {
             undriven: &self.undriven,
             validation: &self.validation,
             protocol: self.protocol.as_ref(),
+            dual: self
+                .dual
+                .as_ref()
+                .map(|(file, agreement)| (file, agreement)),
         }
     }
 }
@@ -211,6 +232,92 @@ pub struct ResultHead {
 
 pub fn result_head_of(ws: &Workspace, id: &PaperId) -> Result<Option<ResultHead>, ReviewError> {
     read_result(ws, id)
+}
+
+/// A paper's readings under a dual-read review, each verdict set by the
+/// cut-offs in force, and which one stands.
+#[derive(Clone, Debug)]
+pub struct PaperReadings<T> {
+    /// The reading that stands, with the reconciled verdict.
+    pub shown: T,
+    pub first: T,
+    pub second: Option<T>,
+    pub third: Option<T>,
+    pub disagreed: bool,
+}
+
+/// Reconcile one paper's readings (a full result, or its head) under
+/// `policy`: what the app's rows and detail pane show.
+pub fn reconcile_paper<T>(
+    ws: &Workspace,
+    id: &PaperId,
+    policy: dual::Policy,
+    validation: &ValidationFile,
+    first: T,
+) -> Result<PaperReadings<T>, ReviewError>
+where
+    T: serde::de::DeserializeOwned + Clone + HasVerdict,
+{
+    let read = |file: PaperFile| -> Result<Option<T>, ReviewError> {
+        Ok(ws.read_paper_file::<T>(id, file)?.map(|mut r| {
+            r.show_by(validation);
+            r
+        }))
+    };
+    let second = read(PaperFile::SecondResult)?;
+    let third = read(PaperFile::TiebreakResult)?;
+    let decided = dual::consensus(
+        policy,
+        first.verdict(),
+        second.as_ref().map(HasVerdict::verdict),
+        third.as_ref().map(HasVerdict::verdict),
+    );
+    let mut shown = match decided.shown {
+        dual::Slot::Second => second.clone(),
+        dual::Slot::Tiebreak => third.clone(),
+        dual::Slot::First => None,
+    }
+    .unwrap_or_else(|| first.clone());
+    shown.set_verdict(decided.verdict);
+    Ok(PaperReadings {
+        shown,
+        first,
+        second,
+        third,
+        disagreed: decided.disagreed,
+    })
+}
+
+/// A reading's score and verdict, whole or in head only.
+pub trait HasVerdict {
+    fn verdict(&self) -> Verdict;
+    fn set_verdict(&mut self, verdict: Verdict);
+    /// The verdict by the cut-offs in force.
+    fn show_by(&mut self, validation: &ValidationFile);
+}
+
+impl HasVerdict for PaperResult {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    fn set_verdict(&mut self, verdict: Verdict) {
+        self.verdict = verdict;
+    }
+    fn show_by(&mut self, validation: &ValidationFile) {
+        self.verdict = validation.shown_verdict(self.score, self.verdict);
+    }
+}
+
+impl HasVerdict for ResultHead {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    fn set_verdict(&mut self, verdict: Verdict) {
+        self.verdict = verdict;
+    }
+    fn show_by(&mut self, validation: &ValidationFile) {
+        self.verdict = validation.shown_verdict(self.score, self.verdict);
+    }
 }
 
 fn read_result<T: serde::de::DeserializeOwned>(

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 pub use super::engine::{AgentSetup, EngineSetup};
 use super::outputs::ReviewFiles;
 
+use super::dual::DualFile;
 use super::engine::EngineRun;
 use super::engine::agent::AgentReport;
 use super::enrich::{EnrichOutcome, enrich_papers};
@@ -92,7 +93,12 @@ pub async fn run_review(
     let (workspace, papers) = ingest(&request, events.clone()).await?;
     {
         let (ws, spec) = (workspace.clone(), request.spec.clone());
-        blocking(move || record_start(&ws, &spec)).await?;
+        let dual = dual_of(&request.engine);
+        blocking(move || {
+            record_start(&ws, &spec)?;
+            record_dual(&ws, dual)
+        })
+        .await?;
     }
     let run_id = new_run_id();
     events.emit(RunEvent::RunStarted {
@@ -292,6 +298,35 @@ fn record_start(ws: &Workspace, spec: &ReviewSpec) -> Result<(), ReviewError> {
     task.status = TaskStatus::Running;
     task.updated_at = now_rfc3339();
     Ok(ws.save_task(&task)?)
+}
+
+/// The dual reading a run asks for: its policy and second model.
+fn dual_of(engine: &EngineSetup) -> Option<DualFile> {
+    match engine {
+        EngineSetup::Agent(AgentSetup {
+            dual: Some(dual),
+            provider,
+            ..
+        }) => {
+            let second = dual.second.as_ref().map_or(provider, |(_, p)| p);
+            Some(DualFile::new(
+                dual.policy,
+                Some(second.settings().model.clone()),
+                dual.second.as_ref().map(|(profile, _)| profile.clone()),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Keep the run's dual reading in `dual.json`, or take it away for a run
+/// without one: older second readings stay on disk, deciding nothing.
+fn record_dual(ws: &Workspace, dual: Option<DualFile>) -> Result<(), ReviewError> {
+    match dual {
+        Some(dual) => dual.save(ws)?,
+        None => DualFile::remove(ws)?,
+    }
+    Ok(())
 }
 
 fn task_for(source: &Path, dir: &Path) -> TaskMeta {

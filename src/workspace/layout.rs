@@ -40,6 +40,8 @@ pub const VALIDATION_FILE: &str = "validation.json";
 pub const PROTOCOL_FILE: &str = "protocol.json";
 /// The approved protocol's text, for the agents to read (never to write).
 pub const PROTOCOL_TEXT_FILE: &str = "protocol.md";
+/// The dual-reading policy a review's papers are read twice under (Quire's).
+pub const DUAL_FILE: &str = "dual.json";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -79,6 +81,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         VALIDATION_FILE,
         PROTOCOL_FILE,
         PROTOCOL_TEXT_FILE,
+        DUAL_FILE,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

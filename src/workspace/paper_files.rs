@@ -18,8 +18,12 @@ use super::{PaperId, Workspace, WorkspaceError, WsPath, layout};
 pub enum PaperFile {
     /// `paper.json`: what extraction found.
     Record,
-    /// `result.json`: the engine's result.
+    /// `result.json`: the engine's result (the first reading).
     Result,
+    /// `result.b.json`: the second, independent reading (dual reading).
+    SecondResult,
+    /// `result.c.json`: the third reading that breaks a tie (dual reading).
+    TiebreakResult,
     /// `failure.json`: why the engine could not score it.
     Failure,
     /// `lookup.json`: what a scholarly index said.
@@ -35,6 +39,8 @@ impl PaperFile {
         match self {
             Self::Record => "paper.json",
             Self::Result => "result.json",
+            Self::SecondResult => "result.b.json",
+            Self::TiebreakResult => "result.c.json",
             Self::Failure => "failure.json",
             Self::Lookup => "lookup.json",
             Self::Corrections => "corrections.json",

@@ -97,6 +97,7 @@ impl Rig {
                 base_backoff: Some(Duration::from_millis(10)),
                 extra_log: None,
                 pilot: None,
+                dual: None,
             }),
             lookup: None,
         }

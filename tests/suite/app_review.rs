@@ -69,6 +69,8 @@ impl App {
                 max_cost_usd: None,
                 lookups: Default::default(),
                 pilot: None,
+                dual: None,
+                second_profile: None,
             },
             Arc::new(tx),
         )

@@ -6,6 +6,7 @@ mod app_review;
 mod cli;
 mod commands;
 mod confinement;
+mod dual;
 mod fallible_reader;
 mod index;
 mod live;

@@ -44,6 +44,18 @@ pub struct AgentSetup {
     /// Read only this many papers, under the approved protocol, and stop:
     /// a pilot the researcher checks before the rest is read.
     pub pilot: Option<usize>,
+    /// Read every paper twice, independently, under this policy.
+    pub dual: Option<DualSetup>,
+}
+
+/// A dual-read review's second reader: the policy, and the model that reads
+/// the second time when it is not the first's.
+#[derive(Clone)]
+pub struct DualSetup {
+    pub policy: crate::review::dual::Policy,
+    /// The second reading's profile and provider; `None` reads with the
+    /// first's model and the second reader's own instructions.
+    pub second: Option<(String, Arc<dyn Provider>)>,
 }
 
 /// What an engine's pass produced.

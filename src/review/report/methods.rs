@@ -151,7 +151,23 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
             head(finished, 10)
         ));
     }
-    text.push_str(" Each paper was read once; there was no second independent reading.");
+    text.push_str(&match data.dual {
+        Some((file, agreement)) => format!(
+            " Each paper was read twice, independently{}; {}. The two readings agreed on {} of {} papers \
+             (Cohen's kappa {}).",
+            file.second_model
+                .as_deref()
+                .map(|m| format!(" (the second reading by {m})"))
+                .unwrap_or_default(),
+            file.policy.describe(),
+            agreement.agreed,
+            agreement.pairs,
+            agreement
+                .kappa
+                .map_or("not defined".to_owned(), |k| format!("{k:.2}"))
+        ),
+        None => " Each paper was read once; there was no second independent reading.".to_owned(),
+    });
     let cut = assessment.cutoffs;
     text.push_str(&format!(
         " Papers scoring {:.1} or more were marked include, {:.1} or more maybe, and the rest exclude; ",

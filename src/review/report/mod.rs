@@ -2,6 +2,7 @@
 //! a section per paper, and the files that could not be read.
 
 mod methods;
+mod oversight;
 pub mod prisma;
 mod sections;
 pub mod validation;
@@ -10,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::dual::{Agreement, DualFile};
 use super::failures::PaperFailure;
 use super::labels::Label;
 use super::protocol::InForce;
@@ -38,6 +40,9 @@ pub struct ReportData<'a> {
     pub validation: &'a ValidationFile,
     /// The approved protocol the papers were read by (agent engine).
     pub protocol: Option<&'a InForce>,
+    /// The dual reading the results were reconciled under, and how the
+    /// readings agreed (agent engine).
+    pub dual: Option<(&'a DualFile, &'a Agreement)>,
 }
 
 /// PRISMA-style flow counts.
@@ -186,12 +191,14 @@ fn status_label(status: PaperStatus) -> &'static str {
 
 /// The report as Markdown, section by section.
 pub fn render(data: &ReportData<'_>) -> String {
+    use oversight::{dual_section, protocol_section};
     use sections::*;
     use validation::validation_section;
-    let sections: [fn(&mut String, &ReportData<'_>); 11] = [
+    let sections: [fn(&mut String, &ReportData<'_>); 12] = [
         title_section,
         method_section,
         protocol_section,
+        dual_section,
         synthesis_section,
         flow_section,
         validation_section,
@@ -351,6 +358,7 @@ pub(crate) mod tests {
             undriven: &[],
             validation: &ValidationFile::default(),
             protocol: None,
+            dual: None,
         };
         let markdown = render(&data);
 

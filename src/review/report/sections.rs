@@ -103,55 +103,6 @@ pub(super) fn method_section(md: &mut String, data: &ReportData<'_>) {
     );
 }
 
-/// The protocol the papers were read by (agent engine): who wrote it, when
-/// it was approved, its hash, the pilot, and its text.
-pub(super) fn protocol_section(md: &mut String, data: &ReportData<'_>) {
-    if data.spec.engine != EngineKind::Agent {
-        return;
-    }
-    push(
-        md,
-        "## Protocol
-",
-    );
-    let Some(protocol) = data.protocol else {
-        push(
-            md,
-            "No protocol was approved for this question: the planner wrote its own plan (`plan.md`) inside the run.\n",
-        );
-        return;
-    };
-    let approved = &protocol.approved;
-    let mut line = format!(
-        "Approved on {} before the papers were read: {} (version `{}`",
-        approved.at.get(..10).unwrap_or(&approved.at),
-        protocol.authorship(),
-        approved.hash
-    );
-    if protocol.versions > 1 {
-        line.push_str(&format!(
-            "; {} versions, drafts and approvals, kept in `protocol.json`",
-            protocol.versions
-        ));
-    }
-    line.push_str(").");
-    if protocol.pilot_papers > 0 {
-        line.push_str(&format!(
-            " A pilot read {} under it before the rest.",
-            match protocol.pilot_papers {
-                1 => "1 paper".to_owned(),
-                n => format!("{n} papers"),
-            }
-        ));
-    }
-    line.push_str(" The reader was given this text with every paper:\n");
-    push(md, &line);
-    for text_line in approved.text.trim().lines() {
-        push(md, format!("> {text_line}").trim_end());
-    }
-    push(md, "");
-}
-
 /// The writer's synthesis, when there is one.
 pub(super) fn synthesis_section(md: &mut String, data: &ReportData<'_>) {
     if let Some(synthesis) = data.synthesis.filter(|s| !s.trim().is_empty()) {

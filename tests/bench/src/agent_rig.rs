@@ -113,6 +113,7 @@ pub(crate) fn scripted_setup(
         base_backoff: Some(Duration::from_millis(20)),
         extra_log,
         pilot: None,
+        dual: None,
     })
 }
 

@@ -26,6 +26,7 @@ import {
   QuireError,
   type WorkspaceSummary,
   type Cutoffs,
+  type DualPolicy,
   type Flow,
   type Proportion,
   type ProtocolParams,
@@ -250,6 +251,28 @@ export class FakePlatform implements Platform {
         outputTokens: readable * 30000,
         costUsd: readable * 0.05,
       },
+      policies: (["agree-to-exclude", "tie-breaker", "flag"] as const).map((policy) => {
+        const times = policy === "tie-breaker" ? 2.15 : 2;
+        return {
+          policy,
+          expected: {
+            readerCalls: Math.ceil(readable * times),
+            agentSteps: 16 + readable,
+            digestCalls: Math.ceil(readable / 16),
+            inputTokens: Math.ceil(readable * 12000 * times),
+            outputTokens: Math.ceil(readable * 900 * times),
+            costUsd: readable * 0.01 * times,
+          },
+          atMost: {
+            readerCalls: readable * 8 * (policy === "tie-breaker" ? 3 : 2),
+            agentSteps: 2 * (16 + readable),
+            digestCalls: 2 * Math.ceil(readable / 16),
+            inputTokens: readable * 60000 * 2,
+            outputTokens: readable * 30000 * 2,
+            costUsd: readable * 0.05 * (policy === "tie-breaker" ? 3 : 2),
+          },
+        };
+      }),
       concurrency: 4,
       serialRounds: 16 + readable * 2,
       seconds: (16 + readable * 2) * 8,
@@ -312,6 +335,8 @@ export class FakePlatform implements Platform {
       view.question = launch.question;
       view.criteria = launch.criteria;
       view.engine = launch.engine;
+      view.dual = launch.dual ?? null;
+      view.secondProfile = launch.secondProfile ?? null;
     }
     return Promise.resolve();
   }
@@ -340,6 +365,38 @@ export class FakePlatform implements Platform {
     this.runEvent(root, { type: "finished", coveredByAgent: Object.keys(scores).length, coveredBySweep: 0 });
   }
 
+  /** Each paper's readings, and the policy, of a dual-read review. */
+  readings = new Map<string, { first: PaperResult; second: PaperResult }>();
+  dualPolicy: DualPolicy | null = null;
+
+  /**
+   * Finish a dual-read run: each paper read twice, reconciled like the core
+   * (agree-to-exclude keeps a paper either reading keeps; flag shows a
+   * disagreement as maybe).
+   */
+  finishDualRun(root: string, policy: "agree-to-exclude" | "flag", first: Record<string, number>, second: Record<string, number>) {
+    this.dualPolicy = policy;
+    const reviewed = this.review(root);
+    reviewed.dual = policy;
+    const verdictOf = (score: number) => (score >= 6.5 ? "include" : score >= 4 ? "maybe" : "exclude");
+    const view = this.review(root);
+    view.state = "done";
+    view.papers = view.papers.map((p) => {
+      const [a, b] = [first[p.id], second[p.id]];
+      if (a === undefined || b === undefined) return p;
+      const readings = { first: fakeResult(a, verdictOf(a)), second: fakeResult(b, verdictOf(b)) };
+      readings.second.provenance.model = "second-model";
+      this.readings.set(p.id, readings);
+      const disagreed = (verdictOf(a) === "exclude") !== (verdictOf(b) === "exclude");
+      const keeper = verdictOf(a) === "exclude" ? readings.second : readings.first;
+      const shown = disagreed ? keeper : readings.first;
+      const verdict = disagreed && policy === "flag" ? "maybe" : shown.verdict;
+      this.results.set(p.id, { ...shown, verdict });
+      return { ...p, score: shown.score, verdict, disagreed };
+    });
+    this.runEvent(root, { type: "finished", coveredByAgent: Object.keys(first).length, coveredBySweep: 0 });
+  }
+
   cancelReview(root: string) {
     this.cancelled.push(root);
     return Promise.resolve(this.runHandlers.has(root));
@@ -355,7 +412,16 @@ export class FakePlatform implements Platform {
       arxiv: null,
       sources: this.corrected.get(paper) ?? {},
     };
-    return Promise.resolve({ paper: structuredClone(row), meta, result: this.results.get(paper) ?? null });
+    const readings = this.readings.get(paper);
+    return Promise.resolve({
+      paper: structuredClone(row),
+      meta,
+      result: this.results.get(paper) ?? null,
+      firstReading: readings?.first ?? null,
+      secondReading: readings?.second ?? null,
+      thirdReading: null,
+      policy: readings === undefined ? null : this.dualPolicy,
+    });
   }
 
   paperPdf(): Promise<ArrayBuffer> {
@@ -560,6 +626,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     verdict: null,
     label: null,
     failure: null,
+    disagreed: false,
   });
   return {
     root,
@@ -569,6 +636,8 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     criteria: [],
     state: "new",
     engine: null,
+    dual: null,
+    secondProfile: null,
     papers: [paper(1, "alpha.pdf"), paper(2, "beta.pdf"), paper(3, "gamma.pdf")],
   };
 }

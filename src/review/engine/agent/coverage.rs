@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
 
+use crate::review::dual::Slot;
 use crate::review::{PaperResult, ReviewSpec, labels};
 use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace, WorkspaceError, WsPath};
 
@@ -62,7 +63,19 @@ pub fn result_key(paper: &PaperRecord, spec: &ReviewSpec, reader: &str) -> Strin
 }
 
 impl Coverage {
+    /// The first readings' coverage.
     pub fn load(ws: &Workspace, spec: &ReviewSpec, reader: &str) -> Result<Self, WorkspaceError> {
+        Self::load_slot(ws, spec, reader, Slot::First)
+    }
+
+    /// One reading's coverage: a paper is done when that reading's file
+    /// holds a result for `reader`.
+    pub fn load_slot(
+        ws: &Workspace,
+        spec: &ReviewSpec,
+        reader: &str,
+        slot: Slot,
+    ) -> Result<Self, WorkspaceError> {
         let mut coverage = Self::default();
         for paper in ws.papers()? {
             if !paper.status.is_readable() {
@@ -74,7 +87,7 @@ impl Coverage {
             }
             let key = result_key(&paper, spec, reader);
             let valid = matches!(
-                ws.read_paper_file::<PaperResult>(&paper.id, PaperFile::Result)?,
+                ws.read_paper_file::<PaperResult>(&paper.id, slot.file())?,
                 Some(r) if r.provenance.input_hash == key
             );
             if valid {

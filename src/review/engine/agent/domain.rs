@@ -9,16 +9,17 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::coverage::{Coverage, result_key, result_path};
+use super::coverage::{Coverage, result_key};
 use crate::agent::budget::OverBudget;
 use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
+use crate::review::dual::Slot;
 use crate::review::error::write_failed;
 use crate::review::reading::{PaperInput, Reader, Reading};
 use crate::review::{
     EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, failures, paper_text,
 };
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, PaperRecord, Workspace};
+use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace};
 
 /// Who read a paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub enum CoveredBy {
     Sweep,
     /// A pilot read it, before the rest of the review.
     Pilot,
+    /// A second or tie-breaking reading (the domain's slot says which).
+    Reading,
 }
 
 impl CoveredBy {
@@ -35,6 +38,7 @@ impl CoveredBy {
             Self::Agent => "agent",
             Self::Sweep => "sweep",
             Self::Pilot => "pilot",
+            Self::Reading => "reading",
         }
     }
 }
@@ -52,6 +56,8 @@ pub struct ReviewDomain {
     pub batch_max: usize,
     /// The run's caps: a batch that could cross one is not started.
     pub budget: Arc<Budget>,
+    /// Which reading of each paper this domain makes (dual reading).
+    pub slot: Slot,
     fingerprint: String,
 }
 
@@ -64,8 +70,22 @@ impl ReviewDomain {
         cancel: CancellationToken,
         budget: Arc<Budget>,
     ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
+        Self::load_slot(ws, spec, reader, events, cancel, budget, Slot::First)
+    }
+
+    /// The domain of one reading of each paper: the second or tie-breaking
+    /// reading of a dual-read review has its own reader and its own files.
+    pub fn load_slot(
+        ws: Workspace,
+        spec: ReviewSpec,
+        reader: Arc<Reader>,
+        events: Arc<dyn EventSink>,
+        cancel: CancellationToken,
+        budget: Arc<Budget>,
+        slot: Slot,
+    ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
         let fingerprint = reader.fingerprint();
-        let coverage = Coverage::load(&ws, &spec, &fingerprint)?;
+        let coverage = Coverage::load_slot(&ws, &spec, &fingerprint, slot)?;
         let batch_max = batch_size(reader.concurrency());
         Ok(Arc::new(Self {
             ws,
@@ -76,6 +96,7 @@ impl ReviewDomain {
             cancel,
             batch_max,
             budget,
+            slot,
             fingerprint,
         }))
     }
@@ -191,6 +212,7 @@ impl ReviewDomain {
                     CoveredBy::Agent => coverage.by_agent += 1,
                     CoveredBy::Sweep => coverage.by_sweep += 1,
                     CoveredBy::Pilot => coverage.by_pilot += 1,
+                    CoveredBy::Reading => {}
                 }
                 drop(coverage);
                 self.events.emit(RunEvent::PaperStatus {
@@ -243,6 +265,16 @@ impl ReviewDomain {
                     entry.1 = reason.clone();
                     entry.0
                 };
+                // A second or third reading that fails leaves the paper's
+                // first reading standing: only the run's account counts it.
+                if self.slot != Slot::First {
+                    self.events.emit(RunEvent::PaperStatus {
+                        paper: id.0.clone(),
+                        phase: PaperPhase::Failed,
+                        detail: Some(reason.clone()),
+                    });
+                    return BatchOutcome::Failed { attempts, reason };
+                }
                 // The failure is on record for the report, `--json` and the
                 // app until a later read succeeds.
                 let failure = failures::PaperFailure {
@@ -337,17 +369,31 @@ impl ReviewDomain {
                 quotes_verified: Some(reading.quotes_verified),
                 quotes_dropped: Some(reading.quotes_dropped),
                 reasked: reading.reasked.clone(),
-                covered_by: Some(by.as_str().to_owned()),
+                covered_by: Some(self.slot.covered_by().unwrap_or(by.as_str()).to_owned()),
             },
             front_matter: reading.front_matter.clone(),
         };
         let ws = self.ws.clone();
-        let path = result_path(&paper.id)?;
+        let path = self.slot.file().path(&paper.id)?;
         let to_write = result.clone();
         let id = paper.id.clone();
+        let slot = self.slot;
         tokio::task::spawn_blocking(move || {
             ws.write_json(&path, &to_write)?;
-            failures::clear(&ws, &id)
+            // A later reading never outlives the one it follows: it was
+            // made for the inputs that reading had.
+            let later: &[PaperFile] = match slot {
+                Slot::First => &[PaperFile::SecondResult, PaperFile::TiebreakResult],
+                Slot::Second => &[PaperFile::TiebreakResult],
+                Slot::Tiebreak => &[],
+            };
+            for file in later {
+                ws.remove_paper_file(&id, *file)?;
+            }
+            if slot == Slot::First {
+                failures::clear(&ws, &id)?;
+            }
+            Ok::<_, crate::workspace::WorkspaceError>(())
         })
         .await?
         .map_err(|e| ReadFailure::unsaved(e.to_string()))?;

@@ -33,6 +33,7 @@ use crate::blocking::blocking;
 use crate::llm::ModelClient;
 use crate::llm::accounting::CallLog;
 use crate::llm::call_file::{CallLogs, FileCallLog};
+use crate::review::dual::{Policy, Slot};
 use crate::review::reading::Reader;
 use crate::review::{Outcome, PaperResult, ReviewError, ReviewSpec};
 use crate::tools::{Tool, ToolSettings};
@@ -191,6 +192,39 @@ fn review_domain(
     .map_err(RuntimeError::from)
 }
 
+/// The domain of the second or tie-breaking reading: its reader (the
+/// reader spec with the slot's own instructions, on `client`) and its files,
+/// over the readable papers `keep` lets through.
+fn reading_domain(
+    ws: &Workspace,
+    spec: &ReviewSpec,
+    agents: &AgentSet,
+    engine: &AgentEngine,
+    slot: Slot,
+    client: Arc<ModelClient>,
+    keep: impl Fn(&PaperId) -> bool,
+) -> Result<Arc<ReviewDomain>, RuntimeError> {
+    let mut reader_spec = agents.get("reader")?.clone();
+    reader_spec.system_prompt.push_str(slot.instructions());
+    let reader = Arc::new(Reader::new(client, reader_spec, engine.cancel.clone()));
+    let domain = ReviewDomain::load_slot(
+        ws.clone(),
+        spec.clone(),
+        reader,
+        engine.events.clone(),
+        engine.cancel.clone(),
+        engine.budget.clone(),
+        slot,
+    )?;
+    {
+        let mut coverage = domain.coverage();
+        coverage.readable.retain(|id, _| keep(id));
+        let readable = coverage.readable.clone();
+        coverage.done.retain(|id| readable.contains_key(id));
+    }
+    Ok(domain)
+}
+
 /// What an agent review needs besides the workspace and the question: the
 /// models, the budget every call is counted against, where events go, the
 /// run's cancellation, and the workspace's log of model calls.
@@ -201,6 +235,9 @@ pub struct AgentEngine {
     pub cancel: CancellationToken,
     /// Papers a pilot reads before it stops ([`AgentSetup::pilot`]).
     pub pilot: Option<usize>,
+    /// The policy papers are read twice under, and the second reading's
+    /// model when it is not the default one.
+    pub dual: Option<(Policy, Option<Arc<ModelClient>>)>,
     call_file: Arc<FileCallLog>,
 }
 
@@ -228,17 +265,28 @@ impl AgentEngine {
         if let Some(extra) = &setup.extra_log {
             logs.push(extra.clone());
         }
-        let mut client = ModelClient::new(
-            setup.profile.clone(),
-            setup.provider.clone(),
-            setup.prices.clone(),
-        )
-        .with_log(Arc::new(CallLogs(logs)));
-        if let Some(base) = setup.base_backoff {
-            client = client.with_base_backoff(base);
-        }
+        let logs: Arc<dyn CallLog> = Arc::new(CallLogs(logs));
+        // Every model of the run is logged and counted alike.
+        let client_for = |profile: &str, provider: &Arc<dyn crate::llm::Provider>| {
+            let mut client =
+                ModelClient::new(profile.to_owned(), provider.clone(), setup.prices.clone())
+                    .with_log(logs.clone());
+            if let Some(base) = setup.base_backoff {
+                client = client.with_base_backoff(base);
+            }
+            Arc::new(client)
+        };
+        let client = client_for(&setup.profile, &setup.provider);
+        let dual = setup.dual.as_ref().map(|dual| {
+            let second = dual
+                .second
+                .as_ref()
+                .map(|(profile, provider)| client_for(profile, provider));
+            (dual.policy, second)
+        });
         Self {
-            models: ModelPool::single(Arc::new(client)),
+            dual,
+            models: ModelPool::single(client),
             budget,
             events,
             cancel,

@@ -5,19 +5,20 @@
 //! digests after the writer's overview), then the account of it all.
 //! Each phase runs only while the pass has not ended.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::domain::{CoveredBy, ReviewDomain};
 use super::{
     AgentEngine, AgentReport, AgentRun, ReviewToolbox, agent_tool_settings, planner_task,
-    review_domain, synthesis, tools,
+    reading_domain, review_domain, synthesis, tools,
 };
 use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
+use crate::review::dual::{self, Policy, Slot};
 use crate::review::protocol::ProtocolFile;
 use crate::review::{Outcome, PaperResult, ReviewSpec};
-use crate::workspace::{PaperFile, Workspace, WsPath, layout};
+use crate::workspace::{PaperFile, PaperId, Workspace, WsPath, layout};
 
 /// One pass of the agents over a workspace, and what it has done so far.
 struct Pass<'a> {
@@ -43,7 +44,14 @@ pub async fn run(
     let pass = Pass::start(ws, spec, engine)?;
     pass.publish_protocol()?;
     if let Some(papers) = engine.pilot {
-        let ended = pass.pilot(papers).await?;
+        let mut ended = pass.pilot(papers).await?;
+        if matches!(ended, Outcome::Pilot { .. }) {
+            // A dual-read pilot reads its papers twice too.
+            let again = pass.read_again().await?;
+            if again != Outcome::Done {
+                ended = again;
+            }
+        }
         return pass.account(None, None, ended);
     }
     let planner = pass.plan().await?;
@@ -54,6 +62,9 @@ pub async fn run(
     };
     if ended == Outcome::Done {
         ended = pass.cover().await;
+    }
+    if ended == Outcome::Done {
+        ended = pass.read_again().await?;
     }
     let mut writer = None;
     if ended == Outcome::Done && !pass.synthesis_written() {
@@ -167,29 +178,68 @@ impl<'a> Pass<'a> {
 
     /// The sweep: whatever is still open once the agents are done.
     async fn cover(&self) -> Outcome {
-        let cancel = &self.engine.cancel;
-        loop {
-            let open: Vec<String> = self
-                .domain
-                .coverage()
-                .open()
-                .iter()
-                .map(|p| p.id.0.clone())
-                .collect();
-            if open.is_empty() || cancel.is_cancelled() {
-                break;
-            }
-            for batch in open.chunks(self.domain.batch_max) {
-                if let Err(over) = self.domain.batch_fits(batch) {
-                    return Outcome::Stopped(over.0);
-                }
-                self.domain.read_batch(batch, CoveredBy::Sweep).await;
-            }
+        sweep(&self.domain, CoveredBy::Sweep).await
+    }
+
+    /// Dual reading: every paper with a first reading read again,
+    /// independently, and under the tie-breaker policy a third time where
+    /// the two disagree. Readings already on file are not made again.
+    async fn read_again(&self) -> Result<Outcome, RuntimeError> {
+        let Some((policy, second_client)) = &self.engine.dual else {
+            return Ok(Outcome::Done);
+        };
+        let first_client = self.engine.models.default.clone();
+        let client = second_client
+            .clone()
+            .unwrap_or_else(|| first_client.clone());
+        let agents = &self.runtime.agents;
+        let read_first = self.domain.coverage().done.clone();
+        let second = reading_domain(
+            self.ws,
+            self.spec,
+            agents,
+            self.engine,
+            Slot::Second,
+            client,
+            |id| read_first.contains(id),
+        )?;
+        let ended = sweep(&second, CoveredBy::Reading).await;
+        if ended != Outcome::Done || *policy != Policy::TieBreaker {
+            return Ok(ended);
         }
-        if cancel.is_cancelled() {
-            Outcome::Cancelled
-        } else {
-            Outcome::Done
+        let disagreeing: BTreeSet<PaperId> = second
+            .coverage()
+            .done
+            .iter()
+            .filter(|id| self.readings_disagree(id))
+            .cloned()
+            .collect();
+        let third = reading_domain(
+            self.ws,
+            self.spec,
+            agents,
+            self.engine,
+            Slot::Tiebreak,
+            first_client,
+            |id| disagreeing.contains(id),
+        )?;
+        Ok(sweep(&third, CoveredBy::Reading).await)
+    }
+
+    /// Whether a paper's first two readings disagree (one keeps it, the
+    /// other excludes it).
+    fn readings_disagree(&self, id: &PaperId) -> bool {
+        let read = |slot: Slot| {
+            self.ws
+                .read_paper_file::<PaperResult>(id, slot.file())
+                .ok()
+                .flatten()
+        };
+        match (read(Slot::First), read(Slot::Second)) {
+            (Some(a), Some(b)) => {
+                dual::consensus(Policy::TieBreaker, a.verdict, Some(b.verdict), None).disagreed
+            }
+            _ => false,
         }
     }
 
@@ -302,6 +352,34 @@ impl<'a> Pass<'a> {
             results,
             outcome: ended,
         })
+    }
+}
+
+/// Read every open paper of `domain`, batch by batch, until none is open,
+/// the run is cancelled, or a batch could cross a cap.
+async fn sweep(domain: &Arc<ReviewDomain>, by: CoveredBy) -> Outcome {
+    let cancel = &domain.cancel;
+    loop {
+        let open: Vec<String> = domain
+            .coverage()
+            .open()
+            .iter()
+            .map(|p| p.id.0.clone())
+            .collect();
+        if open.is_empty() || cancel.is_cancelled() {
+            break;
+        }
+        for batch in open.chunks(domain.batch_max) {
+            if let Err(over) = domain.batch_fits(batch) {
+                return Outcome::Stopped(over.0);
+            }
+            domain.read_batch(batch, by).await;
+        }
+    }
+    if cancel.is_cancelled() {
+        Outcome::Cancelled
+    } else {
+        Outcome::Done
     }
 }
 

@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 
 import {
+  type DualPolicy,
   type MetaChange,
   type Origin,
   type PaperDetail,
@@ -31,6 +32,40 @@ export interface PaperPaneProps {
 }
 
 const OUTCOME: Record<string, string> = { met: "Met", not_met: "Not met", unclear: "Unclear" };
+
+const POLICY_WORDS: Record<DualPolicy, string> = {
+  "agree-to-exclude": "excluded only when both readings exclude it",
+  "tie-breaker": "a third reading decides a disagreement",
+  flag: "a disagreement is left to you, as maybe",
+};
+
+/** The paper's independent readings side by side, under the review's policy. */
+function Readings({ detail }: { detail: PaperDetail }) {
+  const readings = [
+    { name: "First reading", result: detail.firstReading },
+    { name: "Second reading", result: detail.secondReading },
+    { name: "Third reading", result: detail.thirdReading },
+  ];
+  return (
+    <div class={`pane__readings${detail.paper.disagreed ? " pane__readings--disagree" : ""}`} data-testid="pane-readings">
+      <p>
+        {detail.paper.disagreed ? "The readings disagree" : "The readings agree"}
+        {detail.policy !== null && ` · ${POLICY_WORDS[detail.policy]}`}
+      </p>
+      <ul>
+        {readings.map(({ name, result }) =>
+          result === null ? null : (
+            <li key={name}>
+              <strong>{name}</strong> ({result.provenance.model ?? "model"}):{" "}
+              <span class={`verdict verdict--${result.verdict}`}>{result.verdict}</span> {result.score.toFixed(1)} —{" "}
+              {result.rationale}
+            </li>
+          ),
+        )}
+      </ul>
+    </div>
+  );
+}
 
 export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, onRowChange }: PaperPaneProps) {
   const [detail, setDetail] = useState<PaperDetail | null>(null);
@@ -144,6 +179,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
             <span class="muted">{result.provenance.model ?? result.provenance.engine}</span>
           </div>
           <p class="pane__rationale">{result.rationale}</p>
+          {detail.secondReading !== null && <Readings detail={detail} />}
           <h3 class="subhead">Summary</h3>
           <p class="pane__summary" data-testid="pane-summary">
             {result.summary.map((s, i) => (

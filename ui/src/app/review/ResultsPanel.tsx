@@ -111,6 +111,8 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
   };
 
   const scored = view.papers.filter((p) => p.score !== null).length;
+  const disagreed = view.papers.filter((p) => p.disagreed);
+  const unsettled = disagreed.filter((p) => p.label === null).length;
   return (
     <section class="results" data-testid="results" onKeyDown={onKey} aria-label="Results">
       <div class="results__toolbar">
@@ -198,6 +200,20 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
         <p data-testid="results-count">
           {count(rows.length)} of {count(view.papers.length)} papers shown · {count(scored)} scored
         </p>
+        {disagreed.length > 0 && (
+          <button
+            type="button"
+            class={`button button--small${query.readers === "disagree" ? " button--primary" : ""}`}
+            data-testid="filter-disagree"
+            aria-pressed={query.readers === "disagree"}
+            title="The papers whose two independent readings disagree: a queue to settle with i, m or e"
+            onClick={() => {
+              patch({ readers: query.readers === "disagree" ? "any" : "disagree" });
+            }}
+          >
+            Readers disagree: {count(disagreed.length)} · {unsettled === 0 ? "all settled" : `${count(unsettled)} to settle`}
+          </button>
+        )}
         <div class="results__exports" role="group" aria-label="Export">
           <button
             type="button"

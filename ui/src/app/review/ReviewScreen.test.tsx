@@ -2,7 +2,7 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { QuireError } from "../../platform";
-import { FakePlatform, newReview } from "../../testing/fakePlatform";
+import { DEFAULT_SETTINGS, FakePlatform, newReview } from "../../testing/fakePlatform";
 import { createHost, destroyHost, mountInto, settle } from "../../testing/render";
 import { App } from "../App";
 
@@ -133,6 +133,46 @@ describe("a new review", () => {
     expect(platform.launches[0]).toMatchObject({ engine: "agent", question: "Which indexes help?", pilot: 2 });
   });
 
+  it("reads each paper twice when asked, priced per policy, by the profile chosen", async () => {
+    platform.profiles = [
+      { name: "main", settings: { ...DEFAULT_SETTINGS, model: "big-model" }, keySource: null },
+      { name: "other", settings: { ...DEFAULT_SETTINGS, model: "small-model" }, keySource: null },
+    ];
+    platform.defaultProfile = "main";
+    await openReview();
+    await type("[data-testid=question]", "Which indexes help?");
+    await vi.waitFor(() => {
+      expect($("[data-testid=protocol-draft]")).not.toBeNull();
+    });
+    await click("[data-testid=protocol-draft]");
+    await click("[data-testid=protocol-approve]");
+    const select = async (selector: string, value: string) => {
+      await act(() => {
+        const el = $(selector) as HTMLSelectElement;
+        el.value = value;
+        el.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+      await settle();
+    };
+    await select("[data-testid=dual]", "tie-breaker");
+    await vi.waitFor(() => {
+      expect(all("[data-testid=second-profile] option").map((o) => o.textContent)).toContain("profile other");
+    });
+    // The profile that reads first is not offered as the second.
+    expect(all("[data-testid=second-profile] option").map((o) => o.textContent)).not.toContain("profile main");
+    await select("[data-testid=second-profile]", "other");
+    const estimate = all("button").find((b) => b.textContent === "Estimate cost") as HTMLButtonElement;
+    await act(() => {
+      estimate.click();
+    });
+    await settle();
+    expect($("[data-testid=estimate-agree-to-exclude]")?.textContent).toContain("6 reader calls");
+    expect($("[data-testid=estimate-tie-breaker]")?.textContent).toContain("7 reader calls");
+    expect($("[data-testid=estimate-tie-breaker]")?.className).toBe("estimate__chosen");
+    await click("[data-testid=start]");
+    expect(platform.launches[0]).toMatchObject({ engine: "agent", dual: "tie-breaker", secondProfile: "other", profile: "main" });
+  });
+
   it("says a changed question needs its own protocol", async () => {
     platform.ollamaModels = ["qwen3:8b"];
     await openReview();
@@ -160,6 +200,39 @@ describe("a new review", () => {
     // The error's kind says what to do about it.
     expect($("[role=alert]")?.textContent).toContain("Check that the model server is running");
     expect($("[data-testid=setup]")).not.toBeNull();
+  });
+});
+
+describe("a dual-read review", () => {
+  it("queues the papers whose readings disagree and shows both readings", async () => {
+    await openReview();
+    await type("[data-testid=question]", "q");
+    await click("[data-testid=start]");
+    await act(() => {
+      platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "agent", papers: 3 });
+      platform.finishDualRun(ROOT, "flag", { p1: 8, p2: 2, p3: 7 }, { p1: 9, p2: 1, p3: 2 });
+    });
+    await settle();
+    await settle();
+    const filter = $("[data-testid=filter-disagree]");
+    expect(filter?.textContent).toBe("Readers disagree: 1 · 1 to settle");
+    await click("[data-testid=filter-disagree]");
+    const rows = all("[data-testid=result-row]");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.textContent).toContain("maybe");
+    await click("[data-testid=result-row]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=pane-readings]")).not.toBeNull();
+    });
+    const readings = $("[data-testid=pane-readings]")?.textContent ?? "";
+    expect(readings).toContain("The readings disagree · a disagreement is left to you, as maybe");
+    expect(readings).toContain("First reading");
+    expect(readings).toContain("Second reading (second-model): exclude 2.0");
+    // Settling it from the keyboard takes it out of the count to settle.
+    await press("i");
+    expect($("[data-testid=filter-disagree]")?.textContent).toBe("Readers disagree: 1 · all settled");
+    await click("[data-testid=filter-disagree]");
+    expect(all("[data-testid=result-row]")).toHaveLength(3);
   });
 });
 

@@ -114,6 +114,10 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         engine,
         profile: engine === "agent" ? (model?.profile ?? null) : null,
         lookups,
+        // A resumed run reads as the run it resumes: a dual-read review
+        // stays dual-read.
+        dual: engine === "agent" ? view.dual : null,
+        secondProfile: engine === "agent" ? view.secondProfile : null,
       })
       .then(
         () => {

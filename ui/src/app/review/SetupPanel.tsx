@@ -7,6 +7,7 @@ import {
   type ActiveModel,
   type EngineKind,
   type Estimate,
+  type DualPolicy,
   type LookupChoice,
   type Platform,
   type ProtocolVersion,
@@ -16,6 +17,14 @@ import {
 } from "../../platform";
 import { FILE_STATUS, cost, count, duration, fileName, fileSummary } from "./format";
 import { ProtocolPanel } from "./ProtocolPanel";
+import { useLoaded } from "./useLoaded";
+
+/** Each dual-reading policy, as the form offers it. */
+const POLICIES: { value: DualPolicy; label: string }[] = [
+  { value: "agree-to-exclude", label: "twice: exclude only when both readings exclude" },
+  { value: "tie-breaker", label: "twice: a third reading decides a disagreement" },
+  { value: "flag", label: "twice: leave disagreements to me, as maybe" },
+];
 
 export interface SetupPanelProps {
   platform: Platform;
@@ -44,6 +53,9 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
   const [approved, setApproved] = useState<ProtocolVersion | null>(null);
   const [pilotOn, setPilotOn] = useState(false);
   const [pilotSize, setPilotSize] = useState("5");
+  const [dual, setDual] = useState<DualPolicy | null>(view.dual);
+  const [secondProfile, setSecondProfile] = useState<string | null>(view.secondProfile);
+  const profiles = useLoaded(() => platform.modelSetup().then((s) => s.profiles.map((p) => p.name)), engine);
 
   const criteriaLines = criteria.split("\n").map((c) => c.trim()).filter(Boolean);
   const pilot = engine === "agent" && pilotOn ? numberOrNull(pilotSize) : null;
@@ -57,6 +69,8 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
     maxCostUsd: numberOrNull(maxCost),
     lookups,
     pilot: pilot === null ? null : Math.floor(pilot),
+    dual: engine === "agent" ? dual : null,
+    secondProfile: engine === "agent" && dual !== null ? secondProfile : null,
   });
   const awaitingProtocol = engine === "agent" && approved === null;
 
@@ -226,6 +240,51 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             <span>papers by the approved protocol and stop, to check how they are judged before the rest.</span>
           </div>
         )}
+        {engine === "agent" && (
+          <div class="setup__caps">
+            <label class="field field--inline">
+              <span class="field__label">Read each paper</span>
+              <select
+                class="field__input"
+                data-testid="dual"
+                value={dual ?? "once"}
+                onChange={(e) => {
+                  const value = e.currentTarget.value;
+                  setDual(value === "once" ? null : (value as DualPolicy));
+                }}
+              >
+                <option value="once">once</option>
+                {POLICIES.map((p) => (
+                  <option key={p.value} value={p.value}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {dual !== null && (
+              <label class="field field--inline">
+                <span class="field__label">Second reading by</span>
+                <select
+                  class="field__input"
+                  data-testid="second-profile"
+                  value={secondProfile ?? ""}
+                  onChange={(e) => {
+                    setSecondProfile(e.currentTarget.value === "" ? null : e.currentTarget.value);
+                  }}
+                >
+                  <option value="">the same model, reading on its own</option>
+                  {(profiles.value ?? [])
+                    .filter((name) => name !== model?.profile)
+                    .map((name) => (
+                      <option key={name} value={name}>
+                        profile {name}
+                      </option>
+                    ))}
+                </select>
+              </label>
+            )}
+          </div>
+        )}
         {estimate !== null && engine === "agent" && (
           <dl class="estimate" data-testid="estimate">
             <div>
@@ -255,6 +314,15 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
                 )}
               </dd>
             </div>
+            {estimate.policies.map((p) => (
+              <div key={p.policy} class={p.policy === dual ? "estimate__chosen" : undefined} data-testid={`estimate-${p.policy}`}>
+                <dt>Read twice, {POLICIES.find((x) => x.value === p.policy)?.label.replace("twice: ", "") ?? p.policy}</dt>
+                <dd>
+                  {count(p.expected.readerCalls)} reader calls · {cost(p.expected.costUsd)}
+                  {p.expected.costUsd !== null && p.atMost.costUsd !== null && <>, at most {cost(p.atMost.costUsd)}</>}
+                </dd>
+              </div>
+            ))}
             <div>
               <dt>Time</dt>
               <dd>

@@ -13,6 +13,7 @@ const paper: PaperRow = {
   reason: null,
   pages: 1,
   ocr: false,
+  disagreed: false,
   duplicates: 0,
   score: 5,
   verdict: "maybe",

@@ -13,6 +13,7 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     status: "ok",
     reason: null,
     pages: 10,
+    disagreed: false,
     ocr: false,
     duplicates: 0,
     score: null,

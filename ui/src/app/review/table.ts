@@ -12,6 +12,8 @@ export interface TableQuery {
   /** scored: has a result; unread: readable, no result yet; unreadable: cannot be read. */
   status: "any" | "scored" | "unread" | "unreadable";
   label: "any" | "labelled" | "unlabelled";
+  /** disagree: the two independent readings disagree (dual reading). */
+  readers: "any" | "disagree";
   minScore: number;
   /** Earliest year shown; null shows all (papers without a year too). */
   fromYear: number | null;
@@ -24,6 +26,7 @@ export const DEFAULT_QUERY: TableQuery = {
   verdict: "any",
   status: "any",
   label: "any",
+  readers: "any",
   minScore: 0,
   fromYear: null,
   sort: "score",
@@ -93,6 +96,7 @@ export function visibleRows(rows: readonly PaperRow[], q: TableQuery): PaperRow[
     if (q.status !== "any" && statusGroup(row) !== q.status) return false;
     if (q.label === "labelled" && row.label === null) return false;
     if (q.label === "unlabelled" && row.label !== null) return false;
+    if (q.readers === "disagree" && !row.disagreed) return false;
     if (q.minScore > 0 && (scoreOf(row) ?? -1) < q.minScore) return false;
     if (q.fromYear !== null && (row.year === null || row.year < q.fromYear)) return false;
     return matchesText(row, words);

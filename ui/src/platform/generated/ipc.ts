@@ -174,13 +174,21 @@ ocr: boolean, duplicates: number, score: number | null, verdict: Verdict | null,
 /**
  * Why a readable paper has no result: the model could not read it.
  */
-failure: PaperFailure | null, };
+failure: PaperFailure | null, 
+/**
+ * Its two independent readings disagreed (dual reading).
+ */
+disagreed: boolean, };
 
 export type ReviewView = { root: string, title: string, source: string | null, question: string | null, criteria: Array<string>, state: ReviewState, 
 /**
  * The engine of the latest run.
  */
-engine: EngineKind | null, papers: Array<PaperRow>, };
+engine: EngineKind | null, 
+/**
+ * The dual-reading policy of the latest run, and its second profile.
+ */
+dual: DualPolicy | null, secondProfile: string | null, papers: Array<PaperRow>, };
 
 /**
  * The detail pane's paper.
@@ -190,7 +198,27 @@ export type PaperDetail = { paper: PaperRow,
  * The whole bibliographic record: venue, DOI, arXiv id, abstract, and
  * where each field came from (the PDF, an index, a correction).
  */
-meta: PaperMeta, result: PaperResult | null, };
+meta: PaperMeta, 
+/**
+ * The reading that stands (dual reading: the reconciled one).
+ */
+result: PaperResult | null, 
+/**
+ * The first reading, as read (dual reading).
+ */
+firstReading: PaperResult | null, 
+/**
+ * The second, independent reading (dual reading).
+ */
+secondReading: PaperResult | null, 
+/**
+ * The third reading that broke a tie (tie-breaker policy).
+ */
+thirdReading: PaperResult | null, 
+/**
+ * The dual-reading policy the readings were reconciled under.
+ */
+policy: DualPolicy | null, };
 
 /**
  * Whether a review looks its papers up in the scholarly indexes (sending
@@ -214,7 +242,15 @@ lookups: LookupChoice,
 /**
  * Read only this many papers under the approved protocol, and stop.
  */
-pilot?: number | null, };
+pilot?: number | null, 
+/**
+ * Read every paper twice, independently, under this policy.
+ */
+dual?: DualPolicy | null, 
+/**
+ * The second reading's model profile (default: the first's model).
+ */
+secondProfile?: string | null, };
 
 /**
  * Model calls and tokens a run spends, and their cost.
@@ -229,11 +265,27 @@ digestCalls: number, inputTokens: number, outputTokens: number,
  */
 costUsd: number | null, };
 
+/**
+ * How two readings that disagree are reconciled.
+ */
+export type DualPolicy = "agree-to-exclude" | "tie-breaker" | "flag";
+
+/**
+ * A dual-reading policy's whole run: the single reading's spend plus the
+ * second readings (and, for the tie-breaker, third readings).
+ */
+export type PolicySpend = { policy: DualPolicy, expected: Spend, atMost: Spend, };
+
 export type Estimate = { model: string, readable: number, alreadyReviewed: number, toRead: number, paperTokens: number, 
 /**
  * The upper bound: every retry, re-ask and second attempt taken.
  */
-atMost: Spend, concurrency: number, 
+atMost: Spend, 
+/**
+ * What the run takes with dual reading, per policy (the second
+ * reading priced as the first model's).
+ */
+policies: Array<PolicySpend>, concurrency: number, 
 /**
  * Model calls one after another, at the profile's concurrency.
  */

@@ -1,0 +1,142 @@
+//! The report's sections on how the reading was set up and checked beside
+//! the engine: the protocol the researcher approved before any paper was
+//! read, and the second, independent reading.
+
+use super::sections::push;
+use super::{ReportData, inline, title_of};
+use crate::review::EngineKind;
+
+/// The protocol the papers were read by (agent engine): who wrote it, when
+/// it was approved, its hash, the pilot, and its text.
+pub(super) fn protocol_section(md: &mut String, data: &ReportData<'_>) {
+    if data.spec.engine != EngineKind::Agent {
+        return;
+    }
+    push(
+        md,
+        "## Protocol
+",
+    );
+    let Some(protocol) = data.protocol else {
+        push(
+            md,
+            "No protocol was approved for this question: the planner wrote its own plan (`plan.md`) inside the run.\n",
+        );
+        return;
+    };
+    let approved = &protocol.approved;
+    let mut line = format!(
+        "Approved on {} before the papers were read: {} (version `{}`",
+        approved.at.get(..10).unwrap_or(&approved.at),
+        protocol.authorship(),
+        approved.hash
+    );
+    if protocol.versions > 1 {
+        line.push_str(&format!(
+            "; {} versions, drafts and approvals, kept in `protocol.json`",
+            protocol.versions
+        ));
+    }
+    line.push_str(").");
+    if protocol.pilot_papers > 0 {
+        line.push_str(&format!(
+            " A pilot read {} under it before the rest.",
+            match protocol.pilot_papers {
+                1 => "1 paper".to_owned(),
+                n => format!("{n} papers"),
+            }
+        ));
+    }
+    line.push_str(" The reader was given this text with every paper:\n");
+    push(md, &line);
+    for text_line in approved.text.trim().lines() {
+        push(md, format!("> {text_line}").trim_end());
+    }
+    push(md, "");
+}
+
+/// How the two readings compared, and how disagreements were settled.
+pub(super) fn dual_section(md: &mut String, data: &ReportData<'_>) {
+    let Some((file, agreement)) = data.dual else {
+        return;
+    };
+    push(md, "## Dual reading\n");
+    push(
+        md,
+        &format!(
+            "Every paper was read twice, independently{}: {}.",
+            file.second_model
+                .as_deref()
+                .map(|m| format!(" (the second reading by {})", inline(m)))
+                .unwrap_or_default(),
+            file.policy.describe()
+        ),
+    );
+    push(md, "");
+    let share = |n: usize| {
+        if agreement.pairs == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.0}%", 100.0 * n as f64 / agreement.pairs as f64)
+        }
+    };
+    push(md, "| | Papers |");
+    push(md, "|---|---:|");
+    push(md, &format!("| Read twice | {} |", agreement.pairs));
+    push(
+        md,
+        &format!(
+            "| Both readings agree (keep or exclude) | {} ({}) |",
+            agreement.agreed,
+            share(agreement.agreed)
+        ),
+    );
+    push(
+        md,
+        &format!(
+            "| Readings disagree | {} ({}) |",
+            agreement.disagreements.len(),
+            share(agreement.disagreements.len())
+        ),
+    );
+    if file.policy == crate::review::dual::Policy::TieBreaker {
+        push(
+            md,
+            &format!("| Decided by a third reading | {} |", agreement.tie_broken),
+        );
+    }
+    push(md, "");
+    push(
+        md,
+        &format!(
+            "Inter-reader agreement (Cohen's kappa, maybe counting as include): {}.",
+            agreement.kappa.map_or(
+                "not defined (every paper went one way)".to_owned(),
+                |k| format!("{k:.2}")
+            )
+        ),
+    );
+    if !agreement.disagreements.is_empty() {
+        push(md, "");
+        push(
+            md,
+            "Papers the readings disagree on, with the verdict shown:",
+        );
+        push(md, "");
+        for id in &agreement.disagreements {
+            let paper = data.papers.iter().find(|p| p.id.0 == *id);
+            let verdict = data
+                .results
+                .get(&crate::workspace::PaperId(id.clone()))
+                .map_or("-", |r| r.verdict.as_str());
+            push(
+                md,
+                &format!(
+                    "- {} ({verdict})",
+                    paper.map_or_else(|| id.clone(), |p| inline(&title_of(p)))
+                ),
+            );
+        }
+    }
+    push(md, "");
+}
