@@ -405,6 +405,51 @@ pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> 
     Ok(dir)
 }
 
+impl App {
+    /// Have the model draft the review's protocol and approve it as drafted;
+    /// returns the protocol's status line.
+    pub async fn approve_drafted_protocol(&self) -> Result<String> {
+        self.click("[data-testid=protocol-draft]").await?;
+        self.wait_text("[data-testid=protocol-approve]", Duration::from_secs(60))
+            .await?;
+        self.click("[data-testid=protocol-approve]").await?;
+        self.protocol_approved().await
+    }
+
+    /// The protocol's status line once it says the protocol is approved.
+    pub async fn protocol_approved(&self) -> Result<String> {
+        eventually(
+            "the protocol to be approved",
+            Duration::from_secs(60),
+            || async {
+                if let Some(error) = self
+                    .text_content("[data-testid=protocol] [role=alert]")
+                    .await?
+                {
+                    anyhow::bail!("the protocol panel shows an error: {error}");
+                }
+                let status = self
+                    .text_content("[data-testid=protocol-status]")
+                    .await?
+                    .unwrap_or_default();
+                Ok(status.starts_with("Approved").then_some(status))
+            },
+        )
+        .await
+    }
+
+    /// Choose `value` in the `<select>` matching `css`, as a person would
+    /// (the change event fires).
+    pub async fn select(&self, css: &str, value: &str) -> Result<()> {
+        self.client
+            .find(Locator::Css(css))
+            .await?
+            .select_by_value(value)
+            .await
+            .with_context(|| format!("choosing {value} in {css}"))
+    }
+}
+
 /// Open `folder` (of `count` readable papers) as a workspace through the
 /// command the drop and the dialog call, go to its review screen, and wait
 /// until every file has its status; returns the workspace's root.
@@ -437,6 +482,25 @@ pub async fn open_folder_review(app: &App, folder: &Path, count: usize) -> Resul
 pub struct ModelServer {
     child: std::process::Child,
     pub base_url: String,
+}
+
+/// A config folder in `dir` whose `models.toml` has a profile per server:
+/// `(name, server, model)`, the first the default.
+pub fn profiles_in(dir: &Path, profiles: &[(&str, &ModelServer, &str)]) -> Result<PathBuf> {
+    let config = dir.join("config");
+    std::fs::create_dir_all(&config)?;
+    let mut text = format!(
+        "default = \"{}\"\n",
+        profiles.first().map_or("scripted", |p| p.0)
+    );
+    for (name, server, model) in profiles {
+        text.push_str(&format!(
+            "\n[profiles.{name}]\nbase_url = \"{}\"\nmodel = \"{model}\"\n",
+            server.base_url
+        ));
+    }
+    std::fs::write(config.join("models.toml"), text)?;
+    Ok(config)
 }
 
 impl ModelServer {

@@ -34,33 +34,6 @@ async fn ask(app: &App, question: &str) -> Result<()> {
         .await
 }
 
-/// Have the model draft the protocol and approve it as drafted.
-async fn approve_drafted_protocol(app: &App) -> Result<String> {
-    app.click("[data-testid=protocol-draft]").await?;
-    app.wait_text("[data-testid=protocol-approve]", UI_TIMEOUT)
-        .await?;
-    app.click("[data-testid=protocol-approve]").await?;
-    protocol_approved(app).await
-}
-
-/// The protocol's status line once it says the protocol is approved.
-async fn protocol_approved(app: &App) -> Result<String> {
-    eventually("the protocol to be approved", UI_TIMEOUT, || async {
-        if let Some(error) = app
-            .text_content("[data-testid=protocol] [role=alert]")
-            .await?
-        {
-            anyhow::bail!("the protocol panel shows an error: {error}");
-        }
-        let status = app
-            .text_content("[data-testid=protocol-status]")
-            .await?
-            .unwrap_or_default();
-        Ok(status.starts_with("Approved").then_some(status))
-    })
-    .await
-}
-
 /// Rows of the results table once `count` of them are scored.
 async fn scored_rows(app: &App, count: usize) -> Result<Vec<String>> {
     eventually("the results table", UI_TIMEOUT, || async {
@@ -335,7 +308,7 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
         .await?;
     app.screenshot("protocol").await?;
     app.click("[data-testid=protocol-approve]").await?;
-    let approved = protocol_approved(&app).await?;
+    let approved = app.protocol_approved().await?;
     assert!(approved.contains("your text"), "{approved}");
 
     // A pilot on two papers first, then the rest.
@@ -439,7 +412,7 @@ async fn markup_in_a_paper_and_in_model_output_stays_text_in_the_real_webview() 
         "Which methods improve generalisation of neural networks?",
     )
     .await?;
-    approve_drafted_protocol(&app).await?;
+    app.approve_drafted_protocol().await?;
     app.click("[data-testid=start]").await?;
     let rows = scored_rows(&app, 2).await?;
     let hostile = rows

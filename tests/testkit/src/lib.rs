@@ -20,6 +20,7 @@ mod protocol;
 pub mod reader;
 mod render;
 mod request;
+mod sceptic;
 pub mod scholar;
 mod script;
 mod server;

@@ -68,6 +68,11 @@ pub enum Policy {
     /// finish once it has read a batch, as a model eager to be done does;
     /// refused, it gets back to work.
     Impatient,
+    /// The diligent policies, but a stricter screener's readings: a paper
+    /// the diligent reader scores under 8 loses 4 points, so this reader
+    /// excludes papers the diligent one keeps (a second reader that
+    /// disagrees, as a different model does).
+    Sceptic,
 }
 
 impl Default for ServerOptions {
@@ -376,6 +381,13 @@ async fn answer(
                         (spoiled.text, spoiled.calls)
                     }
                     _ => (text, calls),
+                }
+            }
+            Policy::Sceptic => {
+                let (text, calls) = reader::answer(request);
+                match reader::reading_document(request) {
+                    Some(_) => (crate::sceptic::sterner(&text), calls),
+                    None => (text, calls),
                 }
             }
             Policy::Impatient => {

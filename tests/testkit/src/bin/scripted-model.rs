@@ -35,6 +35,10 @@ struct Args {
     /// The fallible reader's seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Read as a stricter screener: papers the diligent reader scores under
+    /// 8 lose 4 points (a second reader that disagrees).
+    #[arg(long, conflicts_with = "fallible")]
+    sceptic: bool,
     /// Write every request's body to this folder as N.json, for debugging a
     /// client (bodies hold prompts; keys travel in headers and are not written).
     #[arg(long)]
@@ -55,6 +59,7 @@ async fn main() -> std::process::ExitCode {
                 rate: rate.clamp(0.0, 1.0),
                 only: &[],
             },
+            None if args.sceptic => Policy::Sceptic,
             None => Policy::Diligent,
         },
         ..ServerOptions::default()

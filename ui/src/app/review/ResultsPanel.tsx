@@ -203,7 +203,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
         {disagreed.length > 0 && (
           <button
             type="button"
-            class={`button button--small${query.readers === "disagree" ? " button--primary" : ""}`}
+            class={`button button--small results__disagree${query.readers === "disagree" ? " button--primary" : ""}`}
             data-testid="filter-disagree"
             aria-pressed={query.readers === "disagree"}
             title="The papers whose two independent readings disagree: a queue to settle with i, m or e"

@@ -224,7 +224,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
                   setPilotOn(e.currentTarget.checked);
                 }}
               />
-              <span>Pilot first: read</span>
+              <span>Pilot first on</span>
             </label>
             <input
               class="field__input pilot__size"
@@ -237,7 +237,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
                 setPilotSize(e.currentTarget.value);
               }}
             />
-            <span>papers by the approved protocol and stop, to check how they are judged before the rest.</span>
+            <span>papers, then stop to check how they were judged</span>
           </div>
         )}
         {engine === "agent" && (
