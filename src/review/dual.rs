@@ -132,11 +132,7 @@ impl DualFile {
 
     /// The review's dual reading, if it has one.
     pub fn load(ws: &Workspace) -> Result<Option<Self>, WorkspaceError> {
-        match ws.read_json(&file_path()?) {
-            Ok(file) => Ok(Some(file)),
-            Err(WorkspaceError::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        ws.read_json_if_any(&file_path()?)
     }
 
     pub fn save(&self, ws: &Workspace) -> Result<(), WorkspaceError> {

@@ -290,33 +290,43 @@ where
 
 /// A reading's score and verdict, whole or in head only.
 pub trait HasVerdict {
+    fn score(&self) -> f64;
+    fn verdict_mut(&mut self) -> &mut Verdict;
+
     fn verdict(&self) -> Verdict;
-    fn set_verdict(&mut self, verdict: Verdict);
+
+    fn set_verdict(&mut self, verdict: Verdict) {
+        *self.verdict_mut() = verdict;
+    }
+
     /// The verdict by the cut-offs in force.
-    fn show_by(&mut self, validation: &ValidationFile);
+    fn show_by(&mut self, validation: &ValidationFile) {
+        let shown = validation.shown_verdict(self.score(), self.verdict());
+        self.set_verdict(shown);
+    }
 }
 
 impl HasVerdict for PaperResult {
+    fn score(&self) -> f64 {
+        self.score
+    }
     fn verdict(&self) -> Verdict {
         self.verdict
     }
-    fn set_verdict(&mut self, verdict: Verdict) {
-        self.verdict = verdict;
-    }
-    fn show_by(&mut self, validation: &ValidationFile) {
-        self.verdict = validation.shown_verdict(self.score, self.verdict);
+    fn verdict_mut(&mut self) -> &mut Verdict {
+        &mut self.verdict
     }
 }
 
 impl HasVerdict for ResultHead {
+    fn score(&self) -> f64 {
+        self.score
+    }
     fn verdict(&self) -> Verdict {
         self.verdict
     }
-    fn set_verdict(&mut self, verdict: Verdict) {
-        self.verdict = verdict;
-    }
-    fn show_by(&mut self, validation: &ValidationFile) {
-        self.verdict = validation.shown_verdict(self.score, self.verdict);
+    fn verdict_mut(&mut self) -> &mut Verdict {
+        &mut self.verdict
     }
 }
 

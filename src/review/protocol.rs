@@ -125,11 +125,7 @@ pub fn hash(text: &str) -> String {
 impl ProtocolFile {
     /// The workspace's protocol history, or an empty one before any.
     pub fn load(ws: &Workspace) -> Result<Self, WorkspaceError> {
-        match ws.read_json(&file_path()?) {
-            Ok(file) => Ok(file),
-            Err(WorkspaceError::NotFound { .. }) => Ok(Self::default()),
-            Err(e) => Err(e),
-        }
+        Ok(ws.read_json_if_any(&file_path()?)?.unwrap_or_default())
     }
 
     pub fn save(&self, ws: &Workspace) -> Result<(), WorkspaceError> {

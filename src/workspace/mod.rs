@@ -455,6 +455,15 @@ impl Workspace {
         })
     }
 
+    /// The JSON file at `path`, or `None` when there is none.
+    pub fn read_json_if_any<T: DeserializeOwned>(&self, path: &WsPath) -> Result<Option<T>> {
+        match self.read_json(path) {
+            Ok(value) => Ok(Some(value)),
+            Err(WorkspaceError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     pub fn write_json<T: Serialize>(&self, path: &WsPath, value: &T) -> Result<()> {
         let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| WorkspaceError::Corrupt {
             path: path.to_string(),

@@ -62,17 +62,6 @@ pub struct ReviewDomain {
 }
 
 impl ReviewDomain {
-    pub fn load(
-        ws: Workspace,
-        spec: ReviewSpec,
-        reader: Arc<Reader>,
-        events: Arc<dyn EventSink>,
-        cancel: CancellationToken,
-        budget: Arc<Budget>,
-    ) -> Result<Arc<Self>, crate::workspace::WorkspaceError> {
-        Self::load_slot(ws, spec, reader, events, cancel, budget, Slot::First)
-    }
-
     /// The domain of one reading of each paper: the second or tie-breaking
     /// reading of a dual-read review has its own reader and its own files.
     pub fn load_slot(

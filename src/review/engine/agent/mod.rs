@@ -175,26 +175,14 @@ fn review_domain(
     agents: &AgentSet,
     engine: &AgentEngine,
 ) -> Result<Arc<ReviewDomain>, RuntimeError> {
-    let reader_spec = agents.get("reader")?.clone();
-    let reader = Arc::new(Reader::new(
-        engine.models.for_spec(&reader_spec)?,
-        reader_spec,
-        engine.cancel.clone(),
-    ));
-    ReviewDomain::load(
-        ws.clone(),
-        spec.clone(),
-        reader,
-        engine.events.clone(),
-        engine.cancel.clone(),
-        engine.budget.clone(),
-    )
-    .map_err(RuntimeError::from)
+    let client = engine.models.for_spec(agents.get("reader")?)?;
+    reading_domain(ws, spec, agents, engine, Slot::First, client, |_| true)
 }
 
-/// The domain of the second or tie-breaking reading: its reader (the
-/// reader spec with the slot's own instructions, on `client`) and its files,
-/// over the readable papers `keep` lets through.
+/// The domain of one reading of each paper (the first, or a dual review's
+/// second or tie-breaking one): its reader (the reader spec with the slot's
+/// own instructions, on `client`) and its files, over the readable papers
+/// `keep` lets through.
 fn reading_domain(
     ws: &Workspace,
     spec: &ReviewSpec,

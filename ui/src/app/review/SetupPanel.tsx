@@ -15,16 +15,10 @@ import {
   type ReviewLaunch,
   type ReviewView,
 } from "../../platform";
-import { FILE_STATUS, cost, count, duration, fileName, fileSummary } from "./format";
+import { FILE_STATUS, count, fileName, fileSummary } from "./format";
 import { ProtocolPanel } from "./ProtocolPanel";
-import { useLoaded } from "./useLoaded";
+import { EstimateList, ReadingChoices } from "./ReadingChoices";
 
-/** Each dual-reading policy, as the form offers it. */
-const POLICIES: { value: DualPolicy; label: string }[] = [
-  { value: "agree-to-exclude", label: "twice: exclude only when both readings exclude" },
-  { value: "tie-breaker", label: "twice: a third reading decides a disagreement" },
-  { value: "flag", label: "twice: leave disagreements to me, as maybe" },
-];
 
 export interface SetupPanelProps {
   platform: Platform;
@@ -55,7 +49,6 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
   const [pilotSize, setPilotSize] = useState("5");
   const [dual, setDual] = useState<DualPolicy | null>(view.dual);
   const [secondProfile, setSecondProfile] = useState<string | null>(view.secondProfile);
-  const profiles = useLoaded(() => platform.modelSetup().then((s) => s.profiles.map((p) => p.name)), engine);
 
   const criteriaLines = criteria.split("\n").map((c) => c.trim()).filter(Boolean);
   const pilot = engine === "agent" && pilotOn ? numberOrNull(pilotSize) : null;
@@ -214,123 +207,23 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
           />
         )}
         {engine === "agent" && (
-          <div class="pilot">
-            <label class="pilot__choice">
-              <input
-                type="checkbox"
-                data-testid="pilot"
-                checked={pilotOn}
-                onChange={(e) => {
-                  setPilotOn(e.currentTarget.checked);
-                }}
-              />
-              <span>Pilot first on</span>
-            </label>
-            <input
-              class="field__input pilot__size"
-              data-testid="pilot-size"
-              aria-label="Papers in the pilot"
-              inputMode="numeric"
-              value={pilotSize}
-              disabled={!pilotOn}
-              onInput={(e) => {
-                setPilotSize(e.currentTarget.value);
-              }}
-            />
-            <span>papers, then stop to check how they were judged</span>
-          </div>
+          <ReadingChoices
+            platform={platform}
+            firstProfile={model?.profile ?? null}
+            pilot={{ on: pilotOn, size: pilotSize }}
+            onPilot={(on, size) => {
+              setPilotOn(on);
+              setPilotSize(size);
+            }}
+            dual={dual}
+            secondProfile={secondProfile}
+            onDual={(policy, profile) => {
+              setDual(policy);
+              setSecondProfile(profile);
+            }}
+          />
         )}
-        {engine === "agent" && (
-          <div class="setup__caps">
-            <label class="field field--inline">
-              <span class="field__label">Read each paper</span>
-              <select
-                class="field__input"
-                data-testid="dual"
-                value={dual ?? "once"}
-                onChange={(e) => {
-                  const value = e.currentTarget.value;
-                  setDual(value === "once" ? null : (value as DualPolicy));
-                }}
-              >
-                <option value="once">once</option>
-                {POLICIES.map((p) => (
-                  <option key={p.value} value={p.value}>
-                    {p.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {dual !== null && (
-              <label class="field field--inline">
-                <span class="field__label">Second reading by</span>
-                <select
-                  class="field__input"
-                  data-testid="second-profile"
-                  value={secondProfile ?? ""}
-                  onChange={(e) => {
-                    setSecondProfile(e.currentTarget.value === "" ? null : e.currentTarget.value);
-                  }}
-                >
-                  <option value="">the same model, reading on its own</option>
-                  {(profiles.value ?? [])
-                    .filter((name) => name !== model?.profile)
-                    .map((name) => (
-                      <option key={name} value={name}>
-                        profile {name}
-                      </option>
-                    ))}
-                </select>
-              </label>
-            )}
-          </div>
-        )}
-        {estimate !== null && engine === "agent" && (
-          <dl class="estimate" data-testid="estimate">
-            <div>
-              <dt>Papers to read</dt>
-              <dd>
-                {count(estimate.toRead)} of {count(estimate.readable)}
-              </dd>
-            </div>
-            <div>
-              <dt>Tokens</dt>
-              <dd>
-                about {count(estimate.inputTokens)} in, {count(estimate.outputTokens)} out
-              </dd>
-            </div>
-            <div>
-              <dt>At most</dt>
-              <dd title="If the model needs every retry and re-ask. Set a token cap to make it a hard limit.">
-                {count(estimate.atMost.inputTokens)} in, {count(estimate.atMost.outputTokens)} out
-              </dd>
-            </div>
-            <div>
-              <dt>Cost</dt>
-              <dd>
-                {cost(estimate.costUsd)}
-                {estimate.costUsd !== null && estimate.atMost.costUsd !== null && (
-                  <>, at most {cost(estimate.atMost.costUsd)}</>
-                )}
-              </dd>
-            </div>
-            {estimate.policies.map((p) => (
-              <div key={p.policy} class={p.policy === dual ? "estimate__chosen" : undefined} data-testid={`estimate-${p.policy}`}>
-                <dt>Read twice, {POLICIES.find((x) => x.value === p.policy)?.label.replace("twice: ", "") ?? p.policy}</dt>
-                <dd>
-                  {count(p.expected.readerCalls)} reader calls · {cost(p.expected.costUsd)}
-                  {p.expected.costUsd !== null && p.atMost.costUsd !== null && <>, at most {cost(p.atMost.costUsd)}</>}
-                </dd>
-              </div>
-            ))}
-            <div>
-              <dt>Time</dt>
-              <dd>
-                about {duration(estimate.seconds)} ({count(estimate.serialRounds)} rounds, {estimate.concurrency} at once)
-              </dd>
-            </div>
-          </dl>
-        )}
+        {estimate !== null && engine === "agent" && <EstimateList estimate={estimate} chosen={dual} />}
         {error !== null && (
           <p class="form-error" role="alert">
             {error}
