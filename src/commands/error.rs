@@ -94,6 +94,10 @@ impl From<ReviewError> for CommandError {
             ReviewError::Workspace(e) => workspace_kind(e),
             ReviewError::Runtime(e) => runtime_kind(e),
             ReviewError::Blocking(_) => ErrorKind::Internal,
+            ReviewError::NoSuchPaper { .. } => ErrorKind::NotFound,
+            ReviewError::AmbiguousPaper { .. } | ReviewError::EmptyQuestion => {
+                ErrorKind::InvalidInput
+            }
         };
         Self::new(kind, e.code(), e.to_string())
     }

@@ -13,6 +13,7 @@
 
 mod bm25;
 mod coverage;
+pub mod passages;
 mod summary;
 mod text;
 

@@ -25,6 +25,12 @@ pub enum ReviewError {
     /// is kept, and the same review resumes once there is room.
     #[error("{}", write_failed(.cause))]
     WriteFailed { cause: String },
+    #[error("no readable paper id starts with {id:?}")]
+    NoSuchPaper { id: String },
+    #[error("several paper ids start with {id:?}; give more of it")]
+    AmbiguousPaper { id: String },
+    #[error("the question is empty")]
+    EmptyQuestion,
 }
 
 /// What a run that could not write says: the cause, that nothing more was
@@ -56,6 +62,9 @@ impl ReviewError {
             Self::Runtime(e) => e.code(),
             Self::Blocking(_) => "internal_error",
             Self::WriteFailed { .. } => "write_failed",
+            Self::NoSuchPaper { .. } => "paper_not_found",
+            Self::AmbiguousPaper { .. } => "paper_ambiguous",
+            Self::EmptyQuestion => "empty_question",
         }
     }
 }

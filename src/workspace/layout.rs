@@ -42,6 +42,9 @@ pub const PROTOCOL_FILE: &str = "protocol.json";
 pub const PROTOCOL_TEXT_FILE: &str = "protocol.md";
 /// The dual-reading policy a review's papers are read twice under (Quire's).
 pub const DUAL_FILE: &str = "dual.json";
+/// Questions asked of the papers: `asks/<id>/ask.json` and `answer.md`, and
+/// `asks/cache/` with each paper's answer to each question (Quire's).
+pub const ASKS_DIR: &str = "asks";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -82,6 +85,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         PROTOCOL_FILE,
         PROTOCOL_TEXT_FILE,
         DUAL_FILE,
+        ASKS_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

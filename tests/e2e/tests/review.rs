@@ -486,7 +486,9 @@ impl Midway {
         ];
         let app = App::start_with(&Self::borrowed(&env)).await?;
         let (papers, _root) = open_review(&app, topic, 4).await?;
-        start_review(&app, question).await?;
+        ask(&app, question).await?;
+        app.approve_drafted_protocol().await?;
+        app.click("[data-testid=start]").await?;
         eventually("a first paper to be scored", UI_TIMEOUT, || async {
             let scored = app
                 .client
