@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod agents;
+mod ask_papers;
 mod extract;
 mod meta;
 mod models;
@@ -53,6 +54,11 @@ enum Command {
     Key(models::KeyCommand),
     /// Send one prompt to the configured model and stream the answer.
     Ask(models::AskArgs),
+    /// Ask a question across a review's papers: an answer whose every claim
+    /// cites a quote verified on its page (with no model, the best passages).
+    AskPapers(ask_papers::AskPapersArgs),
+    /// List the questions asked of a review.
+    Asks(ask_papers::AsksArgs),
     /// List the agents (built-in, and a workspace's agents/*.toml).
     Agents(agents::AgentsArgs),
     /// Run one agent on a task in a workspace.
@@ -129,6 +135,8 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Label(args) => report(agents::label(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
         Command::Validate(args) => report(validate::run(args).await),
+        Command::AskPapers(args) => report(ask_papers::run(args).await),
+        Command::Asks(args) => report(ask_papers::history(args).await),
     }
 }
 

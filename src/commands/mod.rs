@@ -6,6 +6,7 @@
 //! never held across an `.await`. Errors cross the UI boundary as `{kind, message}`.
 
 pub mod agents;
+pub mod asks;
 mod context;
 mod error;
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! engine, results, reports) and rendering exports. The review model it
 //! shares with the engines lives below them ([`crate::review_model`]).
 
+pub mod ask;
 pub mod corrections;
 pub mod dual;
 pub mod engine;

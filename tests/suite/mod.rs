@@ -3,6 +3,7 @@ mod agent_kill;
 mod agent_review;
 mod agent_runtime;
 mod app_review;
+mod ask_papers;
 mod cli;
 mod commands;
 mod confinement;

@@ -12,6 +12,7 @@
 //! format must not be mirrored here and cancel out.
 
 mod agent_policy;
+mod ask;
 mod digest;
 pub mod fallible;
 mod http;

@@ -18,6 +18,10 @@
 //!   item is left it says so and calls nothing.
 //! - **A protocol draft.** Asked to draft the review's protocol, it writes
 //!   the sections asked for from the question and criteria ([`crate::protocol`]).
+//! - **A question asked of the papers.** Asked one paper's answer, it gives
+//!   the sentences richest in the question's terms as claims with their
+//!   quotes and pages; asked to compose, a sentence per paper citing its
+//!   sources ([`crate::ask`]).
 //! - **A part of a synthesis.** With no tools and no document, a turn that lists
 //!   papers one per line (`- *Title* ... key points: a; b`) gets a sentence per
 //!   paper, naming it by its title in italics and saying its first key point.
@@ -37,6 +41,9 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
         return crate::agent_policy::step(&turns, &tools);
     }
     if let Some(document) = latest_document(&turns) {
+        if let Some(text) = crate::ask::paper_answer(&turns, &document) {
+            return (text, Vec::new());
+        }
         let question = question_of(&turns);
         let reading = Reading::of(&document, &question, &criteria_of(&turns));
         if let Some(schema) = request.response_schema() {
@@ -54,8 +61,9 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
         }
     }
     if tools.is_empty()
-        && let Some(text) =
-            crate::protocol::answer(&turns).or_else(|| crate::digest::answer(&turns))
+        && let Some(text) = crate::protocol::answer(&turns)
+            .or_else(|| crate::ask::composed(&turns))
+            .or_else(|| crate::digest::answer(&turns))
     {
         return (text, Vec::new());
     }
@@ -207,7 +215,7 @@ fn split_sentences(block: &str, page: u32, out: &mut Vec<(u32, String)>) {
 }
 
 /// What the reader makes of one document and question.
-struct Reading {
+pub(crate) struct Reading {
     summary: String,
     /// The summary's sentences with their pages.
     summary_sentences: Vec<(u32, String)>,
@@ -215,17 +223,17 @@ struct Reading {
     /// whether most of its terms occur in the text.
     criteria: Vec<(String, bool)>,
     /// Share of the question's terms found in the document, 0..=1.
-    overlap: f64,
+    pub(crate) overlap: f64,
     matched: Vec<String>,
     missing: Vec<String>,
-    quotes: Vec<(u32, String)>,
+    pub(crate) quotes: Vec<(u32, String)>,
     title: String,
     /// Names on the line after the title.
     authors: Vec<String>,
 }
 
 impl Reading {
-    fn of(pages: &[(u32, String)], question: &str, criteria: &[String]) -> Self {
+    pub(crate) fn of(pages: &[(u32, String)], question: &str, criteria: &[String]) -> Self {
         let sentences = sentences(pages);
         let readable: Vec<&(u32, String)> = sentences
             .iter()

@@ -1,0 +1,147 @@
+//! `quire ask-papers`: a question answered across a review's papers, each
+//! claim citing a quote verified on its page (`quire ask` is one prompt to
+//! the model; this reads the papers). `quire asks` lists what was asked.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use quire::commands::asks::{AskParams, ask_history, ask_papers};
+use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::ask::run::Progress;
+use quire::review::ask::{self, Scope, Status};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Args)]
+pub(crate) struct AskPapersArgs {
+    /// The review's workspace.
+    workspace: PathBuf,
+    /// The question.
+    question: String,
+    /// Which papers: `included` (those the review keeps; the default), `all`,
+    /// or paper ids (or unique prefixes), comma-separated.
+    #[arg(long, default_value = "included")]
+    papers: String,
+    /// Read every paper in scope, not only the best-matching candidates.
+    #[arg(long)]
+    read_all: bool,
+    /// The model profile (default: the configured one).
+    #[arg(long)]
+    profile: Option<String>,
+    /// No model: print the best-matching passages with their pages (not an answer).
+    #[arg(long)]
+    offline: bool,
+    /// Stop cleanly before a model call would take the run over this many tokens.
+    #[arg(long)]
+    max_tokens: Option<u64>,
+    /// Stop cleanly before a model call would take the cost over this many US dollars.
+    #[arg(long)]
+    max_cost: Option<f64>,
+    /// Print the record (answer, sources, coverage) as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct AsksArgs {
+    /// The review's workspace.
+    workspace: PathBuf,
+    /// Print the records as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn scope_of(papers: &str) -> Scope {
+    match papers.trim() {
+        "included" => Scope::Included,
+        "all" => Scope::All,
+        ids => Scope::Papers(
+            ids.split(',')
+                .map(|id| id.trim().to_owned())
+                .filter(|id| !id.is_empty())
+                .collect(),
+        ),
+    }
+}
+
+pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let cancel = CancellationToken::new();
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\ncancelling: the papers read so far are kept; asking again resumes");
+                cancel.cancel();
+            }
+        })
+    };
+    let shown = !args.json && std::io::stderr().is_terminal();
+    let progress: Arc<dyn Fn(Progress) + Send + Sync> = Arc::new(move |p| {
+        if !shown {
+            return;
+        }
+        match p {
+            Progress::Reading { papers, cached } => {
+                eprintln!("reading {papers} papers ({cached} answered before)")
+            }
+            Progress::Read { title, answers } => eprintln!(
+                "  {} {title}",
+                if answers { "answers:" } else { "no answer:" }
+            ),
+            Progress::Composing { sources } => eprintln!("composing from {sources} sources"),
+        }
+    });
+    let record = ask_papers(
+        &ctx,
+        AskParams {
+            workspace: args.workspace,
+            question: args.question,
+            scope: Some(scope_of(&args.papers)),
+            read_all: args.read_all,
+            profile: args.profile,
+            offline: args.offline,
+            max_tokens: args.max_tokens,
+            max_cost_usd: args.max_cost,
+        },
+        cancel,
+        progress,
+    )
+    .await;
+    ctrl_c.abort();
+    let record = record?;
+    if args.json {
+        return super::print_json(&record);
+    }
+    print!("{}", ask::markdown(&record));
+    if record.status != Status::Done {
+        eprintln!(
+            "not finished ({:?}); the same command resumes",
+            record.status
+        );
+    }
+    Ok(())
+}
+
+pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {
+    let records = ask_history(args.workspace).await?;
+    if args.json {
+        return super::print_json(&records);
+    }
+    if records.is_empty() {
+        println!("No question has been asked of this review yet.");
+    }
+    for r in &records {
+        println!(
+            "{}  {}  {:?}, {} of {} papers contributed  {}",
+            r.id,
+            r.started_at.get(..10).unwrap_or(&r.started_at),
+            r.mode,
+            r.coverage.contributed,
+            r.coverage.considered,
+            r.question
+        );
+    }
+    Ok(())
+}

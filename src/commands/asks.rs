@@ -1,0 +1,108 @@
+//! Asking the papers from a host: resolve the model (or none: passages),
+//! set up the client whose every call is logged to the workspace and
+//! counted against the caps, run the question, and list what was asked.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use super::models::resolve_model;
+use super::{AppContext, CommandError, ErrorKind};
+use crate::agent::{Budget, Caps};
+use crate::blocking::blocking;
+use crate::llm::accounting::CallLog;
+use crate::llm::call_file::{CallLogs, FileCallLog};
+use crate::review::ask::run::{AskModel, AskRequest, Progress, run};
+use crate::review::ask::{self, AskRecord, Scope};
+use crate::workspace::Workspace;
+
+/// A question for the papers of a review.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
+pub struct AskParams {
+    pub workspace: PathBuf,
+    pub question: String,
+    /// Which papers (default: those the review keeps).
+    #[serde(default)]
+    pub scope: Option<Scope>,
+    /// Read every paper in scope, not only the best candidates.
+    #[serde(default)]
+    pub read_all: bool,
+    /// The model profile (default: the configured one).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// No model: the best-matching passages, not an answer.
+    #[serde(default)]
+    pub offline: bool,
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    #[serde(default)]
+    pub max_cost_usd: Option<f64>,
+}
+
+/// Ask the papers; progress goes to `progress`, `cancel` stops it (asking
+/// again resumes from the papers already read).
+pub async fn ask_papers(
+    ctx: &AppContext,
+    params: AskParams,
+    cancel: CancellationToken,
+    progress: Arc<dyn Fn(Progress) + Send + Sync>,
+) -> Result<AskRecord, CommandError> {
+    if params.question.trim().is_empty() {
+        return Err(CommandError::invalid(
+            "empty_question",
+            "the question is empty",
+        ));
+    }
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
+    let request = AskRequest {
+        question: params.question.clone(),
+        scope: params.scope.clone().unwrap_or(Scope::Included),
+        read_all: params.read_all,
+    };
+    if params.offline {
+        return Ok(run(&ws, request, None, cancel, progress).await?);
+    }
+    let resolved =
+        match resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await {
+            Ok(resolved) => resolved,
+            // No model anywhere (and none named): passages, labelled as such.
+            Err(e) if e.kind == ErrorKind::ModelSetup && params.profile.is_none() => {
+                tracing::info!(reason = %e.message, "no model: passages instead of an answer");
+                return Ok(run(&ws, request, None, cancel, progress).await?);
+            }
+            Err(e) => return Err(e),
+        };
+    let budget = Arc::new(Budget::new(Caps {
+        max_tokens: params.max_tokens,
+        max_cost_usd: params.max_cost_usd,
+    }));
+    let calls = FileCallLog::start(ws.clone());
+    let logs: Vec<Arc<dyn CallLog>> = vec![calls.clone(), budget.clone()];
+    let client = resolved.client()?.with_log(Arc::new(CallLogs(logs)));
+    let model = AskModel {
+        client: Arc::new(client),
+        budget,
+    };
+    let asked = run(&ws, request, Some(model), cancel, progress).await;
+    blocking(move || {
+        calls.close();
+        Ok::<_, CommandError>(())
+    })
+    .await?;
+    Ok(asked?)
+}
+
+/// Every question asked of the review, newest first.
+pub async fn ask_history(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        Ok(ask::history(&ws)?)
+    })
+    .await
+}

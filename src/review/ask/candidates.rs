@@ -1,0 +1,143 @@
+//! Which papers a question goes to: every readable paper in scope is
+//! considered; they are ranked by how well their text matches the question
+//! (BM25, the question expanded by feedback) with their review score as a
+//! tie-breaker's weight; the best [`MAX_CANDIDATES`] are read, or all of
+//! them when the researcher asks to read every paper.
+
+use super::Scope;
+use crate::offline::Paper;
+use crate::offline::passages::{Passages, passages};
+use crate::review::dual::DualFile;
+use crate::review::outputs::{HasVerdict, reconcile_paper, result_head_of};
+use crate::review::validation::ValidationFile;
+use crate::review::{ReviewError, Verdict, labels, paper_text};
+use crate::workspace::{PaperRecord, Workspace};
+
+/// Papers a model reads for a question unless every paper is asked for.
+pub const MAX_CANDIDATES: usize = 12;
+/// Passages kept per paper (offline results and candidate choice).
+pub const PASSAGES_PER_PAPER: usize = 3;
+
+/// A paper in scope, its text and its match with the question.
+pub struct Candidate {
+    pub paper: PaperRecord,
+    pub pages: Vec<String>,
+    pub passages: Passages,
+    /// What ranks it: the text's match, raised by a high review score.
+    pub rank: f64,
+}
+
+/// The papers in scope, best match first: `(considered, to read)`.
+pub fn candidates(
+    ws: &Workspace,
+    question: &str,
+    scope: &Scope,
+    read_all: bool,
+) -> Result<(usize, Vec<Candidate>), ReviewError> {
+    let papers = in_scope(ws, scope)?;
+    let mut texts = Vec::with_capacity(papers.len());
+    for paper in &papers {
+        texts.push(paper_text::load(ws, &paper.id)?.unwrap_or_default());
+    }
+    let views: Vec<Paper<'_>> = papers
+        .iter()
+        .zip(&texts)
+        .map(|(p, pages)| Paper {
+            title: p.title.as_deref(),
+            pages,
+        })
+        .collect();
+    let found = passages(question, &views, PASSAGES_PER_PAPER);
+    let best = found.iter().map(|p| p.relevance).fold(0.0, f64::max);
+    let mut ranked: Vec<Candidate> = Vec::new();
+    for ((paper, pages), passages) in papers.into_iter().zip(texts).zip(found) {
+        let score = result_head_of(ws, &paper.id)?.map_or(0.0, |h| h.score);
+        let text_match = if best > 0.0 {
+            passages.relevance / best
+        } else {
+            0.0
+        };
+        ranked.push(Candidate {
+            rank: text_match + 0.25 * score / 10.0,
+            paper,
+            pages,
+            passages,
+        });
+    }
+    let considered = ranked.len();
+    ranked.sort_by(|a, b| b.rank.total_cmp(&a.rank).then(a.paper.id.cmp(&b.paper.id)));
+    if !read_all {
+        // A paper none of whose words match is not read: the question's
+        // terms, expanded, are not in it.
+        ranked.retain(|c| c.passages.relevance > 0.0);
+        ranked.truncate(MAX_CANDIDATES);
+    }
+    Ok((considered, ranked))
+}
+
+/// The readable papers of the scope.
+fn in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>, ReviewError> {
+    let readable: Vec<PaperRecord> = ws
+        .papers()?
+        .into_iter()
+        .filter(|p| p.status.is_readable())
+        .collect();
+    Ok(match scope {
+        Scope::All => readable,
+        Scope::Papers(ids) => {
+            let mut chosen = Vec::new();
+            for id in ids {
+                let matches: Vec<&PaperRecord> = readable
+                    .iter()
+                    .filter(|p| p.id.0.starts_with(id.trim()))
+                    .collect();
+                match matches.as_slice() {
+                    [one] => chosen.push((*one).clone()),
+                    [] => return Err(ReviewError::NoSuchPaper { id: id.clone() }),
+                    _ => return Err(ReviewError::AmbiguousPaper { id: id.clone() }),
+                }
+            }
+            chosen.dedup_by(|a, b| a.id == b.id);
+            chosen
+        }
+        Scope::Included => {
+            let validation = ValidationFile::load(ws)?;
+            let dual = DualFile::load(ws)?;
+            let mut kept = Vec::new();
+            let mut reviewed = false;
+            for paper in &readable {
+                let Some(verdict) = shown_verdict(ws, paper, &validation, dual.as_ref())? else {
+                    continue;
+                };
+                reviewed = true;
+                if verdict != Verdict::Exclude {
+                    kept.push(paper.clone());
+                }
+            }
+            if reviewed { kept } else { readable }
+        }
+    })
+}
+
+/// The verdict the review shows for a paper: the researcher's label, else
+/// the (reconciled, calibrated) result's; `None` when it has neither.
+fn shown_verdict(
+    ws: &Workspace,
+    paper: &PaperRecord,
+    validation: &ValidationFile,
+    dual: Option<&DualFile>,
+) -> Result<Option<Verdict>, ReviewError> {
+    if let Some(verdict) = labels::load(ws, &paper.id)?.and_then(|l| l.verdict) {
+        return Ok(Some(verdict));
+    }
+    let Some(mut head) = result_head_of(ws, &paper.id)? else {
+        return Ok(None);
+    };
+    head.show_by(validation);
+    Ok(Some(match dual {
+        Some(dual) => reconcile_paper(ws, &paper.id, dual.policy, validation, head)?
+            .shown
+            .verdict(),
+        None => head.verdict(),
+    }))
+}

@@ -1,0 +1,102 @@
+//! A question's result as Markdown (`asks/<id>/answer.md`, and the export):
+//! the answer with its numbered sources, or, with no model, the passages
+//! labelled as such; and what the answer covered.
+
+use super::{AskRecord, Mode, Status};
+
+pub fn markdown(record: &AskRecord) -> String {
+    let mut md = format!("## {}\n\n", record.question.trim());
+    match record.status {
+        Status::Running => md.push_str("*Still being answered.*\n\n"),
+        Status::Cancelled => {
+            md.push_str("*Cancelled before it was answered; asking again resumes.*\n\n")
+        }
+        Status::Stopped => md.push_str(&format!(
+            "*Stopped before it was answered: {}. Asking again resumes.*\n\n",
+            record.stopped.as_deref().unwrap_or("a cap")
+        )),
+        Status::Done => {}
+    }
+    match record.mode {
+        Mode::Answer => {
+            if !record.answer.is_empty() {
+                md.push_str(record.answer.trim());
+                md.push_str("\n\n");
+            }
+            if !record.sources.is_empty() {
+                md.push_str("**Sources** (each quote checked on its page)\n\n");
+                for s in &record.sources {
+                    md.push_str(&format!(
+                        "[{}] *{}*, p. {}: \"{}\"\n",
+                        s.n,
+                        s.title,
+                        s.page,
+                        s.quote.replace('\n', " ")
+                    ));
+                }
+                md.push('\n');
+            }
+        }
+        Mode::Passages => {
+            md.push_str(
+                "**Passages, not an answer.** No language model was used: these are the sentences of the papers that best match the question's words, with their pages.\n\n",
+            );
+            let mut current = "";
+            for s in &record.sources {
+                if s.title != current {
+                    md.push_str(&format!("*{}*\n\n", s.title));
+                    current = &s.title;
+                }
+                md.push_str(&format!(
+                    "- \"{}\" (p. {})\n",
+                    s.quote.replace('\n', " "),
+                    s.page
+                ));
+            }
+            if record.sources.is_empty() {
+                md.push_str("No sentence of the papers matches the question's words.\n");
+            }
+            md.push('\n');
+        }
+    }
+    let c = &record.coverage;
+    md.push_str(&format!(
+        "*Coverage: {} papers considered, {} {}, {} contributed",
+        c.considered,
+        c.read,
+        if record.mode == Mode::Answer {
+            "read"
+        } else {
+            "searched"
+        },
+        c.contributed
+    ));
+    if c.quotes_dropped > 0 {
+        md.push_str(&format!(
+            "; {} quotes not found on their page were dropped",
+            c.quotes_dropped
+        ));
+    }
+    if c.unsupported > 0 {
+        md.push_str(&format!(
+            "; {} sentences cite no source and are marked",
+            c.unsupported
+        ));
+    }
+    if !c.failed.is_empty() {
+        md.push_str(&format!("; {} papers could not be read", c.failed.len()));
+    }
+    md.push_str(&format!(
+        ". {}{}.*\n",
+        record
+            .model
+            .as_deref()
+            .map_or("No model".to_owned(), |m| format!("Model {m}")),
+        record
+            .finished_at
+            .as_deref()
+            .map(|at| format!(", {}", at.get(..10).unwrap_or(at)))
+            .unwrap_or_default()
+    ));
+    md
+}

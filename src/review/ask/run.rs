@@ -1,0 +1,344 @@
+//! A question's run, from the papers in scope to the kept record: choose the
+//! candidates, read each (cached answers first, then in parallel up to the
+//! model's concurrency, each call checked against the run's caps), number
+//! the verified claims as sources, and compose the answer from them. With no
+//! model the passages are the result.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::candidates::{Candidate, candidates};
+use super::compose::compose;
+use super::paper::{self, PaperAnswer};
+use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, ask_id, save};
+use crate::agent::Budget;
+use crate::blocking::blocking;
+use crate::llm::ModelClient;
+use crate::llm::accounting::count_tokens;
+use crate::review::ReviewError;
+use crate::workspace::Workspace;
+use crate::workspace::records::now_rfc3339;
+
+/// What a question is asked with: the model (every call logged and counted
+/// against `budget`), or none.
+pub struct AskModel {
+    pub client: Arc<ModelClient>,
+    pub budget: Arc<Budget>,
+}
+
+/// What a question asks of which papers.
+#[derive(Clone, Debug)]
+pub struct AskRequest {
+    pub question: String,
+    pub scope: Scope,
+    /// Read every paper in scope, not only the best candidates.
+    pub read_all: bool,
+}
+
+/// Where a run is, for a host's progress display.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    Reading { papers: usize, cached: usize },
+    Read { title: String, answers: bool },
+    Composing { sources: usize },
+}
+
+/// Ask `request` of the papers in `ws`; the record is kept in `asks/<id>/`
+/// as it starts and when it ends.
+pub async fn run(
+    ws: &Workspace,
+    request: AskRequest,
+    model: Option<AskModel>,
+    cancel: CancellationToken,
+    progress: Arc<dyn Fn(Progress) + Send + Sync>,
+) -> Result<AskRecord, ReviewError> {
+    let question = request.question.trim().to_owned();
+    if question.is_empty() {
+        return Err(ReviewError::EmptyQuestion);
+    }
+    let (considered, chosen) = {
+        let (ws, question, scope) = (ws.clone(), question.clone(), request.scope.clone());
+        let read_all = request.read_all;
+        blocking(move || candidates(&ws, &question, &scope, read_all)).await?
+    };
+    let mut record = AskRecord {
+        id: ask_id(&question, &request.scope, request.read_all),
+        question: question.clone(),
+        scope: request.scope.clone(),
+        read_all: request.read_all,
+        mode: if model.is_some() {
+            Mode::Answer
+        } else {
+            Mode::Passages
+        },
+        status: Status::Running,
+        answer: String::new(),
+        sources: Vec::new(),
+        papers_read: chosen.iter().map(title).collect(),
+        coverage: Coverage {
+            considered,
+            read: chosen.len(),
+            ..Coverage::default()
+        },
+        model: model.as_ref().map(|m| m.client.settings().model.clone()),
+        prompt_version: super::PROMPT_VERSION.to_owned(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        stopped: None,
+    };
+    keep(ws, &record).await?;
+    let Some(model) = model else {
+        record.sources = passages_of(&chosen);
+        record.coverage.contributed = distinct_papers(&record.sources);
+        return finish(ws, record, Status::Done).await;
+    };
+    let (answers, ended) = read_all(ws, &question, &chosen, &model, &cancel, &progress).await?;
+    for (candidate, answer) in chosen.iter().zip(&answers) {
+        match answer {
+            Some(Ok(a)) => record.coverage.quotes_dropped += a.quotes_dropped,
+            Some(Err(reason)) => record
+                .coverage
+                .failed
+                .push((title(candidate), reason.clone())),
+            None => {}
+        }
+    }
+    if let Some(status) = ended {
+        return finish(ws, record, status.0).await.map(|mut r| {
+            r.stopped = status.1;
+            r
+        });
+    }
+    record.sources = sources_of(&chosen, &answers);
+    record.coverage.contributed = distinct_papers(&record.sources);
+    if chosen.is_empty() {
+        record.answer = format!(
+            "None of the {considered} papers in scope uses the question's words, so none was read. Asking again with every paper read has each one read in full."
+        );
+        return finish(ws, record, Status::Done).await;
+    }
+    if record.sources.is_empty() {
+        record.answer = format!(
+            "None of the {} papers read answers this question with a quote found on its page.",
+            chosen.len()
+        );
+        return finish(ws, record, Status::Done).await;
+    }
+    progress(Progress::Composing {
+        sources: record.sources.len(),
+    });
+    let estimate = record
+        .sources
+        .iter()
+        .map(|s| count_tokens(&s.quote) + count_tokens(&s.claim) + 20)
+        .sum::<u64>()
+        + 600;
+    if let Err(over) = model.budget.check(estimate, 1_200) {
+        record.stopped = Some(over.0);
+        return finish(ws, record, Status::Stopped).await;
+    }
+    match compose(&model.client, &question, &record.sources, &cancel).await {
+        Ok(composed) => {
+            record.answer = composed.text;
+            record.coverage.unsupported = composed.unsupported;
+        }
+        Err(_) if cancel.is_cancelled() => return finish(ws, record, Status::Cancelled).await,
+        Err(e) => {
+            // The per-paper answers stand: each claim with its source.
+            record.answer = format!(
+                "The model could not compose the answer ({e}); each paper's claims with their sources:\n\n{}",
+                claims_by_paper(&record.sources)
+            );
+        }
+    }
+    finish(ws, record, Status::Done).await
+}
+
+fn title(c: &Candidate) -> String {
+    c.paper.title.clone().unwrap_or_else(|| {
+        c.paper
+            .file
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+    })
+}
+
+type Answers = Vec<Option<Result<PaperAnswer, String>>>;
+
+/// Read every candidate (cached answers first); returns each one's answer
+/// (or why it failed, or `None` when never read) and how the reading ended
+/// early, if it did.
+async fn read_all(
+    ws: &Workspace,
+    question: &str,
+    chosen: &[Candidate],
+    model: &AskModel,
+    cancel: &CancellationToken,
+    progress: &Arc<dyn Fn(Progress) + Send + Sync>,
+) -> Result<(Answers, Option<(Status, Option<String>)>), ReviewError> {
+    let model_id = model.client.settings().model.clone();
+    let mut answers: Answers = vec![None; chosen.len()];
+    let mut keys = Vec::new();
+    for (i, c) in chosen.iter().enumerate() {
+        let key = paper::cache_key(&c.paper, question, &model_id);
+        if let Some(cached) = paper::cached(ws, &key)? {
+            answers[i] = Some(Ok(cached));
+        }
+        keys.push(key);
+    }
+    let cached = answers.iter().filter(|a| a.is_some()).count();
+    progress(Progress::Reading {
+        papers: chosen.len(),
+        cached,
+    });
+    let slots = Arc::new(Semaphore::new(model.client.settings().concurrency.max(1)));
+    let mut set = JoinSet::new();
+    let mut ended = None;
+    for (i, c) in chosen.iter().enumerate() {
+        if answers[i].is_some() {
+            continue;
+        }
+        if cancel.is_cancelled() {
+            ended = Some((Status::Cancelled, None));
+            break;
+        }
+        let tokens: u64 = c.pages.iter().map(|p| count_tokens(p)).sum();
+        let output = model.client.settings().max_output_tokens as u64;
+        if let Err(over) = model.budget.check(tokens + 900, output) {
+            ended = Some((Status::Stopped, Some(over.0)));
+            break;
+        }
+        let permit = slots.clone().acquire_owned().await.ok();
+        let (client, paper, pages) = (model.client.clone(), c.paper.clone(), c.pages.clone());
+        let (question, cancel, ws, key) = (
+            question.to_owned(),
+            cancel.clone(),
+            ws.clone(),
+            keys[i].clone(),
+        );
+        set.spawn(async move {
+            let answer = paper::answer(&client, &paper, &pages, &question, &cancel).await;
+            drop(permit);
+            let answer = match answer {
+                Ok(answer) => {
+                    let kept = answer.clone();
+                    let written =
+                        tokio::task::spawn_blocking(move || paper::cache(&ws, &key, &kept)).await;
+                    match written {
+                        Ok(Ok(())) => Ok(answer),
+                        Ok(Err(e)) => Err(format!("could not keep the answer: {e}")),
+                        Err(e) => Err(e.to_string()),
+                    }
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            (i, answer)
+        });
+        // Answers arriving meanwhile are reported as they come.
+        while let Some(done) = set.try_join_next() {
+            settle(done, &mut answers, chosen, progress);
+        }
+    }
+    while let Some(done) = set.join_next().await {
+        settle(done, &mut answers, chosen, progress);
+    }
+    if ended.is_none() && cancel.is_cancelled() {
+        ended = Some((Status::Cancelled, None));
+    }
+    if ended.is_none()
+        && let Some(reason) = model.budget.halted()
+    {
+        ended = Some((Status::Stopped, Some(reason)));
+    }
+    Ok((answers, ended))
+}
+
+fn settle(
+    done: Result<(usize, Result<PaperAnswer, String>), tokio::task::JoinError>,
+    answers: &mut Answers,
+    chosen: &[Candidate],
+    progress: &Arc<dyn Fn(Progress) + Send + Sync>,
+) {
+    let Ok((i, answer)) = done else {
+        return;
+    };
+    progress(Progress::Read {
+        title: title(&chosen[i]),
+        answers: answer.as_ref().is_ok_and(|a| a.answers),
+    });
+    answers[i] = Some(answer);
+}
+
+/// The verified claims, numbered in the candidates' order.
+fn sources_of(chosen: &[Candidate], answers: &Answers) -> Vec<Source> {
+    let mut sources = Vec::new();
+    for (c, answer) in chosen.iter().zip(answers) {
+        let Some(Ok(answer)) = answer else { continue };
+        for claim in &answer.claims {
+            sources.push(Source {
+                n: sources.len() + 1,
+                paper: c.paper.id.0.clone(),
+                title: title(c),
+                page: claim.page,
+                quote: claim.quote.clone(),
+                claim: claim.claim.clone(),
+            });
+        }
+    }
+    sources
+}
+
+/// Offline: each candidate's best passages as sources.
+fn passages_of(chosen: &[Candidate]) -> Vec<Source> {
+    let mut sources = Vec::new();
+    for c in chosen {
+        for quote in &c.passages.quotes {
+            sources.push(Source {
+                n: sources.len() + 1,
+                paper: c.paper.id.0.clone(),
+                title: title(c),
+                page: quote.page,
+                quote: quote.text.clone(),
+                claim: String::new(),
+            });
+        }
+    }
+    sources
+}
+
+fn distinct_papers(sources: &[Source]) -> usize {
+    sources
+        .iter()
+        .map(|s| &s.paper)
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+fn claims_by_paper(sources: &[Source]) -> String {
+    sources
+        .iter()
+        .map(|s| format!("- *{}*: {} [{}]", s.title, s.claim, s.n))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn keep(ws: &Workspace, record: &AskRecord) -> Result<(), ReviewError> {
+    let (ws, record) = (ws.clone(), record.clone());
+    blocking(move || Ok::<_, ReviewError>(save(&ws, &record)?)).await
+}
+
+async fn finish(
+    ws: &Workspace,
+    mut record: AskRecord,
+    status: Status,
+) -> Result<AskRecord, ReviewError> {
+    record.status = status;
+    record.finished_at = Some(now_rfc3339());
+    record.prompt_version = PROMPT_VERSION.to_owned();
+    keep(ws, &record).await?;
+    Ok(record)
+}

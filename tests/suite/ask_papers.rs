@@ -1,0 +1,203 @@
+//! Asking a review's papers through the CLI: passages with no model; with
+//! the scripted model server (real HTTP), an answer whose every citation is
+//! a source whose quote is on its page; a second asking reads no paper
+//! again; a cap stops it before any paper is read; and the history.
+
+use std::path::Path;
+
+use serde_json::Value;
+use testkit::{ScriptedServer, ServerOptions};
+
+use super::support::{dev_pdfs, folder_of, quire_command, quire_json, scripted_config};
+use quire::review::paper_text;
+use quire::workspace::{PaperId, Workspace};
+
+const QUESTION: &str =
+    "How do databases recover after a crash and keep committed transactions durable?";
+
+/// `quire ask-papers ... --json`, awaited: the scripted server shares the
+/// test's runtime, so the call must not block it.
+async fn ask(config: &Path, data: &Path, args: &[&str]) -> Value {
+    let out = tokio::process::Command::from(quire_command(config, data))
+        .arg("ask-papers")
+        .args(args)
+        .arg("--json")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every source's quote is on the page it cites, in the paper's own text.
+fn assert_sources_on_their_pages(ws: &Path, record: &Value) {
+    let ws = Workspace::open_read_only(ws).unwrap();
+    let sources = record["sources"].as_array().unwrap();
+    assert!(!sources.is_empty(), "{record}");
+    for s in sources {
+        let id = PaperId(s["paper"].as_str().unwrap().to_owned());
+        let pages = paper_text::load(&ws, &id).unwrap().unwrap();
+        let page = s["page"].as_u64().unwrap() as usize;
+        let quote = s["quote"].as_str().unwrap();
+        let words: Vec<&str> = quote.split_whitespace().take(6).collect();
+        let text: String = pages[page - 1]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            text.contains(&words.join(" ")),
+            "{quote:?} is not on page {page} of {}",
+            id.0
+        );
+    }
+}
+
+fn asked_of_papers(server: &ScriptedServer) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.turns().iter().any(|t| {
+                t.role == "system" && t.text.contains("You answer a question from one paper")
+            })
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothing_twice() {
+    let mut pdfs = dev_pdfs("databases", 4);
+    pdfs.extend(dev_pdfs("machine-learning", 2));
+    let folder = folder_of(&pdfs);
+    let data = tempfile::tempdir().unwrap();
+    let review = quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            QUESTION,
+            "--json",
+        ],
+    );
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let ws_path = Path::new(&ws);
+
+    // No model: passages, labelled as such, each on its page.
+    let none = tempfile::tempdir().unwrap();
+    let passages = ask(
+        none.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all"],
+    )
+    .await;
+    assert_eq!(passages["mode"], "passages");
+    assert_eq!(passages["status"], "done");
+    assert_eq!(passages["coverage"]["considered"], 6);
+    assert_sources_on_their_pages(ws_path, &passages);
+
+    // With a model: an answer citing its sources, each quote verified.
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let answered = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all"],
+    )
+    .await;
+    assert_eq!(answered["mode"], "answer", "{answered}");
+    assert_eq!(answered["status"], "done");
+    assert_eq!(answered["model"], "scripted-reader");
+    assert_sources_on_their_pages(ws_path, &answered);
+    let sources = answered["sources"].as_array().unwrap().len();
+    let text = answered["answer"].as_str().unwrap();
+    let cited: Vec<usize> = text
+        .match_indices('[')
+        .filter_map(|(i, _)| text[i + 1..].split(']').next()?.parse().ok())
+        .collect();
+    assert!(!cited.is_empty(), "{text}");
+    assert!(cited.iter().all(|n| (1..=sources).contains(n)), "{text}");
+    let coverage = &answered["coverage"];
+    assert_eq!(coverage["considered"], 6);
+    assert!(coverage["read"].as_u64().unwrap() >= coverage["contributed"].as_u64().unwrap());
+    assert!(coverage["contributed"].as_u64().unwrap() >= 2, "{coverage}");
+    let id = answered["id"].as_str().unwrap();
+    let markdown =
+        std::fs::read_to_string(ws_path.join("asks").join(id).join("answer.md")).unwrap();
+    assert!(
+        markdown.contains("**Sources** (each quote checked on its page)"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("[1] *"), "{markdown}");
+
+    // Asked again: every paper's answer comes from the workspace.
+    let read_once = asked_of_papers(&server);
+    assert!(read_once >= answered["coverage"]["read"].as_u64().unwrap() as usize);
+    let again = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all"],
+    )
+    .await;
+    assert_eq!(asked_of_papers(&server), read_once, "no paper read twice");
+    assert_eq!(again["sources"], answered["sources"]);
+
+    // A cap too small for any paper stops before reading one.
+    let capped = ask(
+        config.path(),
+        data.path(),
+        &[
+            &ws,
+            "Which papers measure recovery time, and how?",
+            "--max-tokens",
+            "10",
+        ],
+    )
+    .await;
+    assert_eq!(capped["status"], "stopped", "{capped}");
+    assert_eq!(asked_of_papers(&server), read_once);
+
+    // A question no paper speaks to reads nothing and says so.
+    let unasked = ask(
+        config.path(),
+        data.path(),
+        &[
+            &ws,
+            "What is the boiling point of tungsten in lunar regolith?",
+        ],
+    )
+    .await;
+    assert!(
+        unasked["answer"]
+            .as_str()
+            .unwrap()
+            .contains("so none was read")
+            || unasked["answer"]
+                .as_str()
+                .unwrap()
+                .starts_with("None of the"),
+        "{unasked}"
+    );
+
+    let history = tokio::process::Command::from(quire_command(config.path(), data.path()))
+        .args(["asks", &ws, "--json"])
+        .output()
+        .await
+        .unwrap();
+    let history: Value = serde_json::from_slice(&history.stdout).unwrap();
+    let questions: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["question"].as_str().unwrap())
+        .collect();
+    assert!(questions.contains(&QUESTION), "{questions:?}");
+    // Asked with a model, the passages' question is the same ask, answered.
+    assert_eq!(questions.len(), 3, "{questions:?}");
+}

@@ -1,0 +1,108 @@
+//! How the scripted server answers a question asked of the papers: one
+//! paper's answer (the sentences richest in the question's terms as claims,
+//! each quoting itself with its page), and the composed answer (a sentence
+//! per paper naming it and citing its sources' numbers), or the merge of
+//! partial answers (their texts, one after another).
+
+use serde_json::json;
+
+use crate::reader::{Reading, question_of};
+use crate::request::Turn;
+
+fn system_says(turns: &[Turn], words: &str) -> bool {
+    turns
+        .iter()
+        .any(|t| t.role == "system" && t.text.contains(words))
+}
+
+/// A request for one paper's answer to a question, answered.
+pub fn paper_answer(turns: &[Turn], document: &[(u32, String)]) -> Option<String> {
+    if !system_says(turns, "You answer a question from one paper's text alone") {
+        return None;
+    }
+    let question = question_of(turns);
+    let reading = Reading::of(document, &question, &[]);
+    let answers = reading.overlap >= 0.5 && !reading.quotes.is_empty();
+    let claims: Vec<_> = if answers {
+        reading
+            .quotes
+            .iter()
+            .take(2)
+            .map(|(page, text)| {
+                let claim: Vec<&str> = text.split_whitespace().take(18).collect();
+                json!({"claim": claim.join(" "), "quote": text, "page": page})
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let answer = if answers {
+        format!(
+            "The paper addresses the question on page {}.",
+            reading.quotes[0].0
+        )
+    } else {
+        "The text does not answer the question.".to_owned()
+    };
+    Some(json!({"answers": answers, "answer": answer, "claims": claims}).to_string())
+}
+
+/// A request to compose an answer from numbered sources, or to merge
+/// partial answers, answered.
+pub fn composed(turns: &[Turn]) -> Option<String> {
+    let user = turns.iter().rev().find(|t| t.role == "user")?;
+    if system_says(turns, "You merge partial answers") {
+        let parts: Vec<&str> = user
+            .text
+            .lines()
+            .filter(|l| {
+                !l.starts_with("Part ")
+                    && !l.starts_with("Question:")
+                    && !l.starts_with("Merge these")
+            })
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        return Some(parts.join("\n\n"));
+    }
+    if !system_says(
+        turns,
+        "You write the answer to a researcher's question from numbered sources",
+    ) {
+        return None;
+    }
+    // `[n] *Title* (p. N): claim — "quote"`, grouped by title in order.
+    let mut papers: Vec<(String, String, Vec<String>)> = Vec::new();
+    for line in user.text.lines() {
+        let Some(rest) = line.strip_prefix('[') else {
+            continue;
+        };
+        let Some((n, rest)) = rest.split_once("] *") else {
+            continue;
+        };
+        let Some((title, rest)) = rest.split_once('*') else {
+            continue;
+        };
+        let claim = rest
+            .split_once("): ")
+            .map(|(_, c)| c.split(" — ").next().unwrap_or(c))
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches('.')
+            .to_owned();
+        match papers.iter_mut().find(|p| p.0 == title) {
+            Some(paper) => paper.2.push(n.to_owned()),
+            None => papers.push((title.to_owned(), claim, vec![n.to_owned()])),
+        }
+    }
+    if papers.is_empty() {
+        return None;
+    }
+    let sentences: Vec<String> = papers
+        .iter()
+        .map(|(title, claim, ns)| {
+            let cites: String = ns.iter().map(|n| format!("[{n}]")).collect();
+            format!("*{title}* reports: {claim} {cites}.")
+        })
+        .collect();
+    Some(sentences.join(" "))
+}
