@@ -24,6 +24,9 @@ fn main() {
         "review_protocol",
         "review_protocol_draft",
         "review_protocol_approve",
+        "review_ask",
+        "review_ask_cancel",
+        "review_asks",
         "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use quire::agent::{EventSink, RunEvent};
+use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
 use quire::commands::review_view::{
@@ -16,6 +17,7 @@ use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
 };
+use quire::review::ask::AskRecord;
 use quire::review::estimate::Estimate;
 use quire::review::labels::Label;
 use quire::review::outputs::ExportFormat;
@@ -192,6 +194,28 @@ pub async fn review_protocol_draft(
 #[tauri::command]
 pub async fn review_protocol_approve(params: ProtocolParams) -> Result<ProtocolView, CommandError> {
     protocol::protocol_approve(params).await
+}
+
+/// Answer a question across the review's papers (or, with no model, give
+/// the best passages); one at a time per review.
+#[tauri::command]
+pub async fn review_ask(
+    ctx: State<'_, AppContext>,
+    params: AskParams,
+) -> Result<AskRecord, CommandError> {
+    asks::ask_from_app(&ctx, params).await
+}
+
+/// Stop the question being answered; the papers read so far are kept.
+#[tauri::command]
+pub fn review_ask_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool {
+    asks::ask_cancel(&ctx, &workspace)
+}
+
+/// The questions asked of the review, newest first.
+#[tauri::command]
+pub async fn review_asks(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {
+    asks::ask_history(workspace).await
 }
 
 /// When this process started its window, for the start-up figure.

@@ -38,6 +38,9 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_protocol,
             commands::review_protocol_draft,
             commands::review_protocol_approve,
+            commands::review_ask,
+            commands::review_ask_cancel,
+            commands::review_asks,
             commands::ui_ready
         ])
 }

@@ -98,6 +98,40 @@ pub async fn ask_papers(
     Ok(asked?)
 }
 
+/// The key a question's run is held under in the context: one at a time per
+/// review, apart from its review run.
+pub fn ask_key(workspace: &std::path::Path) -> PathBuf {
+    workspace.join(crate::workspace::layout::ASKS_DIR)
+}
+
+/// Ask from the app: one question at a time per review, cancellable with
+/// [`ask_cancel`].
+pub async fn ask_from_app(ctx: &AppContext, params: AskParams) -> Result<AskRecord, CommandError> {
+    let key = ask_key(&params.workspace);
+    let cancel = CancellationToken::new();
+    if !ctx.claim_run(&key, cancel.clone()) {
+        return Err(CommandError::new(
+            ErrorKind::Busy,
+            "ask_running",
+            "a question is already being answered for this review",
+        ));
+    }
+    let asked = ask_papers(ctx, params, cancel, Arc::new(|_| {})).await;
+    ctx.release_run(&key);
+    asked
+}
+
+/// Stop the question being answered for `workspace`; false when none is.
+pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
+    match ctx.run_in(&ask_key(workspace)) {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
+}
+
 /// Every question asked of the review, newest first.
 pub async fn ask_history(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {
     blocking(move || {

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use ts_rs::{Config, TS};
 
+use super::asks::AskParams;
 use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
@@ -23,6 +24,10 @@ use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
+use crate::review::ask::{
+    AskRecord, Coverage as AskCoverage, Mode as AskMode, Scope as AskScope, Source as AskSource,
+    Status as AskStatus,
+};
 use crate::review::dual::Policy as DualPolicy;
 use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
@@ -108,6 +113,14 @@ fn generated() -> String {
         declaration::<Reason>(),
         declaration::<Flow>(),
         declaration::<ExportWritten>(),
+        // Asking the papers.
+        declaration::<AskScope>(),
+        declaration::<AskMode>(),
+        declaration::<AskStatus>(),
+        declaration::<AskSource>(),
+        declaration::<AskCoverage>(),
+        declaration::<AskRecord>(),
+        declaration::<AskParams>(),
         // Screening validation.
         declaration::<Cutoffs>(),
         declaration::<Confusion>(),

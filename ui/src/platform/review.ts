@@ -3,6 +3,10 @@
 // ./generated/ipc.ts; here under the names the UI uses.
 
 export type {
+  AskParams,
+  AskRecord,
+  AskScope,
+  AskSource,
   CriterionOutcome,
   Assessment,
   Confusion,

@@ -6,6 +6,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
 
 import type {
+  AskRecord,
   Estimate,
   ExportFormat,
   ExportWritten,
@@ -119,6 +120,9 @@ export const tauriPlatform: Platform = {
   validation: (params) => call<ValidationView>("review_validation", { params }),
 
   reviewFlow: (workspace) => call<Flow>("review_flow", { workspace }),
+  askPapers: (params) => call<AskRecord>("review_ask", { params }),
+  cancelAsk: (workspace) => call<boolean>("review_ask_cancel", { workspace }),
+  askHistory: (workspace) => call<AskRecord[]>("review_asks", { workspace }),
 
   async exportReview(workspace, format, suggestedName) {
     const filter = EXPORT_FILTERS[format];

@@ -2,6 +2,8 @@
 // ./generated/ipc.ts, under the names the UI uses; and the Platform the UI talks to.
 
 import type {
+  AskParams,
+  AskRecord,
   ErrorKind,
   LabelParams,
   MetaSetParams,
@@ -95,6 +97,15 @@ export interface Platform {
    * apply or reset the calibrated cut-offs; returns what the labels show now.
    */
   validation(params: ValidateParams): Promise<ValidationView>;
+  /**
+   * Ask a question across the review's papers: an answer whose claims cite
+   * verified quotes, or, with no model, the best passages.
+   */
+  askPapers(params: AskParams): Promise<AskRecord>;
+  /** Stop the question being answered; false when none is. */
+  cancelAsk(workspace: string): Promise<boolean>;
+  /** The questions asked of the review, newest first. */
+  askHistory(workspace: string): Promise<AskRecord[]>;
   /** The review's PRISMA 2020 flow counts, as its report states them. */
   reviewFlow(workspace: string): Promise<Flow>;
   /** Ask where to save and write the export; null when the user cancels. */

@@ -3,6 +3,8 @@
 // in drag and drop.
 
 import {
+  type AskParams,
+  type AskRecord,
   type DragDropEvent,
   type Estimate,
   type ExportFormat,
@@ -540,6 +542,56 @@ export class FakePlatform implements Platform {
           ? "## Screening validation\n\nCut-offs: the defaults, **uncalibrated**."
           : `## Screening validation\n\nAgainst the researcher's own labels of ${judged.length} scored papers, ${relevant.length} of them relevant.`,
     });
+  }
+
+  /** Every question asked, by workspace, newest first. */
+  asks = new Map<string, AskRecord[]>();
+  askCalls: AskParams[] = [];
+
+  /**
+   * Like the core: with a model, an answer citing one verified quote per
+   * paper (the first two papers in scope); with none, their passages.
+   */
+  askPapers(params: AskParams): Promise<AskRecord> {
+    this.askCalls.push(params);
+    const view = this.review(params.workspace);
+    const hasModel = this.profiles.length > 0 || this.ollamaModels.length > 0;
+    const papers = view.papers.slice(0, 2);
+    const sources = papers.map((p, i) => ({
+      n: i + 1,
+      paper: p.id,
+      title: p.title ?? p.file,
+      page: i + 2,
+      quote: `Recovery takes ${String(i + 3)} seconds in our experiments.`,
+      claim: `measures recovery in ${String(i + 3)} seconds`,
+    }));
+    const record: AskRecord = {
+      id: `ask${String(this.askCalls.length)}`,
+      question: params.question,
+      scope: params.scope ?? { kind: "included" },
+      readAll: params.readAll,
+      mode: hasModel ? "answer" : "passages",
+      status: "done",
+      answer: hasModel ? sources.map((s) => `*${s.title}* ${s.claim} [${String(s.n)}].`).join(" ") : "",
+      sources,
+      papersRead: view.papers.map((p) => p.title ?? p.file),
+      coverage: { considered: view.papers.length, read: view.papers.length, contributed: sources.length, failed: [], quotesDropped: 0, unsupported: 0 },
+      model: hasModel ? "fake-model" : null,
+      promptVersion: "ask-1",
+      startedAt: "2026-12-03T10:00:00Z",
+      finishedAt: "2026-12-03T10:00:05Z",
+      stopped: null,
+    };
+    this.asks.set(params.workspace, [record, ...(this.asks.get(params.workspace) ?? [])]);
+    return Promise.resolve(structuredClone(record));
+  }
+
+  cancelAsk(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  askHistory(root: string): Promise<AskRecord[]> {
+    return Promise.resolve(structuredClone(this.asks.get(root) ?? []));
   }
 
   /** Like the core's flow, from the rows: the label decides over the verdict. */

@@ -203,6 +203,41 @@ describe("a new review", () => {
   });
 });
 
+describe("asking the papers", () => {
+  it("answers with citations that open the paper at the quoted page, and keeps the question", async () => {
+    await runToResults();
+    // A model is there when the question is asked.
+    platform.ollamaModels = ["qwen3:8b"];
+    await click("[data-testid=to-ask]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=ask]")).not.toBeNull();
+    });
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    await click("[data-testid=ask-submit]");
+    expect(platform.askCalls[0]).toMatchObject({ workspace: ROOT, question: "How fast do they recover?", scope: { kind: "included" }, readAll: false });
+    expect($("[data-testid=ask-answer]")?.textContent).toContain("measures recovery in 3 seconds [1]");
+    expect($("[data-testid=ask-coverage]")?.textContent).toContain("3 papers considered, 3 read, 2 contributed");
+    const citations = all("[data-testid=ask-answer] [data-testid=citation]");
+    expect(citations.map((c) => c.textContent)).toEqual(["[1]", "[2]"]);
+    await act(() => {
+      (citations[1] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pdf-viewer]")).not.toBeNull();
+    expect($("[data-testid=ask-history]")?.textContent).toContain("How fast do they recover?");
+  });
+
+  it("gives passages, labelled as such, with no model", async () => {
+    await runToResults();
+    await click("[data-testid=to-ask]");
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    await click("[data-testid=ask-submit]");
+    expect($("[data-testid=ask-mode]")?.textContent).toContain("Passages, not an answer");
+    expect($("[data-testid=ask-answer]")).toBeNull();
+    expect(all("[data-testid=citation]")).toHaveLength(2);
+  });
+});
+
 describe("a dual-read review", () => {
   it("queues the papers whose readings disagree and shows both readings", async () => {
     await openReview();

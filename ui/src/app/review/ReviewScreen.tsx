@@ -14,6 +14,7 @@ import {
   type ReviewView,
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
+import { AskPanel } from "./AskPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
@@ -34,7 +35,7 @@ export interface ReviewScreenProps {
   onBack: () => void;
 }
 
-type Panel = "auto" | "setup" | "run" | "results" | "validation";
+type Panel = "auto" | "setup" | "run" | "results" | "validation" | "ask";
 
 /** How often the screen re-reads a run it did not start (after a reload). */
 const POLL_MS = 2000;
@@ -180,6 +181,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           onStart={start}
         />
       );
+    } else if (shown === "ask") {
+      body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
     } else if (shown === "validation") {
       body = (
         <ValidationPanel
@@ -243,6 +246,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
             {view.state !== "new" && (
               <button type="button" class="button button--small" data-testid="to-results" onClick={() => { setPanel("results"); }}>
                 Results
+              </button>
+            )}
+            {view.state !== "new" && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="to-ask"
+                onClick={() => {
+                  setPanel("ask");
+                }}
+              >
+                Ask
               </button>
             )}
             {scoredCount > 0 && !running && (

@@ -492,6 +492,101 @@ labelled: number, };
 export type ExportWritten = { path: string, bytes: number, };
 
 /**
+ * Which papers a question is asked of.
+ */
+export type AskScope = { "kind": "included" } | { "kind": "all" } | { "kind": "papers", "ids": Array<string> };
+
+/**
+ * What the result is.
+ */
+export type AskMode = "answer" | "passages";
+
+/**
+ * How a question's run ended.
+ */
+export type AskStatus = "running" | "done" | "cancelled" | "stopped";
+
+/**
+ * A cited source: `[n]` in the answer is this quote, on this page.
+ */
+export type AskSource = { n: number, paper: string, title: string, page: number, quote: string, 
+/**
+ * What the paper's reader said the quote supports.
+ */
+claim: string, };
+
+/**
+ * How many papers the question went to.
+ */
+export type AskCoverage = { 
+/**
+ * Papers in scope.
+ */
+considered: number, 
+/**
+ * Papers read for it (or searched, offline).
+ */
+read: number, 
+/**
+ * Papers with at least one verified claim (or passage) in the result.
+ */
+contributed: number, 
+/**
+ * Papers whose reading failed, with the reason.
+ */
+failed: Array<[string, string]>, 
+/**
+ * Quotes not found on the page they cite, dropped.
+ */
+quotesDropped: number, 
+/**
+ * Sentences of the composed answer that cite no source, marked.
+ */
+unsupported: number, };
+
+/**
+ * One question and its result: `asks/<id>/ask.json`.
+ */
+export type AskRecord = { id: string, question: string, scope: AskScope, 
+/**
+ * Every paper in scope was read, not only the candidates.
+ */
+readAll: boolean, mode: AskMode, status: AskStatus, 
+/**
+ * Markdown, citing sources as `[n]`.
+ */
+answer: string, sources: Array<AskSource>, 
+/**
+ * The papers read (their titles), so "none of them answers" says which.
+ */
+papersRead: Array<string>, coverage: AskCoverage, model: string | null, promptVersion: string, startedAt: string, finishedAt: string | null, 
+/**
+ * Why it ended early, when it did.
+ */
+stopped: string | null, };
+
+/**
+ * A question for the papers of a review.
+ */
+export type AskParams = { workspace: string, question: string, 
+/**
+ * Which papers (default: those the review keeps).
+ */
+scope?: AskScope | null, 
+/**
+ * Read every paper in scope, not only the best candidates.
+ */
+readAll: boolean, 
+/**
+ * The model profile (default: the configured one).
+ */
+profile?: string | null, 
+/**
+ * No model: the best-matching passages, not an answer.
+ */
+offline: boolean, maxTokens?: number | null, maxCostUsd?: number | null, };
+
+/**
  * The score cut-offs that turn a 0-10 score into a verdict.
  */
 export type Cutoffs = { 

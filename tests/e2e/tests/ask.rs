@@ -1,0 +1,95 @@
+//! Asking the papers in the real app under Xvfb: a review of real papers, a
+//! question answered by the scripted model server over HTTP, a citation that
+//! opens the paper at the quoted page with the quote marked, and the
+//! question kept in the history. Ignored by a plain `cargo test`, like the
+//! other end-to-end tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use anyhow::Result;
+use quire_e2e::{App, ModelServer, eventually, folder_of_papers, open_folder_review};
+
+const UI_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_page() -> Result<()>
+{
+    let server = ModelServer::start(&["scripted-reader"], &[])?;
+    let data = tempfile::tempdir()?;
+    let config = server.profile_in(data.path(), "")?;
+    let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
+    let papers = folder_of_papers("databases", 4)?;
+    open_folder_review(&app, papers.path(), 4).await?;
+
+    // A quick offline screening first: Ask is part of a review.
+    app.type_into(
+        "[data-testid=question]",
+        "How do databases recover from crashes?",
+    )
+    .await?;
+    app.click("[data-testid=engine-offline]").await?;
+    app.click("[data-testid=start]").await?;
+    app.wait_text("[data-testid=results-count]", UI_TIMEOUT)
+        .await?;
+
+    app.click("[data-testid=to-ask]").await?;
+    app.select("[data-testid=ask-scope]", "all").await?;
+    app.type_into(
+        "[data-testid=ask-question]",
+        "How do databases recover after a crash and keep committed transactions durable?",
+    )
+    .await?;
+    app.click("[data-testid=ask-submit]").await?;
+    let answer = eventually("the answer", UI_TIMEOUT, || async {
+        if let Some(error) = app.text_content("[data-testid=ask] [role=alert]").await? {
+            anyhow::bail!("the app shows an error: {error}");
+        }
+        app.text_content("[data-testid=ask-answer]").await
+    })
+    .await?;
+    assert!(answer.contains("[1]"), "{answer}");
+    let coverage = app
+        .wait_text("[data-testid=ask-coverage]", UI_TIMEOUT)
+        .await?;
+    assert!(coverage.starts_with("4 papers considered"), "{coverage}");
+    assert!(coverage.contains("scripted-reader"), "{coverage}");
+    let history = app
+        .wait_text("[data-testid=ask-history]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        history.contains("keep committed transactions durable"),
+        "{history}"
+    );
+    app.screenshot("ask").await?;
+
+    // A citation opens its paper at the quoted page, the quote marked.
+    app.click("[data-testid=ask-answer] [data-testid=citation]")
+        .await?;
+    let page = eventually("the PDF to open", UI_TIMEOUT, || async {
+        if let Some(error) = app
+            .text_content("[data-testid=pdf-viewer] [role=alert]")
+            .await?
+        {
+            anyhow::bail!("the viewer failed: {error}");
+        }
+        let page = app
+            .text_content("[data-testid=pdf-page]")
+            .await?
+            .unwrap_or_default();
+        Ok(page.contains(" of ").then_some(page))
+    })
+    .await?;
+    assert!(page.starts_with("Page "), "{page}");
+    let marked = eventually("the quote to be marked", UI_TIMEOUT, || async {
+        let marks = app
+            .text_contents("[data-testid=pdf-text] .pdf__mark")
+            .await?;
+        Ok((!marks.is_empty()).then_some(marks.concat()))
+    })
+    .await?;
+    assert!(!marked.trim().is_empty());
+    app.screenshot("ask-citation").await?;
+    app.stop().await
+}
