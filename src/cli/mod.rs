@@ -9,6 +9,7 @@ mod meta;
 mod models;
 mod protocol;
 mod review;
+mod table;
 mod tool;
 mod validate;
 
@@ -59,6 +60,10 @@ enum Command {
     AskPapers(ask_papers::AskPapersArgs),
     /// List the questions asked of a review.
     Asks(ask_papers::AsksArgs),
+    /// The extraction table: columns you define, filled from every paper
+    /// with a quote and page per cell.
+    #[command(subcommand)]
+    Table(table::TableCommand),
     /// List the agents (built-in, and a workspace's agents/*.toml).
     Agents(agents::AgentsArgs),
     /// Run one agent on a task in a workspace.
@@ -137,6 +142,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Validate(args) => report(validate::run(args).await),
         Command::AskPapers(args) => report(ask_papers::run(args).await),
         Command::Asks(args) => report(ask_papers::history(args).await),
+        Command::Table(command) => report(table::run(command).await),
     }
 }
 

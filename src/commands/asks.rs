@@ -78,24 +78,46 @@ pub async fn ask_papers(
             }
             Err(e) => return Err(e),
         };
-    let budget = Arc::new(Budget::new(Caps {
-        max_tokens: params.max_tokens,
-        max_cost_usd: params.max_cost_usd,
-    }));
+    let (model, calls) = counted_model(
+        &ws,
+        &resolved,
+        Caps {
+            max_tokens: params.max_tokens,
+            max_cost_usd: params.max_cost_usd,
+        },
+    )?;
+    let asked = run(&ws, request, Some(model), cancel, progress).await;
+    close_log(calls).await?;
+    Ok(asked?)
+}
+
+/// The resolved model's client for work in `ws`: every call logged to its
+/// `model-calls.jsonl` and counted against `caps`. Close the log when done.
+pub(crate) fn counted_model(
+    ws: &Workspace,
+    resolved: &super::models::ResolvedModel,
+    caps: Caps,
+) -> Result<(AskModel, Arc<FileCallLog>), CommandError> {
+    let budget = Arc::new(Budget::new(caps));
     let calls = FileCallLog::start(ws.clone());
     let logs: Vec<Arc<dyn CallLog>> = vec![calls.clone(), budget.clone()];
     let client = resolved.client()?.with_log(Arc::new(CallLogs(logs)));
-    let model = AskModel {
-        client: Arc::new(client),
-        budget,
-    };
-    let asked = run(&ws, request, Some(model), cancel, progress).await;
+    Ok((
+        AskModel {
+            client: Arc::new(client),
+            budget,
+        },
+        calls,
+    ))
+}
+
+/// Every call's record on disk, and the log's hold on the workspace let go.
+pub(crate) async fn close_log(calls: Arc<FileCallLog>) -> Result<(), CommandError> {
     blocking(move || {
         calls.close();
         Ok::<_, CommandError>(())
     })
-    .await?;
-    Ok(asked?)
+    .await
 }
 
 /// The key a question's run is held under in the context: one at a time per

@@ -20,6 +20,7 @@ pub mod report;
 pub mod run;
 pub mod source;
 pub mod status;
+pub mod table;
 pub mod validation;
 
 pub use error::ReviewError;

@@ -45,6 +45,9 @@ pub const DUAL_FILE: &str = "dual.json";
 /// Questions asked of the papers: `asks/<id>/ask.json` and `answer.md`, and
 /// `asks/cache/` with each paper's answer to each question (Quire's).
 pub const ASKS_DIR: &str = "asks";
+/// The extraction table: `table/columns.json`, `table/cells/<paper>.json`,
+/// `table/corrections.json` (Quire's).
+pub const TABLE_DIR: &str = "table";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -86,6 +89,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         PROTOCOL_TEXT_FILE,
         DUAL_FILE,
         ASKS_DIR,
+        TABLE_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -21,6 +21,7 @@ mod review;
 mod review_outputs;
 mod scholar;
 mod support;
+mod table;
 mod tools;
 mod validation;
 mod workspace;

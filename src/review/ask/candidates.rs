@@ -34,7 +34,7 @@ pub fn candidates(
     scope: &Scope,
     read_all: bool,
 ) -> Result<(usize, Vec<Candidate>), ReviewError> {
-    let papers = in_scope(ws, scope)?;
+    let papers = papers_in_scope(ws, scope)?;
     let mut texts = Vec::with_capacity(papers.len());
     for paper in &papers {
         texts.push(paper_text::load(ws, &paper.id)?.unwrap_or_default());
@@ -76,7 +76,7 @@ pub fn candidates(
 }
 
 /// The readable papers of the scope.
-fn in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>, ReviewError> {
+pub fn papers_in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>, ReviewError> {
     let readable: Vec<PaperRecord> = ws
         .papers()?
         .into_iter()

@@ -106,3 +106,66 @@ pub fn composed(turns: &[Turn]) -> Option<String> {
         .collect();
     Some(sentences.join(" "))
 }
+
+/// A request to fill a paper's table cells, answered: per column, the
+/// sentence richest in the column's words as the quote, the value taken from
+/// it in the form asked for (a number in it, yes when it matches well, the
+/// option it names, or its opening words).
+pub fn table_cells(turns: &[Turn], document: &[(u32, String)]) -> Option<String> {
+    if !system_says(turns, "You extract facts from one paper's text for a table") {
+        return None;
+    }
+    let user = turns.iter().rev().find(|t| t.role == "user")?;
+    let mut cells = serde_json::Map::new();
+    let lines = user
+        .text
+        .lines()
+        .skip_while(|l| l.trim() != "Columns:")
+        .skip(1)
+        .map_while(|l| l.strip_prefix("- "));
+    for line in lines {
+        let Some((id, rest)) = line.split_once(": ") else {
+            continue;
+        };
+        let (what, form) = rest
+            .rsplit_once(" Give ")
+            .unwrap_or((rest, "a short phrase"));
+        let reading = Reading::of(document, what, &[]);
+        let Some((page, sentence)) = reading.quotes.first() else {
+            cells.insert(
+                id.to_owned(),
+                json!({"value": null, "quote": "", "page": null, "confident": false}),
+            );
+            continue;
+        };
+        let confident = reading.overlap >= 0.5;
+        let value = if form.starts_with("a number") {
+            sentence
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_ascii_digit() && c != '.'))
+                .find(|w| !w.is_empty() && w.parse::<f64>().is_ok())
+                .map(|n| json!(n))
+                .unwrap_or(json!(null))
+        } else if form.starts_with("\"yes\"") {
+            json!(if confident { "yes" } else { "no" })
+        } else if let Some(options) = form.strip_prefix("exactly one of: ") {
+            let options: Vec<&str> = options.trim_end_matches('.').split(", ").collect();
+            let lower = sentence.to_lowercase();
+            json!(
+                options
+                    .iter()
+                    .find(|o| lower.contains(&o.to_lowercase()))
+                    .or(options.last())
+                    .copied()
+            )
+        } else {
+            let words: Vec<&str> = sentence.split_whitespace().take(12).collect();
+            json!(words.join(" "))
+        };
+        cells.insert(
+            id.to_owned(),
+            json!({"value": value, "quote": sentence, "page": page, "confident": confident}),
+        );
+    }
+    Some(json!({"cells": cells}).to_string())
+}

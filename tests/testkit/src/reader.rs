@@ -41,7 +41,9 @@ pub fn answer(request: &RecordedRequest) -> (String, Vec<ScriptedCall>) {
         return crate::agent_policy::step(&turns, &tools);
     }
     if let Some(document) = latest_document(&turns) {
-        if let Some(text) = crate::ask::paper_answer(&turns, &document) {
+        if let Some(text) = crate::ask::paper_answer(&turns, &document)
+            .or_else(|| crate::ask::table_cells(&turns, &document))
+        {
             return (text, Vec::new());
         }
         let question = question_of(&turns);

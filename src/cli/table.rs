@@ -1,0 +1,256 @@
+//! `quire table`: the extraction table of a review from the command line:
+//! define its columns (or take templates), fill it with the model, show or
+//! export it, and correct or check a cell.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use quire::commands::table::{
+    ColumnsParams, CorrectParams, FillParams, table_columns, table_correct, table_fill, table_view,
+};
+use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::ask::Scope;
+use quire::review::table::{self, Column, Kind, columns};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Subcommand)]
+pub(crate) enum TableCommand {
+    /// Show, add, remove or copy the table's columns.
+    Columns(ColumnsArgs),
+    /// Fill every cell not yet read for its column as it is now.
+    Fill(FillArgs),
+    /// Print the table (text, CSV, Markdown or JSON).
+    Show(ShowArgs),
+    /// Set your own value for a cell, or check the extracted one (no value).
+    Set(SetArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct ColumnsArgs {
+    workspace: PathBuf,
+    /// Add a column of this name (with --instruction and --type).
+    #[arg(long, requires = "instruction")]
+    add: Option<String>,
+    /// What to extract for the added column.
+    #[arg(long)]
+    instruction: Option<String>,
+    /// The added column's type: text, number:UNIT, yes-no, one-of:A|B|C, list.
+    #[arg(long = "type", default_value = "text")]
+    kind: String,
+    /// Add a template: study-design, dataset, sample-size, method,
+    /// metric-and-result, limitations.
+    #[arg(long)]
+    template: Vec<String>,
+    /// Remove the column of this id.
+    #[arg(long)]
+    remove: Option<String>,
+    /// Copy the columns of another review's workspace.
+    #[arg(long)]
+    from: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct FillArgs {
+    workspace: PathBuf,
+    /// Which papers: included (default), all, or ids, comma-separated.
+    #[arg(long, default_value = "included")]
+    papers: String,
+    #[arg(long)]
+    profile: Option<String>,
+    #[arg(long)]
+    max_tokens: Option<u64>,
+    #[arg(long)]
+    max_cost: Option<f64>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ShowArgs {
+    workspace: PathBuf,
+    #[arg(long, default_value = "included")]
+    papers: String,
+    /// text, csv, markdown or json.
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+#[derive(Args)]
+pub(crate) struct SetArgs {
+    workspace: PathBuf,
+    /// A paper id, or a unique prefix of one.
+    paper: String,
+    /// The column's id.
+    column: String,
+    /// Your value; leave it out to mark the extracted value checked.
+    value: Option<String>,
+}
+
+pub(crate) async fn run(command: TableCommand) -> Result<(), CommandError> {
+    match command {
+        TableCommand::Columns(args) => columns_cmd(args).await,
+        TableCommand::Fill(args) => fill_cmd(args).await,
+        TableCommand::Show(args) => show_cmd(args).await,
+        TableCommand::Set(args) => {
+            table_correct(CorrectParams {
+                workspace: args.workspace,
+                paper: args.paper,
+                column: args.column,
+                value: args.value,
+            })
+            .await
+        }
+    }
+}
+
+async fn columns_cmd(args: ColumnsArgs) -> Result<(), CommandError> {
+    let add = match &args.add {
+        Some(name) => Some(Column::new(
+            name,
+            args.instruction.as_deref().unwrap_or(""),
+            Kind::parse(&args.kind).ok_or_else(|| {
+                CommandError::invalid(
+                    "bad_column_type",
+                    format!(
+                        "unknown column type {:?}; use text, number:UNIT, yes-no, one-of:A|B|C or list",
+                        args.kind
+                    ),
+                )
+            })?,
+        )),
+        None => None,
+    };
+    let mut shown = table_columns(ColumnsParams {
+        workspace: args.workspace.clone(),
+        add,
+        remove: args.remove.clone(),
+        from: args.from.clone(),
+        template: None,
+    })
+    .await?;
+    for template in &args.template {
+        shown = table_columns(ColumnsParams {
+            workspace: args.workspace.clone(),
+            template: Some(template.clone()),
+            ..ColumnsParams::default()
+        })
+        .await?;
+    }
+    if args.json {
+        return super::print_json(&shown);
+    }
+    if shown.is_empty() {
+        let names: Vec<String> = columns::templates().into_iter().map(|t| t.id).collect();
+        println!(
+            "No columns yet. Add one with --add, or a template: {}",
+            names.join(", ")
+        );
+    }
+    for c in &shown {
+        println!(
+            "{}  {} ({}): {}",
+            c.id,
+            c.name,
+            c.kind.instruction(),
+            c.instruction
+        );
+    }
+    Ok(())
+}
+
+fn scope_of(papers: &str) -> Scope {
+    match papers.trim() {
+        "included" => Scope::Included,
+        "all" => Scope::All,
+        ids => Scope::Papers(
+            ids.split(',')
+                .map(|i| i.trim().to_owned())
+                .filter(|i| !i.is_empty())
+                .collect(),
+        ),
+    }
+}
+
+async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let cancel = CancellationToken::new();
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\ncancelling: the cells read so far are kept; filling again resumes");
+                cancel.cancel();
+            }
+        })
+    };
+    let outcome = table_fill(
+        &ctx,
+        FillParams {
+            workspace: args.workspace,
+            scope: Some(scope_of(&args.papers)),
+            profile: args.profile,
+            max_tokens: args.max_tokens,
+            max_cost_usd: args.max_cost,
+        },
+        cancel,
+    )
+    .await;
+    ctrl_c.abort();
+    let outcome = outcome?;
+    if args.json {
+        return super::print_json(&outcome);
+    }
+    println!(
+        "{} papers: {} read now (the rest were current), {} cells filled, {} of them low-confidence",
+        outcome.papers, outcome.read, outcome.cells_filled, outcome.low_confidence
+    );
+    for (title, reason) in &outcome.failed {
+        println!("  could not read {title}: {reason}");
+    }
+    if let Some(why) = &outcome.stopped {
+        println!("stopped early ({why}); filling again resumes");
+    }
+    Ok(())
+}
+
+async fn show_cmd(args: ShowArgs) -> Result<(), CommandError> {
+    let view = table_view(args.workspace, Some(scope_of(&args.papers))).await?;
+    match args.format.as_str() {
+        "json" => super::print_json(&view),
+        "csv" => {
+            print!("{}", table::csv(&view));
+            Ok(())
+        }
+        "markdown" => {
+            print!("{}", table::markdown(&view));
+            Ok(())
+        }
+        "text" => {
+            for row in &view.rows {
+                println!("{}  {}", &row.paper[..row.paper.len().min(8)], row.title);
+                for (column, cell) in view.columns.iter().zip(&row.cells) {
+                    let mark = if cell.corrected {
+                        " (yours)"
+                    } else if cell.low_confidence && cell.value.is_some() {
+                        " (unsure)"
+                    } else {
+                        ""
+                    };
+                    println!(
+                        "    {}: {}{mark}{}",
+                        column.name,
+                        cell.value.as_deref().unwrap_or("—"),
+                        cell.page.map(|p| format!(" (p. {p})")).unwrap_or_default()
+                    );
+                }
+            }
+            Ok(())
+        }
+        other => Err(CommandError::invalid(
+            "unknown_format",
+            format!("unknown format {other:?}; use text, csv, markdown or json"),
+        )),
+    }
+}

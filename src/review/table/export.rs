@@ -1,0 +1,77 @@
+//! The extraction table as CSV and Markdown: per column its value, page and
+//! quote, the researcher's corrections in place of the extracted values.
+
+use super::TableView;
+use crate::review::report::csv_cell;
+
+/// CSV: paper, title, then value, page and quote per column, and whether
+/// the value is low-confidence.
+pub fn csv(table: &TableView) -> String {
+    let mut header = vec!["paper".to_owned(), "title".to_owned()];
+    for c in &table.columns {
+        for part in ["", " page", " quote", " low confidence"] {
+            header.push(format!("{}{part}", c.name));
+        }
+    }
+    let mut out = header
+        .iter()
+        .map(|h| csv_cell(h))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for row in &table.rows {
+        let mut cells = vec![csv_cell(&row.paper), csv_cell(&row.title)];
+        for cell in &row.cells {
+            cells.push(csv_cell(cell.value.as_deref().unwrap_or("")));
+            cells.push(cell.page.map_or_else(String::new, |p| p.to_string()));
+            cells.push(csv_cell(cell.quote.as_deref().unwrap_or("")));
+            cells.push(if cell.low_confidence { "yes" } else { "no" }.to_owned());
+        }
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Markdown: a row per paper, each cell its value with its page; the
+/// quotes follow, numbered.
+pub fn markdown(table: &TableView) -> String {
+    let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut md = String::from("| Paper |");
+    for c in &table.columns {
+        md.push_str(&format!(" {} |", escape(&c.name)));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(table.columns.len()));
+    md.push('\n');
+    let mut quotes = Vec::new();
+    for row in &table.rows {
+        md.push_str(&format!("| {} |", escape(&row.title)));
+        for cell in &row.cells {
+            let value = cell.value.as_deref().map_or("—".to_owned(), escape);
+            let mut shown = value;
+            if let (Some(page), Some(quote)) = (cell.page, &cell.quote) {
+                quotes.push(format!(
+                    "\"{}\" ({}, p. {page})",
+                    escape(quote),
+                    escape(&row.title)
+                ));
+                shown.push_str(&format!(" [{}]", quotes.len()));
+            }
+            if cell.corrected {
+                shown.push_str(" (corrected)");
+            } else if cell.low_confidence && cell.value.is_some() {
+                shown.push_str(" (unsure)");
+            }
+            md.push_str(&format!(" {shown} |"));
+        }
+        md.push('\n');
+    }
+    if !quotes.is_empty() {
+        md.push('\n');
+        for (i, q) in quotes.iter().enumerate() {
+            md.push_str(&format!("{}. {q}\n", i + 1));
+        }
+    }
+    md
+}

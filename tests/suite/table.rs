@@ -1,0 +1,267 @@
+//! The extraction table through the CLI against the scripted model server:
+//! columns from templates and the researcher's own, a fill whose every
+//! quoted cell is on its page, a new or redefined column reading only that
+//! column, corrections no fill overwrites, and the CSV export.
+
+use std::path::Path;
+
+use serde_json::Value;
+use testkit::{ScriptedServer, ServerOptions};
+
+use super::support::{dev_pdfs, folder_of, quire_command, quire_json, scripted_config};
+use quire::review::paper_text;
+use quire::workspace::{PaperId, Workspace};
+
+async fn quire(config: &Path, data: &Path, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::from(quire_command(config, data))
+        .args(args)
+        .output()
+        .await
+        .unwrap()
+}
+
+async fn quire_ok(config: &Path, data: &Path, args: &[&str]) -> String {
+    let out = quire(config, data, args).await;
+    assert!(
+        out.status.success(),
+        "quire {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The columns each table request asked for, in order of the requests.
+fn asked_columns(server: &ScriptedServer) -> Vec<Vec<String>> {
+    server
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            let turns = r.turns();
+            turns
+                .iter()
+                .any(|t| t.role == "system" && t.text.contains("for a table"))
+                .then(|| {
+                    let user = turns.iter().find(|t| t.role == "user").unwrap();
+                    user.text
+                        .lines()
+                        .skip_while(|l| l.trim() != "Columns:")
+                        .skip(1)
+                        .map_while(|l| l.strip_prefix("- "))
+                        .map(|l| l.split(':').next().unwrap().to_owned())
+                        .collect()
+                })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_read() {
+    let mut pdfs = dev_pdfs("databases", 3);
+    pdfs.extend(dev_pdfs("machine-learning", 2));
+    let folder = folder_of(&pdfs);
+    let data = tempfile::tempdir().unwrap();
+    let review = quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            "How do databases recover from crashes?",
+            "--json",
+        ],
+    );
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let (c, d) = (config.path(), data.path());
+
+    let columns: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &[
+                "table",
+                "columns",
+                &ws,
+                "--template",
+                "dataset",
+                "--template",
+                "sample-size",
+                "--add",
+                "Recovery",
+                "--instruction",
+                "How the system recovers after a crash or a failure.",
+                "--json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
+    let ids: Vec<&str> = columns
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["recovery", "dataset", "sample-size"]);
+
+    // The first fill reads every paper once, for all three columns at once.
+    let filled: Value = serde_json::from_str(
+        &quire_ok(c, d, &["table", "fill", &ws, "--papers", "all", "--json"]).await,
+    )
+    .unwrap();
+    assert_eq!(filled["papers"], 5);
+    assert_eq!(filled["read"], 5);
+    assert!(filled["cellsFilled"].as_u64().unwrap() >= 5, "{filled}");
+    let asked = asked_columns(&server);
+    assert!(asked.len() >= 5);
+    assert!(asked.iter().all(|cols| cols.len() == 3), "{asked:?}");
+
+    // Every quoted cell's quote is on its page.
+    let table: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &["table", "show", &ws, "--papers", "all", "--format", "json"],
+        )
+        .await,
+    )
+    .unwrap();
+    let workspace = Workspace::open_read_only(Path::new(&ws)).unwrap();
+    let mut quoted = 0;
+    for row in table["rows"].as_array().unwrap() {
+        let pages = paper_text::load(&workspace, &PaperId(row["paper"].as_str().unwrap().into()))
+            .unwrap()
+            .unwrap();
+        for cell in row["cells"].as_array().unwrap() {
+            let (Some(quote), Some(page)) = (cell["quote"].as_str(), cell["page"].as_u64()) else {
+                continue;
+            };
+            let words: Vec<&str> = quote.split_whitespace().take(5).collect();
+            let text = pages[page as usize - 1]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                text.contains(&words.join(" ")),
+                "{quote:?} not on p. {page}"
+            );
+            quoted += 1;
+        }
+    }
+    assert!(quoted >= 5, "{table}");
+
+    // A new column reads that column only; a redefined one, itself only.
+    let before = asked_columns(&server).len();
+    quire_ok(c, d, &["table", "columns", &ws, "--template", "method"]).await;
+    quire_ok(c, d, &["table", "fill", &ws, "--papers", "all"]).await;
+    let after: Vec<Vec<String>> = asked_columns(&server).split_off(before);
+    assert_eq!(after.len(), 5, "{after:?}");
+    assert!(after.iter().all(|cols| cols == &["method"]), "{after:?}");
+    let before = asked_columns(&server).len();
+    quire_ok(
+        c,
+        d,
+        &[
+            "table",
+            "columns",
+            &ws,
+            "--add",
+            "Recovery",
+            "--instruction",
+            "How the system restores its state after a crash.",
+        ],
+    )
+    .await;
+    quire_ok(c, d, &["table", "fill", &ws, "--papers", "all"]).await;
+    let after: Vec<Vec<String>> = asked_columns(&server).split_off(before);
+    assert!(after.iter().all(|cols| cols == &["recovery"]), "{after:?}");
+    let before = asked_columns(&server).len();
+    quire_ok(c, d, &["table", "fill", &ws, "--papers", "all"]).await;
+    assert_eq!(
+        asked_columns(&server).len(),
+        before,
+        "everything current: nothing read"
+    );
+
+    // The researcher's value stands over any fill, and the export carries it.
+    let paper = table["rows"][0]["paper"].as_str().unwrap().to_owned();
+    quire_ok(
+        c,
+        d,
+        &[
+            "table",
+            "set",
+            &ws,
+            &paper[..8],
+            "recovery",
+            "write-ahead log, ARIES-style",
+        ],
+    )
+    .await;
+    quire_ok(
+        c,
+        d,
+        &["table", "columns", &ws, "--template", "limitations"],
+    )
+    .await;
+    quire_ok(c, d, &["table", "fill", &ws, "--papers", "all"]).await;
+    let table: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &["table", "show", &ws, "--papers", "all", "--format", "json"],
+        )
+        .await,
+    )
+    .unwrap();
+    let row = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["paper"] == paper.as_str())
+        .unwrap();
+    assert_eq!(row["cells"][0]["value"], "write-ahead log, ARIES-style");
+    assert_eq!(row["cells"][0]["corrected"], true);
+    assert_eq!(row["cells"][0]["checked"], true);
+    let csv_text = quire_ok(
+        c,
+        d,
+        &["table", "show", &ws, "--papers", "all", "--format", "csv"],
+    )
+    .await;
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        &header[..6],
+        [
+            "paper",
+            "title",
+            "Recovery",
+            "Recovery page",
+            "Recovery quote",
+            "Recovery low confidence"
+        ]
+    );
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 5);
+    let mine = records.iter().find(|r| &r[0] == paper.as_str()).unwrap();
+    assert_eq!(&mine[2], "write-ahead log, ARIES-style");
+
+    // With no model configured, filling says so and changes nothing.
+    let none = tempfile::tempdir().unwrap();
+    let refused = quire(none.path(), d, &["table", "fill", &ws]).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("error["),
+        "{:?}",
+        refused
+    );
+}
