@@ -27,6 +27,10 @@ fn main() {
         "review_ask",
         "review_ask_cancel",
         "review_asks",
+        "table_view",
+        "table_columns",
+        "table_fill",
+        "table_correct",
         "ui_ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

@@ -12,16 +12,19 @@ use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, ReviewView,
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
+use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
 };
-use quire::review::ask::AskRecord;
+use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
 use quire::review::labels::Label;
 use quire::review::outputs::ExportFormat;
 use quire::review::report::prisma::Flow;
+use quire::review::table::fill::FillOutcome;
+use quire::review::table::{Column, TableView};
 use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -216,6 +219,36 @@ pub fn review_ask_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool
 #[tauri::command]
 pub async fn review_asks(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {
     asks::ask_history(workspace).await
+}
+
+/// The extraction table for the papers of `scope`.
+#[tauri::command]
+pub async fn table_view(
+    workspace: PathBuf,
+    scope: Option<Scope>,
+) -> Result<TableView, CommandError> {
+    table::table_view(workspace, scope).await
+}
+
+/// Add, remove or copy the table's columns.
+#[tauri::command]
+pub async fn table_columns(params: ColumnsParams) -> Result<Vec<Column>, CommandError> {
+    table::table_columns(params).await
+}
+
+/// Fill every cell not current for its column; one fill per review at a time.
+#[tauri::command]
+pub async fn table_fill(
+    ctx: State<'_, AppContext>,
+    params: FillParams,
+) -> Result<FillOutcome, CommandError> {
+    table::fill_from_app(&ctx, params).await
+}
+
+/// The researcher's value for a cell, or the extracted one checked.
+#[tauri::command]
+pub async fn table_correct(params: CorrectParams) -> Result<(), CommandError> {
+    table::table_correct(params).await
 }
 
 /// When this process started its window, for the start-up figure.

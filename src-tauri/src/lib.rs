@@ -41,6 +41,10 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_ask,
             commands::review_ask_cancel,
             commands::review_asks,
+            commands::table_view,
+            commands::table_columns,
+            commands::table_fill,
+            commands::table_correct,
             commands::ui_ready
         ])
 }

@@ -19,6 +19,7 @@ use super::review_view::{
     ReviewView,
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
+use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use crate::agent::{PaperPhase, RunEvent};
@@ -38,6 +39,8 @@ use crate::review::protocol::{
     Version as ProtocolVersion,
 };
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
+use crate::review::table::fill::FillOutcome;
+use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
 use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
 use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
@@ -121,6 +124,17 @@ fn generated() -> String {
         declaration::<AskCoverage>(),
         declaration::<AskRecord>(),
         declaration::<AskParams>(),
+        // The extraction table.
+        declaration::<ColumnKind>(),
+        declaration::<Column>(),
+        declaration::<Cell>(),
+        declaration::<ShownCell>(),
+        declaration::<TableRow>(),
+        declaration::<TableView>(),
+        declaration::<FillOutcome>(),
+        declaration::<ColumnsParams>(),
+        declaration::<FillParams>(),
+        declaration::<CorrectParams>(),
         // Screening validation.
         declaration::<Cutoffs>(),
         declaration::<Confusion>(),

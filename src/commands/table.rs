@@ -131,6 +131,26 @@ pub async fn table_fill(
     Ok(filled?)
 }
 
+/// Fill from the app: one fill per review at a time (held apart from its
+/// review run and its questions); app exit stops it.
+pub async fn fill_from_app(
+    ctx: &AppContext,
+    params: FillParams,
+) -> Result<FillOutcome, CommandError> {
+    let key = params.workspace.join(crate::workspace::layout::TABLE_DIR);
+    let cancel = CancellationToken::new();
+    if !ctx.claim_run(&key, cancel.clone()) {
+        return Err(CommandError::new(
+            super::ErrorKind::Busy,
+            "table_filling",
+            "the table of this review is already being filled",
+        ));
+    }
+    let filled = table_fill(ctx, params, cancel).await;
+    ctx.release_run(&key);
+    filled
+}
+
 /// The table for the papers of `scope` (default: those the review keeps).
 pub async fn table_view(
     workspace: PathBuf,

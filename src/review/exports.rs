@@ -356,6 +356,7 @@ mod tests {
             validation: &crate::review::validation::ValidationFile::default(),
             protocol: None,
             dual: None,
+            table: None,
         })
     }
 

@@ -31,15 +31,18 @@ pub enum ExportFormat {
     Ris,
     /// The PRISMA 2020 flow counts as CSV.
     Prisma,
+    /// The extraction table as CSV (value, page, quote per column).
+    Table,
 }
 
 impl ExportFormat {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Markdown,
         Self::Bibtex,
         Self::Csv,
         Self::Ris,
         Self::Prisma,
+        Self::Table,
     ];
 
     /// The file the run writes this format to, in the workspace.
@@ -50,6 +53,7 @@ impl ExportFormat {
             Self::Csv => "report.csv",
             Self::Ris => "report.ris",
             Self::Prisma => "prisma-flow.csv",
+            Self::Table => "table.csv",
         }
     }
 }
@@ -74,6 +78,9 @@ pub struct ReviewFiles {
     /// The dual reading the results were reconciled under, and how the two
     /// readings agreed.
     pub dual: Option<(DualFile, Agreement)>,
+    /// The extraction table for the papers the review keeps, when it has
+    /// columns.
+    pub table: Option<super::table::TableView>,
 }
 
 impl ReviewFiles {
@@ -131,6 +138,7 @@ impl ReviewFiles {
             }
             _ => None,
         };
+        let table = table_of(ws, &papers, &results)?;
         Ok(Self {
             task: ws.task()?,
             labels: labels_of(ws, &papers)?,
@@ -139,6 +147,7 @@ impl ReviewFiles {
             validation,
             protocol,
             dual,
+            table,
             undriven,
             spec,
             papers,
@@ -151,6 +160,10 @@ impl ReviewFiles {
     pub fn write_all(&self, ws: &Workspace, date: &str) -> Result<(), ReviewError> {
         let data = self.data(date);
         for format in ExportFormat::ALL {
+            // A review with no extraction table writes none.
+            if format == ExportFormat::Table && self.table.is_none() {
+                continue;
+            }
             let body = render(&data, format);
             ws.write(&WsPath::parse(format.file_name())?, body.as_bytes())?;
         }
@@ -197,6 +210,7 @@ impl ReviewFiles {
             undriven: &self.undriven,
             validation: &self.validation,
             protocol: self.protocol.as_ref(),
+            table: self.table.as_ref(),
             dual: self
                 .dual
                 .as_ref()
@@ -213,7 +227,36 @@ pub fn render(data: &ReportData<'_>, format: ExportFormat) -> String {
         ExportFormat::Csv => exports::csv(data),
         ExportFormat::Ris => exports::ris(data),
         ExportFormat::Prisma => report::prisma::flow_csv(data),
+        ExportFormat::Table => data.table.map(super::table::csv).unwrap_or_default(),
     }
+}
+
+/// The extraction table for the papers the review keeps (include or maybe,
+/// the researcher's label first), or every readable paper before any verdict;
+/// `None` without columns.
+fn table_of(
+    ws: &Workspace,
+    papers: &[PaperRecord],
+    results: &BTreeMap<PaperId, PaperResult>,
+) -> Result<Option<super::table::TableView>, ReviewError> {
+    if super::table::columns::load(ws)?.is_empty() {
+        return Ok(None);
+    }
+    let labels = labels_of(ws, papers)?;
+    let reviewed = !results.is_empty();
+    let kept: Vec<(PaperId, String)> = papers
+        .iter()
+        .filter(|p| p.status.is_readable())
+        .filter(|p| {
+            let verdict = labels
+                .get(&p.id)
+                .and_then(|l| l.verdict)
+                .or_else(|| results.get(&p.id).map(|r| r.verdict));
+            !reviewed || verdict.is_some_and(|v| v != Verdict::Exclude)
+        })
+        .map(|p| (p.id.clone(), report::title_of(p)))
+        .collect();
+    Ok(Some(super::table::view(ws, &kept)?))
 }
 
 /// A paper's result; `None` when it has none yet. A torn or foreign file

@@ -255,6 +255,23 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
     let mine = records.iter().find(|r| &r[0] == paper.as_str()).unwrap();
     assert_eq!(&mine[2], "write-ahead log, ARIES-style");
 
+    // The review's report and outputs carry the table.
+    let again = quire_json(
+        d,
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            "How do databases recover from crashes?",
+            "--json",
+        ],
+    );
+    assert_eq!(again["workspace"], ws.as_str());
+    let report = std::fs::read_to_string(Path::new(&ws).join("report.md")).unwrap();
+    assert!(report.contains("## Extraction table"), "{report}");
+    assert!(report.contains("write-ahead log, ARIES-style"), "{report}");
+    assert!(Path::new(&ws).join("table.csv").exists());
+
     // With no model configured, filling says so and changes nothing.
     let none = tempfile::tempdir().unwrap();
     let refused = quire(none.path(), d, &["table", "fill", &ws]).await;

@@ -43,6 +43,8 @@ pub struct ReportData<'a> {
     /// The dual reading the results were reconciled under, and how the
     /// readings agreed (agent engine).
     pub dual: Option<(&'a DualFile, &'a Agreement)>,
+    /// The extraction table of the papers the review keeps.
+    pub table: Option<&'a crate::review::table::TableView>,
 }
 
 /// PRISMA-style flow counts.
@@ -194,7 +196,7 @@ pub fn render(data: &ReportData<'_>) -> String {
     use oversight::{dual_section, protocol_section};
     use sections::*;
     use validation::validation_section;
-    let sections: [fn(&mut String, &ReportData<'_>); 12] = [
+    let sections: [fn(&mut String, &ReportData<'_>); 13] = [
         title_section,
         method_section,
         protocol_section,
@@ -203,6 +205,7 @@ pub fn render(data: &ReportData<'_>) -> String {
         flow_section,
         validation_section,
         methods::methods_section,
+        oversight::table_section,
         ranking_section,
         not_scored_section,
         unreadable_section,
@@ -359,6 +362,7 @@ pub(crate) mod tests {
             validation: &ValidationFile::default(),
             protocol: None,
             dual: None,
+            table: None,
         };
         let markdown = render(&data);
 

@@ -1,6 +1,7 @@
 //! The report's sections on how the reading was set up and checked beside
-//! the engine: the protocol the researcher approved before any paper was
-//! read, and the second, independent reading.
+//! the engine, and what was extracted: the protocol the researcher approved
+//! before any paper was read, the second, independent reading, and the
+//! extraction table.
 
 use super::sections::push;
 use super::{ReportData, inline, title_of};
@@ -139,4 +140,39 @@ pub(super) fn dual_section(md: &mut String, data: &ReportData<'_>) {
         }
     }
     push(md, "");
+}
+
+/// The extraction table of the papers the review keeps, when it has columns.
+pub(super) fn table_section(md: &mut String, data: &ReportData<'_>) {
+    let Some(table) = data.table else {
+        return;
+    };
+    push(md, "## Extraction table\n");
+    let low: usize = table
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.low_confidence && c.value.is_some() && !c.corrected)
+        .count();
+    let corrected: usize = table
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.corrected)
+        .count();
+    push(
+        md,
+        &format!(
+            "The papers the review keeps, a value per column with the quote that supports it (each checked on its page){}; {} values marked unsure, {} corrected by the researcher.\n",
+            table
+                .model
+                .as_deref()
+                .map(|m| format!(", read by {}", inline(m)))
+                .unwrap_or_default(),
+            low,
+            corrected
+        ),
+    );
+    md.push_str(&crate::review::table::markdown(table));
+    md.push('\n');
 }

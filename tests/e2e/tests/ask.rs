@@ -1,7 +1,8 @@
 //! Asking the papers in the real app under Xvfb: a review of real papers, a
 //! question answered by the scripted model server over HTTP, a citation that
-//! opens the paper at the quoted page with the quote marked, and the
-//! question kept in the history. Ignored by a plain `cargo test`, like the
+//! opens the paper at the quoted page with the quote marked, the question
+//! kept in the history; then the extraction table filled from the same
+//! papers. Ignored by a plain `cargo test`, like the
 //! other end-to-end tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -91,5 +92,37 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
     .await?;
     assert!(!marked.trim().is_empty());
     app.screenshot("ask-citation").await?;
+    app.client
+        .find(fantoccini::Locator::Css("[data-testid=pdf-viewer]"))
+        .await?
+        .send_keys("\u{E00C}") // Escape
+        .await?;
+
+    // The extraction table: a template and a column of the researcher's,
+    // filled from the same papers, each value with its page.
+    app.click("[data-testid=to-table]").await?;
+    app.select("[data-testid=column-template]", "dataset")
+        .await?;
+    app.type_into("[data-testid=column-name]", "Recovery")
+        .await?;
+    app.type_into(
+        "[data-testid=column-instruction]",
+        "How the system recovers after a crash or a failure.",
+    )
+    .await?;
+    app.click("[data-testid=column-add]").await?;
+    eventually("two columns", UI_TIMEOUT, || async {
+        let chips = app.text_contents("[data-testid=table-columns] li").await?;
+        Ok((chips.len() == 2).then_some(()))
+    })
+    .await?;
+    app.click("[data-testid=table-fill]").await?;
+    let outcome = app
+        .wait_text("[data-testid=table-outcome]", UI_TIMEOUT)
+        .await?;
+    assert!(outcome.starts_with("4 papers: 4 read now"), "{outcome}");
+    let pages = app.text_contents("[data-testid=cell-page]").await?;
+    assert!(pages.len() >= 4, "{pages:?}");
+    app.screenshot("table").await?;
     app.stop().await
 }

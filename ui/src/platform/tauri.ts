@@ -7,6 +7,9 @@ import { open, save } from "@tauri-apps/plugin-dialog";
 
 import type {
   AskRecord,
+  Column,
+  FillOutcome,
+  TableView,
   Estimate,
   ExportFormat,
   ExportWritten,
@@ -34,6 +37,7 @@ const EXPORT_FILTERS: Record<ExportFormat, { name: string; extensions: string[] 
   csv: { name: "CSV", extensions: ["csv"] },
   ris: { name: "RIS", extensions: ["ris"] },
   prisma: { name: "PRISMA flow counts (CSV)", extensions: ["csv"] },
+  table: { name: "Extraction table (CSV)", extensions: ["csv"] },
 };
 
 /** Emitted by the shell after a workspace is created or reopened. */
@@ -123,6 +127,10 @@ export const tauriPlatform: Platform = {
   askPapers: (params) => call<AskRecord>("review_ask", { params }),
   cancelAsk: (workspace) => call<boolean>("review_ask_cancel", { workspace }),
   askHistory: (workspace) => call<AskRecord[]>("review_asks", { workspace }),
+  table: (workspace, scope) => call<TableView>("table_view", { workspace, scope }),
+  tableColumns: (params) => call<Column[]>("table_columns", { params }),
+  fillTable: (params) => call<FillOutcome>("table_fill", { params }),
+  correctCell: (params) => call<null>("table_correct", { params }).then(() => undefined),
 
   async exportReview(workspace, format, suggestedName) {
     const filter = EXPORT_FILTERS[format];

@@ -4,6 +4,13 @@
 import type {
   AskParams,
   AskRecord,
+  AskScope,
+  Column,
+  ColumnsParams,
+  CorrectParams,
+  FillOutcome,
+  FillParams,
+  TableView,
   ErrorKind,
   LabelParams,
   MetaSetParams,
@@ -106,6 +113,14 @@ export interface Platform {
   cancelAsk(workspace: string): Promise<boolean>;
   /** The questions asked of the review, newest first. */
   askHistory(workspace: string): Promise<AskRecord[]>;
+  /** The extraction table for the papers of `scope`. */
+  table(workspace: string, scope: AskScope): Promise<TableView>;
+  /** Add, remove or copy the table's columns; returns them as they now are. */
+  tableColumns(params: ColumnsParams): Promise<Column[]>;
+  /** Read every cell not current for its column as it is now. */
+  fillTable(params: FillParams): Promise<FillOutcome>;
+  /** The researcher's value for a cell, or, with no value, the extracted one checked. */
+  correctCell(params: CorrectParams): Promise<void>;
   /** The review's PRISMA 2020 flow counts, as its report states them. */
   reviewFlow(workspace: string): Promise<Flow>;
   /** Ask where to save and write the export; null when the user cancels. */

@@ -5,6 +5,13 @@
 import {
   type AskParams,
   type AskRecord,
+  type Column,
+  type ColumnsParams,
+  type CorrectParams,
+  type FillOutcome,
+  type FillParams,
+  type ShownCell,
+  type TableView,
   type DragDropEvent,
   type Estimate,
   type ExportFormat,
@@ -592,6 +599,88 @@ export class FakePlatform implements Platform {
 
   askHistory(root: string): Promise<AskRecord[]> {
     return Promise.resolve(structuredClone(this.asks.get(root) ?? []));
+  }
+
+  /** Each review's table columns and cells (paper → column → cell). */
+  tableCols = new Map<string, Column[]>();
+  tableCells = new Map<string, Map<string, Map<string, ShownCell>>>();
+  fills: FillParams[] = [];
+
+  table(root: string): Promise<TableView> {
+    const view = this.review(root);
+    const columns = this.tableCols.get(root) ?? [];
+    const cells = this.tableCells.get(root) ?? new Map<string, Map<string, ShownCell>>();
+    const empty: ShownCell = { value: null, page: null, quote: null, lowConfidence: true, reason: null, corrected: false, checked: false, stale: true };
+    return Promise.resolve({
+      columns: structuredClone(columns),
+      rows: view.papers.map((p) => ({
+        paper: p.id,
+        title: p.title ?? p.file,
+        cells: columns.map((c) => structuredClone(cells.get(p.id)?.get(c.id) ?? empty)),
+      })),
+      model: cells.size > 0 ? "fake-model" : null,
+    });
+  }
+
+  /** Like the core: a column's id is its name's slug; templates by id. */
+  tableColumns(params: ColumnsParams): Promise<Column[]> {
+    const columns = this.tableCols.get(params.workspace) ?? [];
+    const slug = (name: string) => name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+    const add = (c: Column) => {
+      const at = columns.findIndex((x) => x.id === c.id);
+      if (at >= 0) columns[at] = c;
+      else columns.push(c);
+    };
+    if (params.template != null) add({ id: params.template, name: params.template.replace(/-/g, " "), instruction: `The ${params.template}.`, kind: { kind: "text" } });
+    if (params.add != null) add({ ...params.add, id: slug(params.add.name) });
+    const kept = params.remove == null ? columns : columns.filter((c) => c.id !== params.remove);
+    this.tableCols.set(params.workspace, kept);
+    return Promise.resolve(structuredClone(kept));
+  }
+
+  /** Like the core: each paper's missing cells read, the second paper's unsure. */
+  fillTable(params: FillParams): Promise<FillOutcome> {
+    this.fills.push(params);
+    const view = this.review(params.workspace);
+    const columns = this.tableCols.get(params.workspace) ?? [];
+    const cells = this.tableCells.get(params.workspace) ?? new Map<string, Map<string, ShownCell>>();
+    let filled = 0;
+    let unsure = 0;
+    view.papers.forEach((p, i) => {
+      const row = cells.get(p.id) ?? new Map<string, ShownCell>();
+      for (const c of columns) {
+        if (row.has(c.id)) continue;
+        filled += 1;
+        if (i === 1) unsure += 1;
+        row.set(c.id, {
+          value: `${c.name} of ${p.title ?? p.file}`,
+          page: 2,
+          quote: `The ${c.name.toLowerCase()} is stated here.`,
+          lowConfidence: i === 1,
+          reason: i === 1 ? "the reader was not sure" : null,
+          corrected: false,
+          checked: false,
+          stale: false,
+        });
+      }
+      cells.set(p.id, row);
+    });
+    this.tableCells.set(params.workspace, cells);
+    return Promise.resolve({ papers: view.papers.length, read: view.papers.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null });
+  }
+
+  correctCell(params: CorrectParams): Promise<void> {
+    const cell = this.tableCells.get(params.workspace)?.get(params.paper)?.get(params.column);
+    if (cell === undefined) return Promise.reject(new QuireError("invalid_input", "column_not_found", `no column ${params.column}`));
+    if (params.value != null) {
+      cell.value = params.value;
+      cell.corrected = true;
+      cell.page = null;
+      cell.quote = null;
+    }
+    cell.checked = true;
+    cell.lowConfidence = false;
+    return Promise.resolve();
   }
 
   /** Like the core's flow, from the rows: the label decides over the verdict. */

@@ -238,6 +238,65 @@ describe("asking the papers", () => {
   });
 });
 
+describe("the extraction table", () => {
+  it("fills the columns defined, opens a value's quote, and keeps the researcher's correction", async () => {
+    await runToResults();
+    await click("[data-testid=to-table]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=table]")).not.toBeNull();
+    });
+    await act(() => {
+      const template = $("[data-testid=column-template]") as HTMLSelectElement;
+      template.value = "dataset";
+      template.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await settle();
+    await type("[data-testid=column-name]", "Recovery time");
+    await type("[data-testid=column-instruction]", "The recovery time they measure.");
+    await act(() => {
+      const kind = $("[data-testid=column-type]") as HTMLSelectElement;
+      kind.value = "number";
+      kind.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await type("[aria-label=Unit]", "s");
+    await click("[data-testid=column-add]");
+    expect(platform.tableCols.get(ROOT)?.map((c) => [c.id, c.kind])).toEqual([
+      ["dataset", { kind: "text" }],
+      ["recovery-time", { kind: "number", unit: "s" }],
+    ]);
+    await click("[data-testid=table-fill]");
+    expect($("[data-testid=table-outcome]")?.textContent).toBe("3 papers: 3 read now, 6 cells filled, 2 of them unsure");
+    expect(all("[data-testid=table-row]")).toHaveLength(3);
+    await click("[data-testid=only-unsure]");
+    expect(all("[data-testid=table-row]")).toHaveLength(1);
+    await click("[data-testid=only-unsure]");
+
+    // A value's page opens the paper there, the quote marked.
+    await act(() => {
+      (all("[data-testid=cell-page]")[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pdf-viewer]")).not.toBeNull();
+    await act(() => {
+      ($("[data-testid=pdf-viewer] button[aria-label=Close], [data-testid=pdf-viewer] .modal__close") as HTMLElement | null)?.click();
+    });
+
+    // The researcher's value replaces the extracted one, marked as theirs.
+    const edit = all("button").find((b) => b.getAttribute("aria-label") === "Correct Recovery time") as HTMLButtonElement;
+    await act(() => {
+      edit.click();
+    });
+    await type("[data-testid=cell-input]", "42 s");
+    await act(() => {
+      ($("[data-testid=cell-input]") as HTMLInputElement).form?.requestSubmit();
+    });
+    await settle();
+    const first = all("[data-testid=table-row]")[0]?.textContent ?? "";
+    expect(first).toContain("42 s (yours)");
+    expect(platform.tableCells.get(ROOT)?.get("p1")?.get("recovery-time")).toMatchObject({ value: "42 s", corrected: true, checked: true });
+  });
+});
+
 describe("a dual-read review", () => {
   it("queues the papers whose readings disagree and shows both readings", async () => {
     await openReview();

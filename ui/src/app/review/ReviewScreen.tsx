@@ -18,6 +18,7 @@ import { AskPanel } from "./AskPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
+import { TablePanel } from "./TablePanel";
 import { ValidationPanel } from "./ValidationPanel";
 import { count } from "./format";
 import { isOver } from "./runView";
@@ -35,7 +36,7 @@ export interface ReviewScreenProps {
   onBack: () => void;
 }
 
-type Panel = "auto" | "setup" | "run" | "results" | "validation" | "ask";
+type Panel = "auto" | "setup" | "run" | "results" | "validation" | "ask" | "table";
 
 /** How often the screen re-reads a run it did not start (after a reload). */
 const POLL_MS = 2000;
@@ -183,6 +184,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       );
     } else if (shown === "ask") {
       body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
+    } else if (shown === "table") {
+      body = <TablePanel platform={platform} workspace={root} />;
     } else if (shown === "validation") {
       body = (
         <ValidationPanel
@@ -258,6 +261,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 }}
               >
                 Ask
+              </button>
+            )}
+            {view.state !== "new" && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="to-table"
+                onClick={() => {
+                  setPanel("table");
+                }}
+              >
+                Table
               </button>
             )}
             {scoredCount > 0 && !running && (

@@ -435,7 +435,7 @@ authors?: Array<string> | null, year?: number | null, doi?: string | null, arxiv
 /**
  * The formats a review can be exported in.
  */
-export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris" | "prisma";
+export type ExportFormat = "markdown" | "bibtex" | "csv" | "ris" | "prisma" | "table";
 
 /**
  * A reason for a document that could not be read, and how many.
@@ -585,6 +585,130 @@ profile?: string | null,
  * No model: the best-matching passages, not an answer.
  */
 offline: boolean, maxTokens?: number | null, maxCostUsd?: number | null, };
+
+/**
+ * What a cell holds.
+ */
+export type ColumnKind = { "kind": "text" } | { "kind": "number", unit: string, } | { "kind": "yes_no" } | { "kind": "one_of", options: Array<string>, } | { "kind": "list" };
+
+/**
+ * One column.
+ */
+export type Column = { 
+/**
+ * A slug of the name, unique in the table.
+ */
+id: string, name: string, 
+/**
+ * What to extract, for the reader.
+ */
+instruction: string, kind: ColumnKind, };
+
+/**
+ * One cell as extracted.
+ */
+export type Cell = { value: string | null, quote: string | null, page: number | null, lowConfidence: boolean, 
+/**
+ * Why it is low-confidence, in words.
+ */
+reason: string | null, 
+/**
+ * What the cell was read for: the column's definition, the model, the
+ * prompt version.
+ */
+definition: string, model: string, promptVersion: string, at: string, };
+
+/**
+ * One cell as the table shows it.
+ */
+export type ShownCell = { value: string | null, page: number | null, quote: string | null, lowConfidence: boolean, reason: string | null, 
+/**
+ * The researcher's value replaces the extracted one.
+ */
+corrected: boolean, 
+/**
+ * The researcher checked it.
+ */
+checked: boolean, 
+/**
+ * Not read yet for the column as it is now.
+ */
+stale: boolean, };
+
+/**
+ * One paper's row.
+ */
+export type TableRow = { paper: string, title: string, 
+/**
+ * In the columns' order.
+ */
+cells: Array<ShownCell>, };
+
+/**
+ * The whole table for some papers.
+ */
+export type TableView = { columns: Array<Column>, rows: Array<TableRow>, 
+/**
+ * The model whose cells are current (the latest fill's); `None` before any.
+ */
+model: string | null, };
+
+/**
+ * How a fill went.
+ */
+export type FillOutcome = { papers: number, 
+/**
+ * Papers read in this fill (the rest were current).
+ */
+read: number, cellsFilled: number, 
+/**
+ * Cells with a value, flagged low-confidence.
+ */
+lowConfidence: number, 
+/**
+ * Papers whose reading failed, with the reason.
+ */
+failed: Array<[string, string]>, 
+/**
+ * Why the fill stopped early (cancelled, a cap), when it did.
+ */
+stopped: string | null, };
+
+/**
+ * A change to the table's columns; what is not given is left as it is.
+ */
+export type ColumnsParams = { workspace: string, 
+/**
+ * Add (or replace, by id) this column.
+ */
+add?: Column | null, 
+/**
+ * Add the template of this name (or id).
+ */
+template?: string | null, 
+/**
+ * Remove the column of this id.
+ */
+remove?: string | null, 
+/**
+ * Copy the columns of another review's workspace.
+ */
+from?: string | null, };
+
+/**
+ * Filling the table.
+ */
+export type FillParams = { workspace: string, scope?: AskScope | null, profile?: string | null, maxTokens?: number | null, maxCostUsd?: number | null, };
+
+/**
+ * The researcher's value for a cell (or, with `None`, the extracted value
+ * checked); no fill overwrites it.
+ */
+export type CorrectParams = { workspace: string, 
+/**
+ * A paper id, or a unique prefix of one.
+ */
+paper: string, column: string, value?: string | null, };
 
 /**
  * The score cut-offs that turn a 0-10 score into a verdict.

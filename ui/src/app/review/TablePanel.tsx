@@ -1,0 +1,327 @@
+// The extraction table: columns the researcher defines or picks from
+// templates, filled from every paper the review keeps, each value with the
+// quote that supports it; a page link opens the paper there with the quote
+// marked. Cells are sortable and filterable; the researcher corrects a value
+// or checks it, and no fill overwrites that.
+
+import { useEffect, useState } from "preact/hooks";
+
+import { type ColumnKind, type Platform, QuireError, type ShownCell, type TableView } from "../../platform";
+import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { count } from "./format";
+
+const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
+
+/** A column type from the form's fields. */
+function kindOf(type: string, extra: string): ColumnKind | null {
+  switch (type) {
+    case "number":
+      return { kind: "number", unit: extra.trim() };
+    case "yes_no":
+      return { kind: "yes_no" };
+    case "one_of": {
+      const options = extra.split("|").map((o) => o.trim()).filter(Boolean);
+      return options.length >= 2 ? { kind: "one_of", options } : null;
+    }
+    case "list":
+      return { kind: "list" };
+    default:
+      return { kind: "text" };
+  }
+}
+
+/** Sort key of a cell: numbers as numbers, the rest as text, empty last. */
+function sortKey(cell: ShownCell | undefined): number | string | null {
+  const v = cell?.value ?? null;
+  if (v === null) return null;
+  const n = Number.parseFloat(v);
+  return Number.isFinite(n) && /^\s*-?\d/.test(v) ? n : v.toLowerCase();
+}
+
+export function TablePanel({ platform, workspace }: { platform: Platform; workspace: string }) {
+  const [table, setTable] = useState<TableView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [instruction, setInstruction] = useState("");
+  const [type, setType] = useState("text");
+  const [extra, setExtra] = useState("");
+  const [filter, setFilter] = useState("");
+  const [onlyUnsure, setOnlyUnsure] = useState(false);
+  const [sort, setSort] = useState<{ column: number; descending: boolean } | null>(null);
+  const [editing, setEditing] = useState<{ paper: string; column: string; value: string } | null>(null);
+  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+
+  const load = () =>
+    platform.table(workspace, { kind: "included" }).then(setTable, (raw: unknown) => {
+      setError(QuireError.from(raw).describe());
+    });
+
+  useEffect(() => {
+    void load();
+    // `load` closes over the workspace only.
+  }, [platform, workspace]);
+
+  const act = async (work: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await work();
+      await load();
+    } catch (raw) {
+      setError(QuireError.from(raw).describe());
+    }
+  };
+
+  const addColumn = () =>
+    act(async () => {
+      const kind = kindOf(type, extra);
+      if (kind === null) throw new QuireError("invalid_input", "bad_column", "a one-of column needs at least two options, separated by |");
+      await platform.tableColumns({ workspace, add: { id: "", name, instruction, kind } });
+      setName("");
+      setInstruction("");
+      setExtra("");
+    });
+
+  const fill = async () => {
+    setBusy(true);
+    setOutcome(null);
+    await act(async () => {
+      const o = await platform.fillTable({ workspace, scope: { kind: "included" } });
+      setOutcome(
+        `${count(o.papers)} papers: ${count(o.read)} read now, ${count(o.cellsFilled)} cells filled, ${count(o.lowConfidence)} of them unsure` +
+          (o.failed.length > 0 ? `; ${count(o.failed.length)} papers could not be read` : "") +
+          (o.stopped === null ? "" : `; stopped early (${o.stopped}), filling again resumes`),
+      );
+    });
+    setBusy(false);
+  };
+
+  const columns = table?.columns ?? [];
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  let rows = (table?.rows ?? []).filter(
+    (r) =>
+      (!onlyUnsure || r.cells.some((c) => c.lowConfidence && c.value !== null)) &&
+      words.every((w) => [r.title, ...r.cells.map((c) => c.value ?? "")].join(" ").toLowerCase().includes(w)),
+  );
+  if (sort !== null) {
+    const sign = sort.descending ? -1 : 1;
+    rows = [...rows].sort((a, b) => {
+      const [x, y] = [sortKey(a.cells[sort.column]), sortKey(b.cells[sort.column])];
+      if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+      return (x < y ? -1 : x > y ? 1 : 0) * sign;
+    });
+  }
+
+  return (
+    <section class="table-screen" data-testid="table" aria-label="Extraction table">
+      <div class="table-screen__columns">
+        <h2 class="section-title">
+          Columns <span class="section-title__note">what to extract from every paper the review keeps</span>
+        </h2>
+        <ul class="chips" data-testid="table-columns">
+          {columns.map((c) => (
+            <li key={c.id} class="chip" title={c.instruction}>
+              {c.name}
+              <button type="button" class="chip__remove" aria-label={`Remove ${c.name}`} onClick={() => void act(() => platform.tableColumns({ workspace, remove: c.id }))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+        <form
+          class="table-screen__add"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void addColumn();
+          }}
+        >
+          <input class="field__input" data-testid="column-name" aria-label="Column name" placeholder="Name" value={name} onInput={(e) => { setName(e.currentTarget.value); }} />
+          <input
+            class="field__input table-screen__instruction"
+            data-testid="column-instruction"
+            aria-label="What to extract"
+            placeholder="What to extract, e.g. the recovery time they measure"
+            value={instruction}
+            onInput={(e) => { setInstruction(e.currentTarget.value); }}
+          />
+          <select class="field__input" aria-label="Type" data-testid="column-type" value={type} onChange={(e) => { setType(e.currentTarget.value); }}>
+            <option value="text">text</option>
+            <option value="number">number</option>
+            <option value="yes_no">yes / no</option>
+            <option value="one_of">one of</option>
+            <option value="list">list</option>
+          </select>
+          {(type === "number" || type === "one_of") && (
+            <input
+              class="field__input"
+              aria-label={type === "number" ? "Unit" : "Options, separated by |"}
+              placeholder={type === "number" ? "unit" : "a | b | c"}
+              value={extra}
+              onInput={(e) => { setExtra(e.currentTarget.value); }}
+            />
+          )}
+          <button type="submit" class="button" data-testid="column-add" disabled={name.trim() === "" || instruction.trim() === ""}>
+            Add column
+          </button>
+          <select
+            class="field__input"
+            aria-label="Add a template"
+            data-testid="column-template"
+            value=""
+            onChange={(e) => {
+              const template = e.currentTarget.value;
+              if (template !== "") void act(() => platform.tableColumns({ workspace, template }));
+            }}
+          >
+            <option value="">Add a template…</option>
+            {TEMPLATES.map((t) => (
+              <option key={t} value={t}>
+                {t.replace(/-/g, " ")}
+              </option>
+            ))}
+          </select>
+        </form>
+      </div>
+      <div class="table-screen__toolbar">
+        <input class="field__input" type="search" aria-label="Filter the table" placeholder="Filter by title or value…" value={filter} onInput={(e) => { setFilter(e.currentTarget.value); }} />
+        <label class="pilot__choice">
+          <input type="checkbox" data-testid="only-unsure" checked={onlyUnsure} onChange={(e) => { setOnlyUnsure(e.currentTarget.checked); }} />
+          <span>only rows with unsure values</span>
+        </label>
+        <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0} onClick={() => void fill()}>
+          {busy ? "Reading the papers…" : "Fill the table"}
+        </button>
+        <button
+          type="button"
+          class="button"
+          disabled={columns.length === 0}
+          onClick={() =>
+            void act(async () => {
+              const written = await platform.exportReview(workspace, "table", "extraction-table");
+              if (written !== null) setOutcome(`Saved ${written.path}`);
+            })
+          }
+        >
+          Export CSV
+        </button>
+      </div>
+      {outcome !== null && (
+        <p class="muted" role="status" data-testid="table-outcome">
+          {outcome}
+        </p>
+      )}
+      {error !== null && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {columns.length === 0 ? (
+        <p class="muted">No columns yet: add one, or pick a template, then fill the table.</p>
+      ) : (
+        <div class="table-screen__scroll">
+          <table class="extraction" data-testid="extraction">
+            <thead>
+              <tr>
+                <th>Paper</th>
+                {columns.map((c, i) => (
+                  <th key={c.id} aria-sort={sort?.column === i ? (sort.descending ? "descending" : "ascending") : "none"}>
+                    <button
+                      type="button"
+                      class="link-button"
+                      onClick={() => {
+                        setSort((s) => (s?.column === i ? { column: i, descending: !s.descending } : { column: i, descending: false }));
+                      }}
+                    >
+                      {c.name}
+                    </button>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.paper} data-testid="table-row">
+                  <th scope="row">{row.title}</th>
+                  {row.cells.map((cell, i) => {
+                    const column = columns[i];
+                    if (column === undefined) return null;
+                    const here = editing?.paper === row.paper && editing.column === column.id;
+                    return (
+                      <td key={column.id} class={cell.lowConfidence && cell.value !== null ? "cell cell--unsure" : "cell"} title={cell.reason ?? undefined} data-testid="table-cell">
+                        {here ? (
+                          <form
+                            onSubmit={(e) => {
+                              e.preventDefault();
+                              const value = editing.value;
+                              setEditing(null);
+                              void act(() => platform.correctCell({ workspace, paper: row.paper, column: column.id, value }));
+                            }}
+                          >
+                            <input
+                              class="field__input"
+                              aria-label={`Your value for ${column.name}`}
+                              data-testid="cell-input"
+                              value={editing.value}
+                              onInput={(e) => {
+                                setEditing({ ...editing, value: e.currentTarget.value });
+                              }}
+                            />
+                          </form>
+                        ) : (
+                          <>
+                            <span class="cell__value">{cell.value ?? "—"}</span>
+                            {cell.corrected && <span class="cell__mark"> (yours)</span>}
+                            {cell.page !== null && cell.quote !== null && (
+                              <button
+                                type="button"
+                                class="link-button cell__page"
+                                data-testid="cell-page"
+                                title={`“${cell.quote}”`}
+                                onClick={() => {
+                                  setViewing({ workspace, paper: row.paper, title: row.title, page: cell.page ?? 1, quote: cell.quote ?? "" });
+                                }}
+                              >
+                                p. {cell.page}
+                              </button>
+                            )}
+                            <span class="cell__actions">
+                              <button type="button" class="link-button" aria-label={`Correct ${column.name}`} onClick={() => { setEditing({ paper: row.paper, column: column.id, value: cell.value ?? "" }); }}>
+                                edit
+                              </button>
+                              {!cell.checked && cell.value !== null && (
+                                <button
+                                  type="button"
+                                  class="link-button"
+                                  data-testid="cell-check"
+                                  aria-label={`Mark ${column.name} checked`}
+                                  onClick={() => void act(() => platform.correctCell({ workspace, paper: row.paper, column: column.id }))}
+                                >
+                                  check
+                                </button>
+                              )}
+                              {cell.checked && <span title="Checked by you">✓</span>}
+                            </span>
+                          </>
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {viewing !== null && (
+        <PdfViewer
+          platform={platform}
+          target={viewing}
+          onClose={() => {
+            setViewing(null);
+          }}
+        />
+      )}
+    </section>
+  );
+}
