@@ -11,7 +11,6 @@ use quire::commands::asks::{AskParams, ask_history, ask_papers};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::run::Progress;
 use quire::review::ask::{self, Scope, Status};
-use tokio_util::sync::CancellationToken;
 
 #[derive(Args)]
 pub(crate) struct AskPapersArgs {
@@ -52,31 +51,10 @@ pub(crate) struct AsksArgs {
     json: bool,
 }
 
-fn scope_of(papers: &str) -> Scope {
-    match papers.trim() {
-        "included" => Scope::Included,
-        "all" => Scope::All,
-        ids => Scope::Papers(
-            ids.split(',')
-                .map(|id| id.trim().to_owned())
-                .filter(|id| !id.is_empty())
-                .collect(),
-        ),
-    }
-}
-
 pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
-    let cancel = CancellationToken::new();
-    let ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ncancelling: the papers read so far are kept; asking again resumes");
-                cancel.cancel();
-            }
-        })
-    };
+    let (cancel, ctrl_c) =
+        super::cancel_on_ctrl_c("the papers read so far are kept; asking again resumes");
     let shown = !args.json && std::io::stderr().is_terminal();
     let progress: Arc<dyn Fn(Progress) + Send + Sync> = Arc::new(move |p| {
         if !shown {
@@ -98,7 +76,7 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
         AskParams {
             workspace: args.workspace,
             question: args.question,
-            scope: Some(scope_of(&args.papers)),
+            scope: Some(Scope::parse(&args.papers)),
             read_all: args.read_all,
             profile: args.profile,
             offline: args.offline,

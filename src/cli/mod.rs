@@ -196,6 +196,25 @@ async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
     Ok(())
 }
 
+/// A token Ctrl-C cancels, saying `what` is kept; abort the task once the
+/// work is done.
+pub(crate) fn cancel_on_ctrl_c(
+    what: &'static str,
+) -> (
+    tokio_util::sync::CancellationToken,
+    tokio::task::JoinHandle<()>,
+) {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let token = cancel.clone();
+    let task = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ncancelling: {what}");
+            token.cancel();
+        }
+    });
+    (cancel, task)
+}
+
 pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;

@@ -11,7 +11,6 @@ use quire::commands::table::{
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::Scope;
 use quire::review::table::{self, Column, Kind, columns};
-use tokio_util::sync::CancellationToken;
 
 #[derive(Subcommand)]
 pub(crate) enum TableCommand {
@@ -160,36 +159,15 @@ async fn columns_cmd(args: ColumnsArgs) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn scope_of(papers: &str) -> Scope {
-    match papers.trim() {
-        "included" => Scope::Included,
-        "all" => Scope::All,
-        ids => Scope::Papers(
-            ids.split(',')
-                .map(|i| i.trim().to_owned())
-                .filter(|i| !i.is_empty())
-                .collect(),
-        ),
-    }
-}
-
 async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
-    let cancel = CancellationToken::new();
-    let ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ncancelling: the cells read so far are kept; filling again resumes");
-                cancel.cancel();
-            }
-        })
-    };
+    let (cancel, ctrl_c) =
+        super::cancel_on_ctrl_c("the cells read so far are kept; filling again resumes");
     let outcome = table_fill(
         &ctx,
         FillParams {
             workspace: args.workspace,
-            scope: Some(scope_of(&args.papers)),
+            scope: Some(Scope::parse(&args.papers)),
             profile: args.profile,
             max_tokens: args.max_tokens,
             max_cost_usd: args.max_cost,
@@ -216,7 +194,7 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
 }
 
 async fn show_cmd(args: ShowArgs) -> Result<(), CommandError> {
-    let view = table_view(args.workspace, Some(scope_of(&args.papers))).await?;
+    let view = table_view(args.workspace, Some(Scope::parse(&args.papers))).await?;
     match args.format.as_str() {
         "json" => super::print_json(&view),
         "csv" => {

@@ -130,17 +130,14 @@ pub fn ask_key(workspace: &std::path::Path) -> PathBuf {
 /// [`ask_cancel`].
 pub async fn ask_from_app(ctx: &AppContext, params: AskParams) -> Result<AskRecord, CommandError> {
     let key = ask_key(&params.workspace);
-    let cancel = CancellationToken::new();
-    if !ctx.claim_run(&key, cancel.clone()) {
-        return Err(CommandError::new(
-            ErrorKind::Busy,
-            "ask_running",
-            "a question is already being answered for this review",
-        ));
-    }
-    let asked = ask_papers(ctx, params, cancel, Arc::new(|_| {})).await;
-    ctx.release_run(&key);
-    asked
+    let busy = (
+        "ask_running",
+        "a question is already being answered for this review",
+    );
+    ctx.held(&key, busy, |cancel| {
+        ask_papers(ctx, params, cancel, Arc::new(|_| {}))
+    })
+    .await
 }
 
 /// Stop the question being answered for `workspace`; false when none is.

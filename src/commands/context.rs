@@ -155,6 +155,27 @@ impl AppContext {
         true
     }
 
+    /// Run `work` with a cancellation token held under `key` (one at a time
+    /// per key, stopped with the app's other runs); `busy` when one is
+    /// already held there.
+    pub(crate) async fn held<T, F>(
+        &self,
+        key: &Path,
+        busy: (&str, &str),
+        work: impl FnOnce(CancellationToken) -> F,
+    ) -> Result<T, CommandError>
+    where
+        F: std::future::Future<Output = Result<T, CommandError>>,
+    {
+        let cancel = CancellationToken::new();
+        if !self.claim_run(key, cancel.clone()) {
+            return Err(CommandError::new(super::ErrorKind::Busy, busy.0, busy.1));
+        }
+        let done = work(cancel).await;
+        self.release_run(key);
+        done
+    }
+
     pub(crate) fn release_run(&self, root: &Path) {
         let (runs, ended) = &*self.runs;
         runs.lock()

@@ -138,17 +138,12 @@ pub async fn fill_from_app(
     params: FillParams,
 ) -> Result<FillOutcome, CommandError> {
     let key = params.workspace.join(crate::workspace::layout::TABLE_DIR);
-    let cancel = CancellationToken::new();
-    if !ctx.claim_run(&key, cancel.clone()) {
-        return Err(CommandError::new(
-            super::ErrorKind::Busy,
-            "table_filling",
-            "the table of this review is already being filled",
-        ));
-    }
-    let filled = table_fill(ctx, params, cancel).await;
-    ctx.release_run(&key);
-    filled
+    let busy = (
+        "table_filling",
+        "the table of this review is already being filled",
+    );
+    ctx.held(&key, busy, |cancel| table_fill(ctx, params, cancel))
+        .await
 }
 
 /// The table for the papers of `scope` (default: those the review keeps).

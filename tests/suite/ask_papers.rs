@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::{dev_pdfs, folder_of, quire_command, quire_json, scripted_config};
+use super::support::{dev_pdfs, folder_of, quire_await, quire_json, scripted_config};
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
 
@@ -18,13 +18,10 @@ const QUESTION: &str =
 /// `quire ask-papers ... --json`, awaited: the scripted server shares the
 /// test's runtime, so the call must not block it.
 async fn ask(config: &Path, data: &Path, args: &[&str]) -> Value {
-    let out = tokio::process::Command::from(quire_command(config, data))
-        .arg("ask-papers")
-        .args(args)
-        .arg("--json")
-        .output()
-        .await
-        .unwrap();
+    let mut full = vec!["ask-papers"];
+    full.extend_from_slice(args);
+    full.push("--json");
+    let out = quire_await(config, data, &full).await;
     assert!(
         out.status.success(),
         "{}",
@@ -185,11 +182,7 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
         "{unasked}"
     );
 
-    let history = tokio::process::Command::from(quire_command(config.path(), data.path()))
-        .args(["asks", &ws, "--json"])
-        .output()
-        .await
-        .unwrap();
+    let history = quire_await(config.path(), data.path(), &["asks", &ws, "--json"]).await;
     let history: Value = serde_json::from_slice(&history.stdout).unwrap();
     let questions: Vec<&str> = history
         .as_array()

@@ -166,6 +166,16 @@ pub fn quire_command(config: &Path, data: &Path) -> std::process::Command {
     command
 }
 
+/// `quire ARGS...` as [`quire_command`] runs it, awaited: a scripted server
+/// on the test's runtime must not be blocked by the wait.
+pub async fn quire_await(config: &Path, data: &Path, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::from(quire_command(config, data))
+        .args(args)
+        .output()
+        .await
+        .unwrap()
+}
+
 /// `quire review FOLDER --question Q --engine agent --approve EXTRA...`, as
 /// [`quire_command`] runs it: the drafted protocol approved as it stands.
 pub async fn quire_review(

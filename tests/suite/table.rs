@@ -8,20 +8,12 @@ use std::path::Path;
 use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::{dev_pdfs, folder_of, quire_command, quire_json, scripted_config};
+use super::support::{dev_pdfs, folder_of, quire_await, quire_json, scripted_config};
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
 
-async fn quire(config: &Path, data: &Path, args: &[&str]) -> std::process::Output {
-    tokio::process::Command::from(quire_command(config, data))
-        .args(args)
-        .output()
-        .await
-        .unwrap()
-}
-
 async fn quire_ok(config: &Path, data: &Path, args: &[&str]) -> String {
-    let out = quire(config, data, args).await;
+    let out = quire_await(config, data, args).await;
     assert!(
         out.status.success(),
         "quire {args:?}: {}",
@@ -274,7 +266,7 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
 
     // With no model configured, filling says so and changes nothing.
     let none = tempfile::tempdir().unwrap();
-    let refused = quire(none.path(), d, &["table", "fill", &ws]).await;
+    let refused = quire_await(none.path(), d, &["table", "fill", &ws]).await;
     assert!(!refused.status.success());
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("error["),

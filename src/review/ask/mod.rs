@@ -44,6 +44,20 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// `included`, `all`, or paper ids (or unique prefixes), comma-separated.
+    pub fn parse(text: &str) -> Self {
+        match text.trim() {
+            "included" => Self::Included,
+            "all" => Self::All,
+            ids => Self::Papers(
+                ids.split(',')
+                    .map(|id| id.trim().to_owned())
+                    .filter(|id| !id.is_empty())
+                    .collect(),
+            ),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Self::Included => "the papers the review keeps".into(),

@@ -12,9 +12,10 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::PROMPT_VERSION;
+use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
-use crate::review::reading::{chunks, parse, verify};
+use crate::review::reading::json_call::{JsonCallError, json_call};
+use crate::review::reading::{chunks, verify};
 use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
 /// The cache folder under `asks/`.
@@ -55,11 +56,9 @@ pub struct PaperAnswer {
 #[derive(Debug, thiserror::Error)]
 pub enum AskReadError {
     #[error(transparent)]
-    Model(#[from] LlmError),
+    Call(#[from] JsonCallError),
     #[error("the paper has no text")]
     NoText,
-    #[error("the model's answer was not the JSON object asked for: {0}")]
-    Malformed(String),
 }
 
 fn cache_path(key: &str) -> Result<WsPath, WorkspaceError> {
@@ -133,7 +132,15 @@ pub async fn answer(
         }
         user.push('\n');
         user.push_str(&part.text);
-        let (object, calls) = ask(client, user, cancel).await?;
+        let (object, calls) = json_call(
+            client,
+            SYSTEM_PROMPT,
+            user,
+            "ask_paper",
+            "answers, answer, claims",
+            cancel,
+        )
+        .await?;
         whole.calls += calls;
         let answered = object
             .get("answers")
@@ -181,38 +188,6 @@ fn read_claim(value: &Value) -> Option<Claim> {
         _ => return None,
     };
     (!claim.is_empty() && !quote.is_empty()).then_some(Claim { claim, quote, page })
-}
-
-/// One call, asked again once when the answer is not the JSON object.
-async fn ask(
-    client: &ModelClient,
-    user: String,
-    cancel: &CancellationToken,
-) -> Result<(serde_json::Map<String, Value>, u32), AskReadError> {
-    let settings = client.settings();
-    let mut messages = vec![Message::system(SYSTEM_PROMPT), Message::user(user)];
-    for attempt in 1..=2 {
-        let request = ChatRequest {
-            messages: messages.clone(),
-            max_tokens: Some(settings.max_output_tokens),
-            stream: settings.stream,
-            cache_prefix: true,
-            ..ChatRequest::default()
-        };
-        let answer = client.complete(&request, "ask_paper", cancel).await?;
-        if let Some(object) = parse::json_object(&answer.text) {
-            return Ok((object, attempt));
-        }
-        if attempt == 2 {
-            let shown: String = answer.text.chars().take(200).collect();
-            return Err(AskReadError::Malformed(shown));
-        }
-        messages.push(Message::assistant(&answer));
-        messages.push(Message::user(
-            "That was not the JSON object asked for. Answer again with only the JSON object: answers, answer, claims.",
-        ));
-    }
-    Err(AskReadError::Malformed(String::new()))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 pub mod chunks;
 pub mod coherence;
 pub mod front;
+pub mod json_call;
 pub mod parse;
 pub mod verify;
 

@@ -5,13 +5,14 @@
 //! reader is unsure of or whose value is not of the column's type.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::columns::{Column, Kind};
+use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
-use crate::review::reading::{chunks, parse, verify};
+use crate::review::reading::json_call::{JsonCallError, json_call};
+use crate::review::reading::{chunks, verify};
 use crate::workspace::PaperRecord;
 use crate::workspace::records::now_rfc3339;
 
@@ -57,11 +58,9 @@ impl Cell {
 #[derive(Debug, thiserror::Error)]
 pub enum FillError {
     #[error(transparent)]
-    Model(#[from] LlmError),
+    Call(#[from] JsonCallError),
     #[error("the paper has no text")]
     NoText,
-    #[error("the model's answer was not the JSON object asked for: {0}")]
-    Malformed(String),
 }
 
 /// Read `columns` of one paper; a cell per column, in order.
@@ -99,7 +98,8 @@ pub async fn fill(
         }
         user.push('\n');
         user.push_str(&part.text);
-        let answer = ask(client, user, cancel).await?;
+        let (answer, _) =
+            json_call(client, SYSTEM_PROMPT, user, "table_fill", "cells", cancel).await?;
         let cells = answer.get("cells").and_then(Value::as_object);
         for (i, column) in columns.iter().enumerate() {
             let raw = cells.and_then(|c| c.get(&column.id));
@@ -256,38 +256,6 @@ fn normalise(value: Option<&Value>, kind: &Kind) -> Result<Option<String>, Optio
             .map(|o| Some(o.clone()))
             .ok_or_else(|| Some(format!("{text:?} is not one of the options"))),
     }
-}
-
-async fn ask(
-    client: &ModelClient,
-    user: String,
-    cancel: &CancellationToken,
-) -> Result<Map<String, Value>, FillError> {
-    let settings = client.settings();
-    let mut messages = vec![Message::system(SYSTEM_PROMPT), Message::user(user)];
-    for attempt in 1..=2 {
-        let request = ChatRequest {
-            messages: messages.clone(),
-            max_tokens: Some(settings.max_output_tokens),
-            stream: settings.stream,
-            cache_prefix: true,
-            ..ChatRequest::default()
-        };
-        let answer = client.complete(&request, "table_fill", cancel).await?;
-        if let Some(object) = parse::json_object(&answer.text) {
-            return Ok(object);
-        }
-        if attempt == 2 {
-            return Err(FillError::Malformed(
-                answer.text.chars().take(200).collect(),
-            ));
-        }
-        messages.push(Message::assistant(&answer));
-        messages.push(Message::user(
-            "That was not the JSON object asked for. Answer again with only the JSON object: cells.",
-        ));
-    }
-    Err(FillError::Malformed(String::new()))
 }
 
 #[cfg(test)]

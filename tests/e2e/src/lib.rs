@@ -438,6 +438,34 @@ impl App {
         .await
     }
 
+    /// Once the PDF viewer has opened a page and marked a quote on it: the
+    /// page line ("Page 3 of 12") and the marked text.
+    pub async fn viewer_page_and_mark(&self) -> Result<(String, String)> {
+        let timeout = Duration::from_secs(60);
+        let page = eventually("the PDF to open", timeout, || async {
+            if let Some(error) = self
+                .text_content("[data-testid=pdf-viewer] [role=alert]")
+                .await?
+            {
+                anyhow::bail!("the viewer failed: {error}");
+            }
+            let page = self
+                .text_content("[data-testid=pdf-page]")
+                .await?
+                .unwrap_or_default();
+            Ok(page.contains(" of ").then_some(page))
+        })
+        .await?;
+        let marked = eventually("the quote to be marked", timeout, || async {
+            let marks = self
+                .text_contents("[data-testid=pdf-text] .pdf__mark")
+                .await?;
+            Ok((!marks.is_empty()).then_some(marks.concat()))
+        })
+        .await?;
+        Ok((page, marked))
+    }
+
     /// Choose `value` in the `<select>` matching `css`, as a person would
     /// (the change event fires).
     pub async fn select(&self, css: &str, value: &str) -> Result<()> {

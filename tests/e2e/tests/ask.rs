@@ -68,28 +68,8 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
     // A citation opens its paper at the quoted page, the quote marked.
     app.click("[data-testid=ask-answer] [data-testid=citation]")
         .await?;
-    let page = eventually("the PDF to open", UI_TIMEOUT, || async {
-        if let Some(error) = app
-            .text_content("[data-testid=pdf-viewer] [role=alert]")
-            .await?
-        {
-            anyhow::bail!("the viewer failed: {error}");
-        }
-        let page = app
-            .text_content("[data-testid=pdf-page]")
-            .await?
-            .unwrap_or_default();
-        Ok(page.contains(" of ").then_some(page))
-    })
-    .await?;
+    let (page, marked) = app.viewer_page_and_mark().await?;
     assert!(page.starts_with("Page "), "{page}");
-    let marked = eventually("the quote to be marked", UI_TIMEOUT, || async {
-        let marks = app
-            .text_contents("[data-testid=pdf-text] .pdf__mark")
-            .await?;
-        Ok((!marks.is_empty()).then_some(marks.concat()))
-    })
-    .await?;
     assert!(!marked.trim().is_empty());
     app.screenshot("ask-citation").await?;
     app.client

@@ -96,28 +96,8 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
         .and_then(|p| p.trim().parse().ok())
         .with_context(|| format!("no page in {:?}", quotes[0]))?;
     app.click("[data-testid=quote]").await?;
-    let page = eventually("the PDF to open", UI_TIMEOUT, || async {
-        if let Some(error) = app
-            .text_content("[data-testid=pdf-viewer] [role=alert]")
-            .await?
-        {
-            anyhow::bail!("the viewer failed: {error}");
-        }
-        let page = app
-            .text_content("[data-testid=pdf-page]")
-            .await?
-            .unwrap_or_default();
-        Ok(page.contains(" of ").then_some(page))
-    })
-    .await?;
+    let (page, marked) = app.viewer_page_and_mark().await?;
     assert!(page.starts_with(&format!("Page {cited} of ")), "{page}");
-    let marked = eventually("the quote to be highlighted", UI_TIMEOUT, || async {
-        let marks = app
-            .text_contents("[data-testid=pdf-text] .pdf__mark")
-            .await?;
-        Ok((!marks.is_empty()).then_some(marks.concat()))
-    })
-    .await?;
     let words: Vec<&str> = quotes[0].split_whitespace().take(3).collect();
     assert!(
         words

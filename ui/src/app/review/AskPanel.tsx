@@ -7,7 +7,7 @@ import type { ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
 import { type AskRecord, type AskSource, type Platform, QuireError } from "../../platform";
-import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { usePdfViewer } from "./usePdfViewer";
 import { count } from "./format";
 import { inline } from "./markdown";
 
@@ -55,7 +55,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
   const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState<AskRecord | null>(null);
   const [history, setHistory] = useState<AskRecord[]>([]);
-  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const [openPdf, pdfViewer] = usePdfViewer(platform);
 
   const refresh = () =>
     platform.askHistory(workspace).then(
@@ -91,7 +91,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
   };
 
   const open = (s: AskSource) => {
-    setViewing({ workspace, paper: s.paper, title: s.title, page: s.page, quote: s.quote });
+    openPdf({ workspace, paper: s.paper, title: s.title, page: s.page, quote: s.quote });
   };
 
   return (
@@ -183,15 +183,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
           </ul>
         )}
       </aside>
-      {viewing !== null && (
-        <PdfViewer
-          platform={platform}
-          target={viewing}
-          onClose={() => {
-            setViewing(null);
-          }}
-        />
-      )}
+      {pdfViewer}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError, type ReviewView } from "../../platform";
 import { Histogram } from "./Histogram";
 import { PaperPane } from "./PaperPane";
-import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { usePdfViewer } from "./usePdfViewer";
 import { PrismaFlow } from "./PrismaFlow";
 import { ReportPreview } from "./ReportPreview";
 import { ResultsTable } from "./ResultsTable";
@@ -36,7 +36,7 @@ function typedIntoControl(target: EventTarget | null): boolean {
 }
 
 export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps) {
-  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const [openPdf, pdfViewer] = usePdfViewer(platform);
   const [previewing, setPreviewing] = useState(false);
   const [showingFlow, setShowingFlow] = useState(false);
   const keys = useRef<HTMLDivElement>(null);
@@ -259,7 +259,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           paper={selected}
           revision={JSON.stringify(current?.label ?? null)}
           onOpenQuote={(paper, title, page, quote) => {
-            setViewing({ workspace: view.root, paper, title, page, quote });
+            openPdf({ workspace: view.root, paper, title, page, quote });
           }}
           onRowChange={onRowChange}
         />
@@ -282,15 +282,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           }}
         />
       )}
-      {viewing !== null && (
-        <PdfViewer
-          platform={platform}
-          target={viewing}
-          onClose={() => {
-            setViewing(null);
-          }}
-        />
-      )}
+      {pdfViewer}
     </section>
   );
 }

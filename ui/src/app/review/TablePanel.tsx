@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 
 import { type ColumnKind, type Platform, QuireError, type ShownCell, type TableView } from "../../platform";
-import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { usePdfViewer } from "./usePdfViewer";
 import { count } from "./format";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
@@ -51,7 +51,7 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
   const [onlyUnsure, setOnlyUnsure] = useState(false);
   const [sort, setSort] = useState<{ column: number; descending: boolean } | null>(null);
   const [editing, setEditing] = useState<{ paper: string; column: string; value: string } | null>(null);
-  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const [openPdf, pdfViewer] = usePdfViewer(platform);
 
   const load = () =>
     platform.table(workspace, { kind: "included" }).then(setTable, (raw: unknown) => {
@@ -279,7 +279,7 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
                                 data-testid="cell-page"
                                 title={`“${cell.quote}”`}
                                 onClick={() => {
-                                  setViewing({ workspace, paper: row.paper, title: row.title, page: cell.page ?? 1, quote: cell.quote ?? "" });
+                                  openPdf({ workspace, paper: row.paper, title: row.title, page: cell.page ?? 1, quote: cell.quote ?? "" });
                                 }}
                               >
                                 p. {cell.page}
@@ -313,15 +313,7 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
           </table>
         </div>
       )}
-      {viewing !== null && (
-        <PdfViewer
-          platform={platform}
-          target={viewing}
-          onClose={() => {
-            setViewing(null);
-          }}
-        />
-      )}
+      {pdfViewer}
     </section>
   );
 }

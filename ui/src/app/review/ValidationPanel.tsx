@@ -13,7 +13,7 @@ import {
   type ValidationView,
   type Verdict,
 } from "../../platform";
-import { type PdfTarget, PdfViewer } from "./PdfViewer";
+import { usePdfViewer } from "./usePdfViewer";
 import { authorsShort } from "./format";
 import { Markdown } from "./markdown";
 
@@ -48,7 +48,7 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
   const [target, setTarget] = useState("0.95");
   const [reveal, setReveal] = useState(storedReveal);
   const [detail, setDetail] = useState<PaperDetail | null>(null);
-  const [viewing, setViewing] = useState<PdfTarget | null>(null);
+  const [openPdf, pdfViewer] = usePdfViewer(platform);
   const queue = useRef<HTMLDivElement>(null);
 
   const ask = useCallback(
@@ -257,7 +257,7 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
                     class="button button--ghost"
                     data-testid="queue-pdf"
                     onClick={() => {
-                      setViewing({ workspace, paper: next.id, title: next.title, page: 1, quote: "" });
+                      openPdf({ workspace, paper: next.id, title: next.title, page: 1, quote: "" });
                     }}
                   >
                     Read the PDF
@@ -307,15 +307,7 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
           )}
         </div>
       </div>
-      {viewing !== null && (
-        <PdfViewer
-          platform={platform}
-          target={viewing}
-          onClose={() => {
-            setViewing(null);
-          }}
-        />
-      )}
+      {pdfViewer}
     </section>
   );
 }

@@ -1,0 +1,54 @@
+//! One isolated call whose answer must be a JSON object: asked again once,
+//! with the first answer and what is wanted, when it is not. Shared by the
+//! readers that answer a question of a paper and fill its table cells.
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::parse;
+use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
+
+#[derive(Debug, thiserror::Error)]
+pub enum JsonCallError {
+    #[error(transparent)]
+    Model(#[from] LlmError),
+    #[error("the model's answer was not the JSON object asked for: {0}")]
+    Malformed(String),
+}
+
+/// Ask `user` under `system`; returns the object and the calls it took.
+/// `again` says, on a second ask, what the object holds.
+pub async fn json_call(
+    client: &ModelClient,
+    system: &str,
+    user: String,
+    purpose: &str,
+    again: &str,
+    cancel: &CancellationToken,
+) -> Result<(Map<String, Value>, u32), JsonCallError> {
+    let settings = client.settings();
+    let mut messages = vec![Message::system(system), Message::user(user)];
+    for attempt in 1..=2 {
+        let request = ChatRequest {
+            messages: messages.clone(),
+            max_tokens: Some(settings.max_output_tokens),
+            stream: settings.stream,
+            cache_prefix: true,
+            ..ChatRequest::default()
+        };
+        let answer = client.complete(&request, purpose, cancel).await?;
+        if let Some(object) = parse::json_object(&answer.text) {
+            return Ok((object, attempt));
+        }
+        if attempt == 2 {
+            return Err(JsonCallError::Malformed(
+                answer.text.chars().take(200).collect(),
+            ));
+        }
+        messages.push(Message::assistant(&answer));
+        messages.push(Message::user(format!(
+            "That was not the JSON object asked for. Answer again with only the JSON object: {again}."
+        )));
+    }
+    Err(JsonCallError::Malformed(String::new()))
+}
