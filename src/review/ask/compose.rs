@@ -3,17 +3,23 @@
 //! answer citing `[n]`, and the citations are checked after: a number that
 //! is no source is taken out, a sentence that cites nothing is marked. Above
 //! [`GROUP_SOURCES`] sources the claims are composed in groups and the
-//! groups' answers merged, so no call grows with the number of papers.
+//! groups' answers merged a few at a time, so no call grows with the number
+//! of papers.
 
 use std::collections::BTreeSet;
 
+use futures_util::future::join_all;
 use tokio_util::sync::CancellationToken;
 
 use super::Source;
 use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
 
-/// Most sources one composing call sees.
-pub const GROUP_SOURCES: usize = 40;
+/// Most sources one composing call sees: about as many tokens as
+/// [`MERGE_PARTS`] partial answers, so no call of either kind is larger.
+pub const GROUP_SOURCES: usize = 20;
+
+/// Partial answers one merging call sees.
+pub const MERGE_PARTS: usize = 4;
 
 /// How an unsupported sentence is marked in the answer.
 pub const NO_SOURCE: &str = "*(no source)*";
@@ -30,41 +36,55 @@ pub struct Composed {
     pub unsupported: usize,
 }
 
-/// Compose the answer to `question` from `sources` (numbered from 1).
+/// Compose the answer to `question` from `sources` (numbered from 1): the
+/// groups' answers at once (the client's gate bounds the calls in flight),
+/// then merged [`MERGE_PARTS`] at a time until one answer is left.
 pub async fn compose(
     client: &ModelClient,
     question: &str,
     sources: &[Source],
     cancel: &CancellationToken,
 ) -> Result<Composed, LlmError> {
-    let mut calls = 0;
-    let mut parts = Vec::new();
-    for group in groups(sources) {
+    let asks = groups(sources).into_iter().map(|group| {
         let lines: Vec<String> = group.iter().map(|s| source_line(s)).collect();
         let user = format!(
             "Question: {}\n\nSources:\n{}\n\nWrite the answer.",
             question.trim(),
             lines.join("\n")
         );
-        parts.push(call(client, SYSTEM_PROMPT, user, cancel).await?);
-        calls += 1;
+        call(client, SYSTEM_PROMPT, user, cancel)
+    });
+    let mut parts: Vec<String> = join_all(asks).await.into_iter().collect::<Result<_, _>>()?;
+    let mut calls = parts.len() as u32;
+    while parts.len() > 1 {
+        let merges = parts.chunks(MERGE_PARTS).map(|chunk| {
+            let listed: Vec<String> = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("Part {}:\n{}", i + 1, p.trim()))
+                .collect();
+            let user = format!(
+                "Question: {}\n\n{}\n\nMerge these into one answer.",
+                question.trim(),
+                listed.join("\n\n")
+            );
+            async move {
+                if chunk.len() == 1 {
+                    return Ok((chunk[0].clone(), 0));
+                }
+                call(client, MERGE_PROMPT, user, cancel)
+                    .await
+                    .map(|t| (t, 1))
+            }
+        });
+        let merged: Vec<(String, u32)> = join_all(merges)
+            .await
+            .into_iter()
+            .collect::<Result<_, _>>()?;
+        calls += merged.iter().map(|(_, n)| n).sum::<u32>();
+        parts = merged.into_iter().map(|(t, _)| t).collect();
     }
-    let text = if parts.len() == 1 {
-        parts.remove(0)
-    } else {
-        let listed: Vec<String> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!("Part {}:\n{}", i + 1, p.trim()))
-            .collect();
-        let user = format!(
-            "Question: {}\n\n{}\n\nMerge these into one answer.",
-            question.trim(),
-            listed.join("\n\n")
-        );
-        calls += 1;
-        call(client, MERGE_PROMPT, user, cancel).await?
-    };
+    let text = parts.pop().unwrap_or_default();
     let known: BTreeSet<usize> = sources.iter().map(|s| s.n).collect();
     let (text, unsupported) = check_citations(&text, &known);
     Ok(Composed {

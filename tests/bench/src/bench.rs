@@ -44,11 +44,16 @@ enum BenchCommand {
     /// 80 and 800 papers and a full-history baseline, tokens, wall time against
     /// the ideal, coverage, resume.
     Agent(super::bench_agent::AgentBenchArgs),
+    /// Asking the papers and filling the extraction table against the
+    /// scripted model server: composing prompt at 10, 80 and 800 papers,
+    /// reader calls and tokens per paper, wall time, verified quotes, cells.
+    Ask(super::bench_ask::AskBenchArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let outcome = match args.command {
         Some(BenchCommand::Agent(agent)) => super::bench_agent::run(agent).await,
+        Some(BenchCommand::Ask(ask)) => super::bench_ask::run(ask).await,
         None => bench(args).await,
     };
     match outcome {

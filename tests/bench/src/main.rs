@@ -14,6 +14,7 @@
 mod agent_rig;
 mod bench;
 mod bench_agent;
+mod bench_ask;
 mod eval;
 mod eval_metadata;
 mod eval_screening;

@@ -62,7 +62,19 @@ pub fn composed(turns: &[Turn]) -> Option<String> {
             })
             .filter(|l| !l.trim().is_empty())
             .collect();
-        return Some(parts.join("\n\n"));
+        // A model keeps to the length asked (at most 300 words): whole
+        // sentences, their citations with them, up to that.
+        let mut kept = Vec::new();
+        let mut words = 0;
+        let joined = parts.join(" ");
+        for sentence in joined.split_inclusive(". ") {
+            words += sentence.split_whitespace().count();
+            if words > 300 {
+                break;
+            }
+            kept.push(sentence);
+        }
+        return Some(kept.concat().trim().to_owned());
     }
     if !system_says(
         turns,

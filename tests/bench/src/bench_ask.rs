@@ -1,0 +1,248 @@
+//! `quire-bench bench ask`: asking the papers and filling the extraction
+//! table against the scripted model server, at 10, 80 and 800 papers (the
+//! corpus's texts repeated under distinct ids). Prints the largest prompt of
+//! the composing calls (flat: it must not grow with the papers), reader calls
+//! and tokens per paper, wall time against the ideal at the concurrency, the
+//! share of cited quotes found on their pages, and cells filled.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use quire::agent::{Budget, Caps};
+use quire::llm::accounting::{CallLog, PriceTable};
+use quire::llm::{HttpProvider, ModelClient, ModelSettings};
+use quire::review::ask::run::{AskModel, AskRequest, run as ask};
+use quire::review::ask::{Scope, Status};
+use quire::review::paper_text;
+use quire::review::reading::verify::quote_on_page;
+use quire::review::table::fill::fill;
+use quire::review::table::{Column, columns};
+use quire::workspace::{ModelCallRecord, PaperId, Workspace};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent_rig::{Server, corpus_texts, synthetic_workspace};
+
+#[derive(Args)]
+pub(crate) struct AskBenchArgs {
+    /// The corpus whose texts fill the synthetic reviews.
+    #[arg(long, default_value = "../shared/corpus/dev")]
+    corpus: PathBuf,
+    /// Papers per question.
+    #[arg(long, value_delimiter = ',', default_value = "10,80,800")]
+    sizes: Vec<usize>,
+    /// Papers per table fill.
+    #[arg(long, value_delimiter = ',', default_value = "80,800")]
+    table_sizes: Vec<usize>,
+    /// The server's latency per answer.
+    #[arg(long, default_value_t = 40)]
+    latency_ms: u64,
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+}
+
+const QUESTION: &str =
+    "How do distributed systems reach consensus and tolerate failures of machines?";
+
+/// Every call's purpose and prompt size.
+#[derive(Default)]
+struct Calls(Mutex<Vec<(String, u64)>>);
+
+impl CallLog for Calls {
+    fn record(&self, call: &ModelCallRecord) {
+        if let Ok(mut calls) = self.0.lock() {
+            calls.push((call.purpose.clone(), call.input_tokens));
+        }
+    }
+}
+
+impl Calls {
+    fn take(&self) -> Vec<(String, u64)> {
+        self.0
+            .lock()
+            .map(|mut c| std::mem::take(&mut *c))
+            .unwrap_or_default()
+    }
+}
+
+fn model(server: &Server, concurrency: usize, log: Arc<Calls>) -> Result<AskModel, String> {
+    let settings = ModelSettings {
+        base_url: server.base_url.clone(),
+        model: "scripted-reader".into(),
+        context_window: 32_768,
+        max_output_tokens: 2048,
+        concurrency,
+        read_timeout_secs: 60.0,
+        max_retries: 1,
+        ..ModelSettings::default()
+    };
+    let provider = HttpProvider::new(settings, None).map_err(|e| e.to_string())?;
+    let client =
+        ModelClient::new("bench".to_owned(), provider, PriceTable::builtin()).with_log(log);
+    Ok(AskModel {
+        client: Arc::new(client),
+        budget: Arc::new(Budget::new(Caps::default())),
+    })
+}
+
+pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
+    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let texts = corpus_texts(&args.corpus, scratch.path()).await?;
+    println!(
+        "{} readable papers in {}, repeated under distinct ids",
+        texts.len(),
+        args.corpus.display()
+    );
+    let server = Server::start(args.latency_ms, args.concurrency, None, None)?;
+    let latency = Duration::from_millis(args.latency_ms);
+    let log = Arc::new(Calls::default());
+    let model = model(&server, args.concurrency, log.clone())?;
+
+    println!("\nAsk (every paper read: --read-all), question: {QUESTION}");
+    let mut maxima: BTreeMap<usize, u64> = BTreeMap::new();
+    for &n in &args.sizes {
+        let root = scratch.path().join(format!("ask-{n}"));
+        let paper_tokens = synthetic_workspace(&root, &texts, n)?;
+        let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
+        log.take();
+        let t = Instant::now();
+        let record = ask(
+            &ws,
+            AskRequest {
+                question: QUESTION.into(),
+                scope: Scope::All,
+                read_all: true,
+            },
+            Some(AskModel {
+                client: model.client.clone(),
+                budget: model.budget.clone(),
+            }),
+            CancellationToken::new(),
+            Arc::new(|_| {}),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        let wall = t.elapsed();
+        if record.status != Status::Done {
+            return Err(format!(
+                "the question at {n} papers ended {:?}",
+                record.status
+            ));
+        }
+        let calls = log.take();
+        let readers: Vec<u64> = calls
+            .iter()
+            .filter(|c| c.0 == "ask_paper")
+            .map(|c| c.1)
+            .collect();
+        let composing: Vec<u64> = calls
+            .iter()
+            .filter(|c| c.0 == "ask_compose")
+            .map(|c| c.1)
+            .collect();
+        let max = composing.iter().copied().max().unwrap_or(0);
+        maxima.insert(n, max);
+        // The ideal: the readers in rounds of the concurrency, then the
+        // composing calls' levels (a round each, as wide as the concurrency).
+        let levels = compose_rounds(record.sources.len(), args.concurrency);
+        let ideal = latency * (readers.len().div_ceil(args.concurrency) as u32 + levels);
+        let verified = record
+            .sources
+            .iter()
+            .filter(|s| {
+                paper_text::load(&ws, &PaperId(s.paper.clone()))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|pages| quote_on_page(&s.quote, s.page, &pages))
+            })
+            .count();
+        println!(
+            "{n} papers: {} reader calls ({:.2} a paper, {:.0} prompt tokens a paper; paper text {:.0} tokens a paper), {} composing calls, max composing prompt {max} tokens",
+            readers.len(),
+            readers.len() as f64 / n as f64,
+            readers.iter().sum::<u64>() as f64 / n as f64,
+            paper_tokens as f64 / n as f64,
+            composing.len(),
+        );
+        println!(
+            "  {} contributed of {} read; cited quotes on their pages {verified}/{} = {:.2} [goal 1.00]; {} sentences unsupported",
+            record.coverage.contributed,
+            record.coverage.read,
+            record.sources.len(),
+            verified as f64 / record.sources.len().max(1) as f64,
+            record.coverage.unsupported
+        );
+        println!(
+            "  wall {:.2} s vs ideal {:.2} s = {:.2}x [goal <= 1.20]",
+            wall.as_secs_f64(),
+            ideal.as_secs_f64(),
+            wall.as_secs_f64() / ideal.as_secs_f64().max(0.001)
+        );
+    }
+    if let (Some(small), Some(big)) = (maxima.get(&10), maxima.get(&800)) {
+        println!(
+            "max composing prompt: 10 papers {small}, 80 {}, 800 {big}; max(800)/max(10) = {:.3} [goal <= 1.05], max(800)/max(80) = {:.3}",
+            maxima.get(&80).copied().unwrap_or(0),
+            *big as f64 / (*small).max(1) as f64,
+            *big as f64 / maxima.get(&80).copied().unwrap_or(1).max(1) as f64,
+        );
+    }
+
+    println!("\nExtraction table, 5 columns (templates), every paper");
+    for &n in &args.table_sizes {
+        let root = scratch.path().join(format!("table-{n}"));
+        synthetic_workspace(&root, &texts, n)?;
+        let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
+        let five: Vec<Column> = columns::templates().into_iter().take(5).collect();
+        columns::save(&ws, &five).map_err(|e| e.to_string())?;
+        log.take();
+        let t = Instant::now();
+        let outcome = fill(&ws, &Scope::All, &model, &CancellationToken::new())
+            .await
+            .map_err(|e| e.to_string())?;
+        let wall = t.elapsed();
+        let calls = log.take();
+        let ideal = latency * calls.len().div_ceil(args.concurrency) as u32;
+        println!(
+            "{n} papers: {} calls ({:.2} a paper, {:.0} prompt tokens a paper), {} of {} cells filled, {} low-confidence, {} failed; wall {:.2} s vs ideal {:.2} s = {:.2}x [goal <= 1.20]",
+            calls.len(),
+            calls.len() as f64 / n as f64,
+            calls.iter().map(|c| c.1).sum::<u64>() as f64 / n as f64,
+            outcome.cells_filled,
+            n * five.len(),
+            outcome.low_confidence,
+            outcome.failed.len(),
+            wall.as_secs_f64(),
+            ideal.as_secs_f64(),
+            wall.as_secs_f64() / ideal.as_secs_f64().max(0.001)
+        );
+        // Adding a column reads only that column.
+        let mut six = five.clone();
+        six.push(columns::templates().remove(5));
+        columns::save(&ws, &six).map_err(|e| e.to_string())?;
+        fill(&ws, &Scope::All, &model, &CancellationToken::new())
+            .await
+            .map_err(|e| e.to_string())?;
+        let again = log.take();
+        println!(
+            "  a sixth column: {} calls, {:.0} prompt tokens a paper",
+            again.len(),
+            again.iter().map(|c| c.1).sum::<u64>() as f64 / n as f64
+        );
+    }
+    Ok(())
+}
+
+/// Rounds of composing calls: the groups at once, then each level of merges.
+fn compose_rounds(sources: usize, concurrency: usize) -> u32 {
+    use quire::review::ask::compose::{GROUP_SOURCES, MERGE_PARTS};
+    let mut parts = sources.div_ceil(GROUP_SOURCES).max(1);
+    let mut rounds = parts.div_ceil(concurrency) as u32;
+    while parts > 1 {
+        parts = parts.div_ceil(MERGE_PARTS);
+        rounds += 1;
+    }
+    rounds
+}
