@@ -16,6 +16,7 @@ mod bench;
 mod bench_agent;
 mod bench_ask;
 mod eval;
+mod eval_ask;
 mod eval_metadata;
 mod eval_screening;
 mod text_order;
