@@ -27,6 +27,8 @@ fn main() {
         "review_ask",
         "review_ask_cancel",
         "review_asks",
+        "review_ask_report",
+        "review_ask_export",
         "table_view",
         "table_columns",
         "table_fill",

@@ -215,6 +215,26 @@ pub fn review_ask_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool
     asks::ask_cancel(&ctx, &workspace)
 }
 
+/// Put a question in the review's report, or take it out.
+#[tauri::command]
+pub async fn review_ask_report(
+    workspace: PathBuf,
+    id: String,
+    include: bool,
+) -> Result<AskRecord, CommandError> {
+    asks::ask_in_report(workspace, id, include).await
+}
+
+/// Write a question's answer as Markdown where the save dialog said.
+#[tauri::command]
+pub async fn review_ask_export(
+    workspace: PathBuf,
+    id: String,
+    dest: PathBuf,
+) -> Result<ExportWritten, CommandError> {
+    asks::ask_export(workspace, id, dest).await
+}
+
 /// The questions asked of the review, newest first.
 #[tauri::command]
 pub async fn review_asks(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {

@@ -41,6 +41,8 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_ask,
             commands::review_ask_cancel,
             commands::review_asks,
+            commands::review_ask_report,
+            commands::review_ask_export,
             commands::table_view,
             commands::table_columns,
             commands::table_fill,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use quire::commands::asks::{AskParams, ask_history, ask_papers};
+use quire::commands::asks::{AskParams, ask_history, ask_in_report, ask_papers};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::run::Progress;
 use quire::review::ask::{self, Scope, Status};
@@ -46,6 +46,12 @@ pub(crate) struct AskPapersArgs {
 pub(crate) struct AsksArgs {
     /// The review's workspace.
     workspace: PathBuf,
+    /// Put this question (by id) and its answer in the review's report.
+    #[arg(long, value_name = "ID")]
+    to_report: Option<String>,
+    /// Take this question (by id) out of the review's report.
+    #[arg(long, value_name = "ID", conflicts_with = "to_report")]
+    out_of_report: Option<String>,
     /// Print the records as JSON.
     #[arg(long)]
     json: bool,
@@ -103,6 +109,10 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
 }
 
 pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {
+    if let Some(id) = args.to_report.clone().or(args.out_of_report.clone()) {
+        let include = args.to_report.is_some();
+        ask_in_report(args.workspace.clone(), id, include).await?;
+    }
     let records = ask_history(args.workspace).await?;
     if args.json {
         return super::print_json(&records);
@@ -120,6 +130,9 @@ pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {
             r.coverage.considered,
             r.question
         );
+        if r.in_report {
+            println!("        (in the review's report)");
+        }
     }
     Ok(())
 }

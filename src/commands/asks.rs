@@ -151,6 +151,51 @@ pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
     }
 }
 
+/// Put a question in the review's report, or take it out.
+pub async fn ask_in_report(
+    workspace: PathBuf,
+    id: String,
+    include: bool,
+) -> Result<AskRecord, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open(&workspace)?;
+        Ok(ask::set_in_report(&ws, &id, include)?)
+    })
+    .await
+}
+
+/// Write a question's answer as Markdown to `dest` (an absolute path the
+/// save dialog gave).
+pub async fn ask_export(
+    workspace: PathBuf,
+    id: String,
+    dest: PathBuf,
+) -> Result<super::review_view::ExportWritten, CommandError> {
+    if !dest.is_absolute() {
+        return Err(CommandError::invalid(
+            "bad_path",
+            format!("{} is not an absolute path", dest.display()),
+        ));
+    }
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let record = ask::load(&ws, &id)?.ok_or_else(|| {
+            CommandError::new(
+                ErrorKind::NotFound,
+                "ask_not_found",
+                format!("no question {id} in this review"),
+            )
+        })?;
+        let body = ask::markdown(&record);
+        super::review_view::write_replacing(&dest, body.as_bytes())?;
+        Ok(super::review_view::ExportWritten {
+            path: dest,
+            bytes: body.len(),
+        })
+    })
+    .await
+}
+
 /// Every question asked of the review, newest first.
 pub async fn ask_history(workspace: PathBuf) -> Result<Vec<AskRecord>, CommandError> {
     blocking(move || {

@@ -316,7 +316,7 @@ pub async fn review_export(
     .await
 }
 
-fn write_replacing(dest: &Path, bytes: &[u8]) -> Result<(), CommandError> {
+pub(crate) fn write_replacing(dest: &Path, bytes: &[u8]) -> Result<(), CommandError> {
     let io = |e: std::io::Error| {
         CommandError::new(
             ErrorKind::Storage,

@@ -357,6 +357,7 @@ mod tests {
             protocol: None,
             dual: None,
             table: None,
+            asks: &[],
         })
     }
 

@@ -81,6 +81,8 @@ pub struct ReviewFiles {
     /// The extraction table for the papers the review keeps, when it has
     /// columns.
     pub table: Option<super::table::TableView>,
+    /// The questions the researcher put in the report, oldest first.
+    pub asks: Vec<super::ask::AskRecord>,
 }
 
 impl ReviewFiles {
@@ -139,6 +141,11 @@ impl ReviewFiles {
             _ => None,
         };
         let table = table_of(ws, &papers, &results)?;
+        let mut asks: Vec<_> = super::ask::history(ws)?
+            .into_iter()
+            .filter(|a| a.in_report)
+            .collect();
+        asks.reverse();
         Ok(Self {
             task: ws.task()?,
             labels: labels_of(ws, &papers)?,
@@ -148,6 +155,7 @@ impl ReviewFiles {
             protocol,
             dual,
             table,
+            asks,
             undriven,
             spec,
             papers,
@@ -211,6 +219,7 @@ impl ReviewFiles {
             validation: &self.validation,
             protocol: self.protocol.as_ref(),
             table: self.table.as_ref(),
+            asks: &self.asks,
             dual: self
                 .dual
                 .as_ref()

@@ -182,7 +182,12 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
         "{unasked}"
     );
 
-    let history = quire_await(config.path(), data.path(), &["asks", &ws, "--json"]).await;
+    let history = quire_await(
+        config.path(),
+        data.path(),
+        &["asks", &ws, "--to-report", id, "--json"],
+    )
+    .await;
     let history: Value = serde_json::from_slice(&history.stdout).unwrap();
     let questions: Vec<&str> = history
         .as_array()
@@ -193,4 +198,31 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
     assert!(questions.contains(&QUESTION), "{questions:?}");
     // Asked with a model, the passages' question is the same ask, answered.
     assert_eq!(questions.len(), 3, "{questions:?}");
+
+    // Put in the report on request: the next run's report carries it.
+    let id = id.to_owned();
+    let marked: Vec<&Value> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["inReport"] == true)
+        .collect();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(marked[0]["id"], id.as_str());
+    quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            QUESTION,
+            "--json",
+        ],
+    );
+    let report = std::fs::read_to_string(ws_path.join("report.md")).unwrap();
+    assert!(
+        report.contains("## Questions asked of the papers"),
+        "{report}"
+    );
+    assert!(report.contains(&format!("### {QUESTION}")), "{report}");
 }

@@ -147,6 +147,9 @@ pub struct AskRecord {
     pub finished_at: Option<String>,
     /// Why it ended early, when it did.
     pub stopped: Option<String>,
+    /// The researcher asked for it in the review's report.
+    #[serde(default)]
+    pub in_report: bool,
 }
 
 /// A question's id: the same question over the same papers is the same ask.
@@ -174,6 +177,16 @@ pub fn save(ws: &Workspace, record: &AskRecord) -> Result<(), WorkspaceError> {
 
 pub fn load(ws: &Workspace, id: &str) -> Result<Option<AskRecord>, WorkspaceError> {
     ws.read_json_if_any(&record_path(id)?)
+}
+
+/// Put a question (and its answer) in the review's report, or take it out.
+pub fn set_in_report(ws: &Workspace, id: &str, include: bool) -> Result<AskRecord, WorkspaceError> {
+    let mut record = load(ws, id)?.ok_or_else(|| WorkspaceError::NotFound {
+        path: format!("{}/{id}", layout::ASKS_DIR),
+    })?;
+    record.in_report = include;
+    save(ws, &record)?;
+    Ok(record)
 }
 
 /// Every question asked of the review, newest first.

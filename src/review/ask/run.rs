@@ -89,6 +89,14 @@ pub async fn run(
         started_at: now_rfc3339(),
         finished_at: None,
         stopped: None,
+        // Asked again, a question keeps its place in the report.
+        in_report: super::load(
+            ws,
+            &super::ask_id(&question, &request.scope, request.read_all),
+        )
+        .ok()
+        .flatten()
+        .is_some_and(|r| r.in_report),
     };
     keep(ws, &record).await?;
     let Some(model) = model else {

@@ -45,6 +45,8 @@ pub struct ReportData<'a> {
     pub dual: Option<(&'a DualFile, &'a Agreement)>,
     /// The extraction table of the papers the review keeps.
     pub table: Option<&'a crate::review::table::TableView>,
+    /// The questions asked of the papers that the researcher put in the report.
+    pub asks: &'a [crate::review::ask::AskRecord],
 }
 
 /// PRISMA-style flow counts.
@@ -196,7 +198,7 @@ pub fn render(data: &ReportData<'_>) -> String {
     use oversight::{dual_section, protocol_section};
     use sections::*;
     use validation::validation_section;
-    let sections: [fn(&mut String, &ReportData<'_>); 13] = [
+    let sections: [fn(&mut String, &ReportData<'_>); 14] = [
         title_section,
         method_section,
         protocol_section,
@@ -206,6 +208,7 @@ pub fn render(data: &ReportData<'_>) -> String {
         validation_section,
         methods::methods_section,
         oversight::table_section,
+        oversight::asks_section,
         ranking_section,
         not_scored_section,
         unreadable_section,
@@ -363,6 +366,7 @@ pub(crate) mod tests {
             protocol: None,
             dual: None,
             table: None,
+            asks: &[],
         };
         let markdown = render(&data);
 

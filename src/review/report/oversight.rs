@@ -176,3 +176,18 @@ pub(super) fn table_section(md: &mut String, data: &ReportData<'_>) {
     md.push_str(&crate::review::table::markdown(table));
     md.push('\n');
 }
+
+/// The questions asked of the papers that the researcher put in the report,
+/// each as its answer with its sources (or passages) and coverage.
+pub(super) fn asks_section(md: &mut String, data: &ReportData<'_>) {
+    if data.asks.is_empty() {
+        return;
+    }
+    push(md, "## Questions asked of the papers\n");
+    for ask in data.asks {
+        // Each answer's own heading sits one level below the section's.
+        let answer = crate::review::ask::markdown(ask);
+        md.push_str(&answer.replacen("## ", "### ", 1));
+        md.push('\n');
+    }
+}

@@ -127,6 +127,16 @@ export const tauriPlatform: Platform = {
   askPapers: (params) => call<AskRecord>("review_ask", { params }),
   cancelAsk: (workspace) => call<boolean>("review_ask_cancel", { workspace }),
   askHistory: (workspace) => call<AskRecord[]>("review_asks", { workspace }),
+  askInReport: (workspace, id, include) => call<AskRecord>("review_ask_report", { workspace, id, include }),
+  async exportAsk(workspace, id, suggestedName) {
+    const dest = await save({
+      title: "Export the answer as Markdown",
+      defaultPath: `${suggestedName}.md`,
+      filters: [{ name: "Markdown", extensions: ["md"] }],
+    });
+    if (dest === null) return null;
+    return call<ExportWritten>("review_ask_export", { workspace, id, dest });
+  },
   table: (workspace, scope) => call<TableView>("table_view", { workspace, scope }),
   tableColumns: (params) => call<Column[]>("table_columns", { params }),
   fillTable: (params) => call<FillOutcome>("table_fill", { params }),

@@ -113,6 +113,10 @@ export interface Platform {
   cancelAsk(workspace: string): Promise<boolean>;
   /** The questions asked of the review, newest first. */
   askHistory(workspace: string): Promise<AskRecord[]>;
+  /** Put a question and its answer in the review's report, or take it out. */
+  askInReport(workspace: string, id: string, include: boolean): Promise<AskRecord>;
+  /** Ask where to save a question's answer as Markdown and write it; null when cancelled. */
+  exportAsk(workspace: string, id: string, suggestedName: string): Promise<ExportWritten | null>;
   /** The extraction table for the papers of `scope`. */
   table(workspace: string, scope: AskScope): Promise<TableView>;
   /** Add, remove or copy the table's columns; returns them as they now are. */

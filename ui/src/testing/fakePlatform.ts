@@ -588,9 +588,24 @@ export class FakePlatform implements Platform {
       startedAt: "2026-12-03T10:00:00Z",
       finishedAt: "2026-12-03T10:00:05Z",
       stopped: null,
+      inReport: false,
     };
     this.asks.set(params.workspace, [record, ...(this.asks.get(params.workspace) ?? [])]);
     return Promise.resolve(structuredClone(record));
+  }
+
+  askInReport(root: string, id: string, include: boolean): Promise<AskRecord> {
+    const record = (this.asks.get(root) ?? []).find((r) => r.id === id);
+    if (record === undefined) return Promise.reject(new QuireError("not_found", "file_not_found", `no question ${id}`));
+    record.inReport = include;
+    return Promise.resolve(structuredClone(record));
+  }
+
+  exportAsk(_root: string, id: string): Promise<ExportWritten | null> {
+    const path = this.nextSavePath;
+    if (path === null) return Promise.resolve(null);
+    this.exported.push({ format: "markdown", path });
+    return Promise.resolve({ path: `${path}#${id}`, bytes: 100 });
   }
 
   cancelAsk(): Promise<boolean> {

@@ -55,6 +55,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
   const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState<AskRecord | null>(null);
   const [history, setHistory] = useState<AskRecord[]>([]);
+  const [saved, setSaved] = useState<string | null>(null);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
 
   const refresh = () =>
@@ -156,7 +157,52 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
             {error}
           </p>
         )}
-        {shown !== null && <AskResult record={shown} onOpen={open} />}
+        {shown !== null && (
+          <AskResult
+            record={shown}
+            onOpen={open}
+            actions={
+              <div class="ask__actions">
+                <button
+                  type="button"
+                  class="button button--small"
+                  data-testid="ask-to-report"
+                  onClick={() =>
+                    void platform.askInReport(workspace, shown.id, !shown.inReport).then(
+                      (record) => {
+                        setShown(record);
+                        void refresh();
+                      },
+                      (raw: unknown) => {
+                        setError(QuireError.from(raw).describe());
+                      },
+                    )
+                  }
+                >
+                  {shown.inReport ? "In the report ✓ (take out)" : "Add to the report"}
+                </button>
+                <button
+                  type="button"
+                  class="button button--small"
+                  data-testid="ask-export"
+                  onClick={() =>
+                    void platform.exportAsk(workspace, shown.id, "answer").then(
+                      (written) => {
+                        if (written !== null) setSaved(`Saved ${written.path}`);
+                      },
+                      (raw: unknown) => {
+                        setError(QuireError.from(raw).describe());
+                      },
+                    )
+                  }
+                >
+                  Export Markdown
+                </button>
+                {saved !== null && <span class="muted">{saved}</span>}
+              </div>
+            }
+          />
+        )}
       </div>
       <aside class="ask__history" aria-label="Questions asked">
         <h2 class="section-title">Asked</h2>
@@ -188,7 +234,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
   );
 }
 
-function AskResult({ record, onOpen }: { record: AskRecord; onOpen: (s: AskSource) => void }) {
+function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s: AskSource) => void; actions: ComponentChild }) {
   const c = record.coverage;
   return (
     <article class="ask__result" data-testid="ask-result">
@@ -264,6 +310,7 @@ function AskResult({ record, onOpen }: { record: AskRecord; onOpen: (s: AskSourc
         {c.failed.length > 0 && ` · ${count(c.failed.length)} papers could not be read`}
         {record.model !== null && ` · ${record.model}`}
       </p>
+      {actions}
     </article>
   );
 }

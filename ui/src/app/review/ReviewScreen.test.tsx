@@ -225,6 +225,16 @@ describe("asking the papers", () => {
     await settle();
     expect($("[data-testid=pdf-viewer]")).not.toBeNull();
     expect($("[data-testid=ask-history]")?.textContent).toContain("How fast do they recover?");
+    // Into the review's report on request, and out again.
+    await act(() => {
+      ($("[data-testid=pdf-viewer] .modal__close, [data-testid=pdf-viewer] button[aria-label=Close]") as HTMLElement | null)?.click();
+    });
+    await click("[data-testid=ask-to-report]");
+    expect(platform.asks.get(ROOT)?.[0]?.inReport).toBe(true);
+    expect($("[data-testid=ask-to-report]")?.textContent).toBe("In the report ✓ (take out)");
+    platform.nextSavePath = "/home/r/answer.md";
+    await click("[data-testid=ask-export]");
+    expect(platform.exported.at(-1)).toEqual({ format: "markdown", path: "/home/r/answer.md" });
   });
 
   it("gives passages, labelled as such, with no model", async () => {

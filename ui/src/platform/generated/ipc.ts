@@ -563,7 +563,11 @@ papersRead: Array<string>, coverage: AskCoverage, model: string | null, promptVe
 /**
  * Why it ended early, when it did.
  */
-stopped: string | null, };
+stopped: string | null, 
+/**
+ * The researcher asked for it in the review's report.
+ */
+inReport: boolean, };
 
 /**
  * A question for the papers of a review.
