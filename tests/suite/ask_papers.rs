@@ -226,3 +226,102 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
     );
     assert!(report.contains(&format!("### {QUESTION}")), "{report}");
 }
+
+/// The papers asked, by the title in each per-paper request.
+fn papers_asked(server: &ScriptedServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            let turns = r.turns();
+            turns
+                .iter()
+                .any(|t| {
+                    t.role == "system" && t.text.contains("You answer a question from one paper")
+                })
+                .then(|| {
+                    let user = turns.iter().find(|t| t.role == "user")?;
+                    user.text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("Paper: "))
+                        .map(str::to_owned)
+                })
+                .flatten()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn killed_mid_question_the_same_question_resumes_and_asks_no_paper_twice() {
+    let server = ScriptedServer::start(ServerOptions {
+        latency: std::time::Duration::from_millis(300),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let data = tempfile::tempdir().unwrap();
+    let review = quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            QUESTION,
+            "--json",
+        ],
+    );
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let cache = Path::new(&ws).join("asks").join("cache");
+    let mut child =
+        tokio::process::Command::from(super::support::quire_command(config.path(), data.path()))
+            .args([
+                "ask-papers",
+                &ws,
+                QUESTION,
+                "--papers",
+                "all",
+                "--read-all",
+                "--json",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+    // Killed once the first paper's answer is kept, before the last.
+    let cached = |dir: &Path| {
+        std::fs::read_dir(dir).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.ends_with(".json") && !name.starts_with('.')
+                })
+                .count()
+        })
+    };
+    while cached(&cache) == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().await.unwrap();
+    let kept = cached(&cache);
+    assert!(kept < 4, "killed before the end ({kept} answers kept)");
+    let before = papers_asked(&server);
+
+    let resumed = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all", "--read-all"],
+    )
+    .await;
+    assert_eq!(resumed["status"], "done");
+    assert_eq!(resumed["coverage"]["read"], 4);
+    let after = papers_asked(&server);
+    let again: Vec<&String> = after[before.len()..].iter().collect();
+    assert_eq!(
+        again.len(),
+        4 - kept,
+        "only the papers not answered before: {again:?}"
+    );
+    assert_eq!(cached(&cache), 4);
+}
