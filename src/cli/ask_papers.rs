@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use quire::commands::asks::{AskParams, ask_history, ask_in_report, ask_papers};
+use quire::commands::asks::{AskParams, ask_estimate, ask_history, ask_in_report, ask_papers};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::run::Progress;
 use quire::review::ask::{self, Scope, Status};
@@ -37,6 +37,10 @@ pub(crate) struct AskPapersArgs {
     /// Stop cleanly before a model call would take the cost over this many US dollars.
     #[arg(long)]
     max_cost: Option<f64>,
+    /// Print what asking would take (papers, calls, tokens, cost) and stop
+    /// before any model call.
+    #[arg(long)]
+    estimate: bool,
     /// Print the record (answer, sources, coverage) as JSON.
     #[arg(long)]
     json: bool,
@@ -59,6 +63,20 @@ pub(crate) struct AsksArgs {
 
 pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
+    let params = AskParams {
+        workspace: args.workspace.clone(),
+        question: args.question.clone(),
+        scope: Some(Scope::parse(&args.papers)),
+        read_all: args.read_all,
+        profile: args.profile.clone(),
+        offline: args.offline,
+        max_tokens: args.max_tokens,
+        max_cost_usd: args.max_cost,
+    };
+    if args.estimate {
+        let estimate = ask_estimate(&ctx, params).await?;
+        return print_estimate(&estimate, args.json);
+    }
     let (cancel, ctrl_c) =
         super::cancel_on_ctrl_c("the papers read so far are kept; asking again resumes");
     let shown = !args.json && std::io::stderr().is_terminal();
@@ -77,22 +95,7 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
             Progress::Composing { sources } => eprintln!("composing from {sources} sources"),
         }
     });
-    let record = ask_papers(
-        &ctx,
-        AskParams {
-            workspace: args.workspace,
-            question: args.question,
-            scope: Some(Scope::parse(&args.papers)),
-            read_all: args.read_all,
-            profile: args.profile,
-            offline: args.offline,
-            max_tokens: args.max_tokens,
-            max_cost_usd: args.max_cost,
-        },
-        cancel,
-        progress,
-    )
-    .await;
+    let record = ask_papers(&ctx, params, cancel, progress).await;
     ctrl_c.abort();
     let record = record?;
     if args.json {
@@ -105,6 +108,28 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
             record.status
         );
     }
+    Ok(())
+}
+
+/// What a run would take, in a line, or as JSON.
+pub(crate) fn print_estimate(
+    e: &quire::review::ask::estimate::Estimate,
+    json: bool,
+) -> Result<(), CommandError> {
+    if json {
+        return super::print_json(e);
+    }
+    println!(
+        "{} papers to read ({} answered before, free), about {} calls, {} tokens in, {} out, cost {}",
+        e.papers,
+        e.reused,
+        e.calls,
+        e.input_tokens,
+        e.output_tokens,
+        e.cost_usd
+            .map(|c| format!("about ${c:.2}"))
+            .unwrap_or_else(|| "unknown (no price for this model)".into())
+    );
     Ok(())
 }
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use quire::commands::table::{
-    ColumnsParams, CorrectParams, FillParams, table_columns, table_correct, table_fill, table_view,
+    ColumnsParams, CorrectParams, FillParams, table_columns, table_correct, table_estimate,
+    table_fill, table_view,
 };
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::Scope;
@@ -62,6 +63,10 @@ pub(crate) struct FillArgs {
     max_tokens: Option<u64>,
     #[arg(long)]
     max_cost: Option<f64>,
+    /// Print what filling would take (papers, calls, tokens, cost) and stop
+    /// before any model call.
+    #[arg(long)]
+    estimate: bool,
     #[arg(long)]
     json: bool,
 }
@@ -161,20 +166,20 @@ async fn columns_cmd(args: ColumnsArgs) -> Result<(), CommandError> {
 
 async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
+    let params = FillParams {
+        workspace: args.workspace.clone(),
+        scope: Some(Scope::parse(&args.papers)),
+        profile: args.profile.clone(),
+        max_tokens: args.max_tokens,
+        max_cost_usd: args.max_cost,
+    };
+    if args.estimate {
+        let estimate = table_estimate(&ctx, params).await?;
+        return super::ask_papers::print_estimate(&estimate, args.json);
+    }
     let (cancel, ctrl_c) =
         super::cancel_on_ctrl_c("the cells read so far are kept; filling again resumes");
-    let outcome = table_fill(
-        &ctx,
-        FillParams {
-            workspace: args.workspace,
-            scope: Some(Scope::parse(&args.papers)),
-            profile: args.profile,
-            max_tokens: args.max_tokens,
-            max_cost_usd: args.max_cost,
-        },
-        cancel,
-    )
-    .await;
+    let outcome = table_fill(&ctx, params, cancel).await;
     ctrl_c.abort();
     let outcome = outcome?;
     if args.json {

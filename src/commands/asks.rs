@@ -151,6 +151,23 @@ pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
     }
 }
 
+/// What asking would take with the params' model, before anything is spent.
+pub async fn ask_estimate(
+    ctx: &AppContext,
+    params: AskParams,
+) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
+    let resolved = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
+    let prices = crate::llm::accounting::PriceTable::load(&resolved.config_dir)?;
+    let request = AskRequest {
+        question: params.question.clone(),
+        scope: params.scope.clone().unwrap_or(Scope::Included),
+        read_all: params.read_all,
+    };
+    Ok(crate::review::ask::run::estimate(&ws, request, &resolved.settings, &prices).await?)
+}
+
 /// Put a question in the review's report, or take it out.
 pub async fn ask_in_report(
     workspace: PathBuf,

@@ -146,6 +146,19 @@ pub async fn fill_from_app(
         .await
 }
 
+/// What filling would take with the params' model, before anything is spent.
+pub async fn table_estimate(
+    ctx: &AppContext,
+    params: FillParams,
+) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
+    let resolved = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
+    let prices = crate::llm::accounting::PriceTable::load(&resolved.config_dir)?;
+    let scope = params.scope.unwrap_or(Scope::Included);
+    Ok(crate::review::table::fill::estimate(&ws, &scope, &resolved.settings, &prices).await?)
+}
+
 /// The table for the papers of `scope` (default: those the review keeps).
 pub async fn table_view(
     workspace: PathBuf,

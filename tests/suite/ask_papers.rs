@@ -102,6 +102,18 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
         .await
         .unwrap();
     let config = scripted_config(&server.base_url(), "");
+    // Priced before anything is spent.
+    let estimate = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all", "--estimate"],
+    )
+    .await;
+    assert!(server.requests().is_empty(), "an estimate calls no model");
+    let to_read = estimate["papers"].as_u64().unwrap();
+    assert!(to_read >= 2, "{estimate}");
+    assert_eq!(estimate["reused"], 0);
+    assert!(estimate["calls"].as_u64().unwrap() > to_read, "{estimate}");
     let answered = ask(
         config.path(),
         data.path(),
@@ -132,6 +144,16 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
         "{markdown}"
     );
     assert!(markdown.contains("[1] *"), "{markdown}");
+
+    assert_eq!(answered["coverage"]["read"].as_u64().unwrap(), to_read);
+    let after = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", "all", "--estimate"],
+    )
+    .await;
+    assert_eq!(after["papers"], 0, "everything answered before: {after}");
+    assert_eq!(after["reused"].as_u64().unwrap(), to_read);
 
     // Asked again: every paper's answer comes from the workspace.
     let read_once = asked_of_papers(&server);

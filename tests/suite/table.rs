@@ -99,6 +99,27 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
         .collect();
     assert_eq!(ids, ["recovery", "dataset", "sample-size"]);
 
+    // Priced before anything is spent.
+    let estimate: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &[
+                "table",
+                "fill",
+                &ws,
+                "--papers",
+                "all",
+                "--estimate",
+                "--json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(estimate["papers"], 5, "{estimate}");
+    assert!(server.requests().is_empty(), "an estimate calls no model");
+
     // The first fill reads every paper once, for all three columns at once.
     let filled: Value = serde_json::from_str(
         &quire_ok(c, d, &["table", "fill", &ws, "--papers", "all", "--json"]).await,

@@ -16,6 +16,7 @@
 
 pub mod candidates;
 pub mod compose;
+pub mod estimate;
 pub mod paper;
 mod render;
 pub mod run;

@@ -166,6 +166,41 @@ pub async fn run(
     finish(ws, record, Status::Done).await
 }
 
+/// What asking `request` would take with `settings`, before anything is
+/// spent: the candidates not answered before, and the composing calls for
+/// about two claims a paper.
+pub async fn estimate(
+    ws: &Workspace,
+    request: AskRequest,
+    settings: &crate::llm::ModelSettings,
+    prices: &crate::llm::accounting::PriceTable,
+) -> Result<super::estimate::Estimate, ReviewError> {
+    let (ws, settings, prices) = (ws.clone(), settings.clone(), prices.clone());
+    blocking(move || {
+        let (_, chosen) = candidates(&ws, &request.question, &request.scope, request.read_all)?;
+        let mut done = Vec::new();
+        for c in &chosen {
+            let key = paper::cache_key(&c.paper, &request.question, &settings.model);
+            done.push(paper::cached(&ws, &key)?.is_some());
+        }
+        let estimate = super::estimate::of_papers(
+            &settings,
+            chosen
+                .iter()
+                .zip(done)
+                .map(|(c, done)| (&c.paper, c.pages.as_slice(), done)),
+        );
+        let sources = 2 * chosen.len();
+        let groups = sources.div_ceil(super::compose::GROUP_SOURCES).max(1) as u64;
+        let composing = groups
+            + groups
+                .saturating_sub(1)
+                .div_ceil(super::compose::MERGE_PARTS as u64 - 1);
+        Ok(estimate.finish(&settings.model, &prices, composing))
+    })
+    .await
+}
+
 fn title(c: &Candidate) -> String {
     c.paper.title.clone().unwrap_or_else(|| {
         c.paper

@@ -130,6 +130,39 @@ pub async fn fill(
     Ok(outcome)
 }
 
+/// What filling the table for `scope` would take with `settings`: the papers
+/// with a cell not current, a call per part of each.
+pub async fn estimate(
+    ws: &Workspace,
+    scope: &Scope,
+    settings: &crate::llm::ModelSettings,
+    prices: &crate::llm::accounting::PriceTable,
+) -> Result<crate::review::ask::estimate::Estimate, ReviewError> {
+    let (ws, scope, settings, prices) =
+        (ws.clone(), scope.clone(), settings.clone(), prices.clone());
+    blocking(move || {
+        let all_columns = columns::load(&ws)?;
+        let mut rows = Vec::new();
+        for paper in papers_in_scope(&ws, &scope)? {
+            let cells = load_cells(&ws, &paper.id)?;
+            let current = all_columns.iter().all(|c| {
+                cells
+                    .get(&c.id)
+                    .is_some_and(|cell| cell.is_current(c, &settings.model))
+            });
+            let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
+            rows.push((paper, pages, current || all_columns.is_empty()));
+        }
+        let estimate = crate::review::ask::estimate::of_papers(
+            &settings,
+            rows.iter()
+                .map(|(p, pages, done)| (p, pages.as_slice(), *done)),
+        );
+        Ok(estimate.finish(&settings.model, &prices, 0))
+    })
+    .await
+}
+
 fn tally(outcome: &mut FillOutcome, paper: &PaperRecord, result: Result<Vec<cells::Cell>, String>) {
     match result {
         Ok(cells) => {

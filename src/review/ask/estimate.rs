@@ -1,0 +1,78 @@
+//! What asking a question, or filling the table, would take before anything
+//! is spent: the papers still to read (cached answers and current cells
+//! cost nothing), their calls (one per page-aligned part), tokens in and
+//! out, and the cost from the price table.
+
+use serde::Serialize;
+
+use crate::llm::accounting::{PriceTable, count_tokens};
+use crate::llm::{ModelSettings, Usage};
+use crate::review::reading::chunks;
+use crate::workspace::PaperRecord;
+
+/// Tokens of a per-paper answer or a row of cells, about.
+const ANSWER_TOKENS: u64 = 500;
+/// Instructions and framing of each call, about.
+const FIXED_TOKENS: u64 = 900;
+
+/// What a run would spend.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "WorkEstimate"))]
+pub struct Estimate {
+    pub papers: usize,
+    /// Papers already answered (or current), which cost nothing.
+    pub reused: usize,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `None` when the model has no price in the table.
+    pub cost_usd: Option<f64>,
+}
+
+impl Estimate {
+    /// Count one paper still to read.
+    pub fn add_paper(&mut self, settings: &ModelSettings, pages: &[String]) {
+        let budget = (settings.context_window as u64)
+            .saturating_sub(settings.max_output_tokens as u64)
+            .saturating_sub(FIXED_TOKENS)
+            .max(512);
+        let parts = chunks::split(pages, budget).len().max(1) as u64;
+        let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
+        self.papers += 1;
+        self.calls += parts;
+        self.input_tokens += text + parts * FIXED_TOKENS;
+        self.output_tokens += parts * ANSWER_TOKENS;
+    }
+
+    /// Add the composing calls of `sources` expected sources and price it all.
+    pub fn finish(mut self, model: &str, prices: &PriceTable, composing: u64) -> Self {
+        self.calls += composing;
+        self.input_tokens += composing * 2_000;
+        self.output_tokens += composing * 400;
+        self.cost_usd = prices.cost(
+            model,
+            Usage {
+                input_tokens: self.input_tokens,
+                output_tokens: self.output_tokens,
+            },
+        );
+        self
+    }
+}
+
+/// Papers of `chosen` not yet answered, counted into an estimate.
+pub fn of_papers<'a>(
+    settings: &ModelSettings,
+    papers: impl Iterator<Item = (&'a PaperRecord, &'a [String], bool)>,
+) -> Estimate {
+    let mut estimate = Estimate::default();
+    for (_, pages, done) in papers {
+        if done {
+            estimate.reused += 1;
+        } else {
+            estimate.add_paper(settings, pages);
+        }
+    }
+    estimate
+}
