@@ -33,10 +33,7 @@ pub struct Estimate {
 impl Estimate {
     /// Count one paper still to read.
     pub fn add_paper(&mut self, settings: &ModelSettings, pages: &[String]) {
-        let budget = (settings.context_window as u64)
-            .saturating_sub(settings.max_output_tokens as u64)
-            .saturating_sub(FIXED_TOKENS)
-            .max(512);
+        let budget = chunks::text_budget(settings, FIXED_TOKENS);
         let parts = chunks::split(pages, budget).len().max(1) as u64;
         let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
         self.papers += 1;

@@ -104,10 +104,7 @@ pub async fn answer(
         return Err(AskReadError::NoText);
     }
     let settings = client.settings();
-    let budget = (settings.context_window as u64)
-        .saturating_sub(settings.max_output_tokens as u64)
-        .saturating_sub(FIXED_TOKENS + count_tokens(question))
-        .max(512);
+    let budget = chunks::text_budget(settings, FIXED_TOKENS + count_tokens(question));
     let parts = chunks::split(pages, budget);
     let total = parts.len();
     let mut whole = PaperAnswer {

@@ -88,6 +88,15 @@ fn cut_near_middle(text: &str) -> Option<usize> {
     (cut > 0 && cut < text.len()).then_some(cut)
 }
 
+/// Tokens of paper text one call may carry with `settings`: the window less
+/// the answer and `fixed` tokens of instructions and framing (at least 512).
+pub fn text_budget(settings: &crate::llm::ModelSettings, fixed: u64) -> u64 {
+    (settings.context_window as u64)
+        .saturating_sub(settings.max_output_tokens as u64)
+        .saturating_sub(fixed)
+        .max(512)
+}
+
 /// Consecutive pages in chunks of at most `budget` tokens (a longer page
 /// stands alone and is cut when the server refuses it).
 pub fn split(pages: &[String], budget: u64) -> Vec<Chunk> {

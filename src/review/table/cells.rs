@@ -76,10 +76,7 @@ pub async fn fill(
     }
     let settings = client.settings();
     let asked = column_lines(columns);
-    let budget = (settings.context_window as u64)
-        .saturating_sub(settings.max_output_tokens as u64)
-        .saturating_sub(FIXED_TOKENS + count_tokens(&asked))
-        .max(512);
+    let budget = chunks::text_budget(settings, FIXED_TOKENS + count_tokens(&asked));
     let parts = chunks::split(pages, budget);
     let total = parts.len();
     let model = settings.model.clone();
