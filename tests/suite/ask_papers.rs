@@ -8,9 +8,14 @@ use std::path::Path;
 use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::{dev_pdfs, folder_of, quire_await, quire_json, scripted_config};
+use super::support::{
+    dev_pdfs, folder_of, quire_await, quire_json, scripted_config, user_messages_under,
+};
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
+
+/// What the per-paper reader's system prompt says.
+const PAPER_PROMPT: &str = "You answer a question from one paper";
 
 const QUESTION: &str =
     "How do databases recover after a crash and keep committed transactions durable?";
@@ -54,15 +59,7 @@ fn assert_sources_on_their_pages(ws: &Path, record: &Value) {
 }
 
 fn asked_of_papers(server: &ScriptedServer) -> usize {
-    server
-        .requests()
-        .iter()
-        .filter(|r| {
-            r.turns().iter().any(|t| {
-                t.role == "system" && t.text.contains("You answer a question from one paper")
-            })
-        })
-        .count()
+    user_messages_under(server, PAPER_PROMPT).len()
 }
 
 #[tokio::test]
@@ -251,24 +248,12 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
 
 /// The papers asked, by the title in each per-paper request.
 fn papers_asked(server: &ScriptedServer) -> Vec<String> {
-    server
-        .requests()
+    user_messages_under(server, PAPER_PROMPT)
         .iter()
-        .filter_map(|r| {
-            let turns = r.turns();
-            turns
-                .iter()
-                .any(|t| {
-                    t.role == "system" && t.text.contains("You answer a question from one paper")
-                })
-                .then(|| {
-                    let user = turns.iter().find(|t| t.role == "user")?;
-                    user.text
-                        .lines()
-                        .find_map(|l| l.strip_prefix("Paper: "))
-                        .map(str::to_owned)
-                })
-                .flatten()
+        .filter_map(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Paper: "))
+                .map(str::to_owned)
         })
         .collect()
 }

@@ -225,3 +225,25 @@ pub fn quire_json(data: &Path, args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null)
 }
+
+/// The user message of every request `server` got whose system message
+/// contains `marker` (which of Quire's prompts it was), in order.
+pub fn user_messages_under(server: &testkit::ScriptedServer, marker: &str) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            let turns = r.turns();
+            turns
+                .iter()
+                .any(|t| t.role == "system" && t.text.contains(marker))
+                .then(|| {
+                    turns
+                        .iter()
+                        .find(|t| t.role == "user")
+                        .map(|t| t.text.clone())
+                })
+                .flatten()
+        })
+        .collect()
+}

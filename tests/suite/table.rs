@@ -8,7 +8,9 @@ use std::path::Path;
 use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::support::{dev_pdfs, folder_of, quire_await, quire_json, scripted_config};
+use super::support::{
+    dev_pdfs, folder_of, quire_await, quire_json, scripted_config, user_messages_under,
+};
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
 
@@ -24,24 +26,15 @@ async fn quire_ok(config: &Path, data: &Path, args: &[&str]) -> String {
 
 /// The columns each table request asked for, in order of the requests.
 fn asked_columns(server: &ScriptedServer) -> Vec<Vec<String>> {
-    server
-        .requests()
+    user_messages_under(server, "for a table")
         .iter()
-        .filter_map(|r| {
-            let turns = r.turns();
-            turns
-                .iter()
-                .any(|t| t.role == "system" && t.text.contains("for a table"))
-                .then(|| {
-                    let user = turns.iter().find(|t| t.role == "user").unwrap();
-                    user.text
-                        .lines()
-                        .skip_while(|l| l.trim() != "Columns:")
-                        .skip(1)
-                        .map_while(|l| l.strip_prefix("- "))
-                        .map(|l| l.split(':').next().unwrap().to_owned())
-                        .collect()
-                })
+        .map(|text| {
+            text.lines()
+                .skip_while(|l| l.trim() != "Columns:")
+                .skip(1)
+                .map_while(|l| l.strip_prefix("- "))
+                .map(|l| l.split(':').next().unwrap_or_default().to_owned())
+                .collect()
         })
         .collect()
 }

@@ -117,18 +117,11 @@ pub async fn answer(
     };
     let mut answers = Vec::new();
     for part in parts {
-        let mut user = format!("Question: {}\n", question.trim());
+        let mut lead = format!("Question: {}\n", question.trim());
         if let Some(title) = &paper.title {
-            user.push_str(&format!("Paper: {title}\n"));
+            lead.push_str(&format!("Paper: {title}\n"));
         }
-        if total > 1 {
-            user.push_str(&format!(
-                "This is part {} of {total} of the paper (pages {}-{}).\n",
-                part.index, part.first_page, part.last_page
-            ));
-        }
-        user.push('\n');
-        user.push_str(&part.text);
+        let user = part.message(&lead, total);
         let (object, calls) = json_call(
             client,
             SYSTEM_PROMPT,

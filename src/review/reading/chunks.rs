@@ -88,6 +88,23 @@ fn cut_near_middle(text: &str) -> Option<usize> {
     (cut > 0 && cut < text.len()).then_some(cut)
 }
 
+impl Chunk {
+    /// This part as one call's message: `lead` (what is asked), which part
+    /// it is when the paper has `total` parts, then its text.
+    pub fn message(&self, lead: &str, total: usize) -> String {
+        let mut text = lead.to_owned();
+        if total > 1 {
+            text.push_str(&format!(
+                "This is part {} of {total} of the paper (pages {}-{}).\n",
+                self.index, self.first_page, self.last_page
+            ));
+        }
+        text.push('\n');
+        text.push_str(&self.text);
+        text
+    }
+}
+
 /// Tokens of paper text one call may carry with `settings`: the window less
 /// the answer and `fixed` tokens of instructions and framing (at least 512).
 pub fn text_budget(settings: &crate::llm::ModelSettings, fixed: u64) -> u64 {

@@ -82,19 +82,12 @@ pub async fn fill(
     let model = settings.model.clone();
     let mut best: Vec<Option<Cell>> = vec![None; columns.len()];
     for part in parts {
-        let mut user = String::new();
+        let mut lead = String::new();
         if let Some(title) = &paper.title {
-            user.push_str(&format!("Paper: {title}\n"));
+            lead.push_str(&format!("Paper: {title}\n"));
         }
-        user.push_str(&format!("Columns:\n{asked}\n"));
-        if total > 1 {
-            user.push_str(&format!(
-                "This is part {} of {total} of the paper (pages {}-{}).\n",
-                part.index, part.first_page, part.last_page
-            ));
-        }
-        user.push('\n');
-        user.push_str(&part.text);
+        lead.push_str(&format!("Columns:\n{asked}\n"));
+        let user = part.message(&lead, total);
         let (answer, _) =
             json_call(client, SYSTEM_PROMPT, user, "table_fill", "cells", cancel).await?;
         let cells = answer.get("cells").and_then(Value::as_object);
