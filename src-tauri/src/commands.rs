@@ -18,6 +18,8 @@ use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
 };
+use quire::review::ask::estimate::Estimate as WorkEstimate;
+use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
 use quire::review::labels::Label;
@@ -205,14 +207,30 @@ pub async fn review_protocol_approve(params: ProtocolParams) -> Result<ProtocolV
 pub async fn review_ask(
     ctx: State<'_, AppContext>,
     params: AskParams,
+    on_progress: Channel<AskProgress>,
 ) -> Result<AskRecord, CommandError> {
-    asks::ask_from_app(&ctx, params).await
+    let progress = move |p: AskProgress| {
+        // A closed window loses only the progress display; the question goes on.
+        if let Err(e) = on_progress.send(p) {
+            tracing::debug!(error = %e, "ask progress not delivered");
+        }
+    };
+    asks::ask_from_app(&ctx, params, Arc::new(progress)).await
 }
 
 /// Stop the question being answered; the papers read so far are kept.
 #[tauri::command]
 pub fn review_ask_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool {
     asks::ask_cancel(&ctx, &workspace)
+}
+
+/// What answering a question would read and spend, before anything is.
+#[tauri::command]
+pub async fn review_ask_estimate(
+    ctx: State<'_, AppContext>,
+    params: AskParams,
+) -> Result<WorkEstimate, CommandError> {
+    asks::ask_estimate(&ctx, params).await
 }
 
 /// Put a question in the review's report, or take it out.
@@ -263,6 +281,21 @@ pub async fn table_fill(
     params: FillParams,
 ) -> Result<FillOutcome, CommandError> {
     table::fill_from_app(&ctx, params).await
+}
+
+/// What filling the table would read and spend, before anything is.
+#[tauri::command]
+pub async fn table_estimate(
+    ctx: State<'_, AppContext>,
+    params: FillParams,
+) -> Result<WorkEstimate, CommandError> {
+    table::table_estimate(&ctx, params).await
+}
+
+/// Stop the table's fill; the cells read so far are kept.
+#[tauri::command]
+pub fn table_fill_cancel(ctx: State<'_, AppContext>, workspace: PathBuf) -> bool {
+    table::fill_cancel(&ctx, &workspace)
 }
 
 /// The researcher's value for a cell, or the extracted one checked.

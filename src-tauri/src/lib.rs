@@ -40,12 +40,15 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::review_protocol_approve,
             commands::review_ask,
             commands::review_ask_cancel,
+            commands::review_ask_estimate,
             commands::review_asks,
             commands::review_ask_report,
             commands::review_ask_export,
             commands::table_view,
             commands::table_columns,
             commands::table_fill,
+            commands::table_estimate,
+            commands::table_fill_cancel,
             commands::table_correct,
             commands::ui_ready
         ])

@@ -127,17 +127,19 @@ pub fn ask_key(workspace: &std::path::Path) -> PathBuf {
 }
 
 /// Ask from the app: one question at a time per review, cancellable with
-/// [`ask_cancel`].
-pub async fn ask_from_app(ctx: &AppContext, params: AskParams) -> Result<AskRecord, CommandError> {
+/// [`ask_cancel`]; where it is goes to `progress`.
+pub async fn ask_from_app(
+    ctx: &AppContext,
+    params: AskParams,
+    progress: Arc<dyn Fn(Progress) + Send + Sync>,
+) -> Result<AskRecord, CommandError> {
     let key = ask_key(&params.workspace);
     let busy = (
         "ask_running",
         "a question is already being answered for this review",
     );
-    ctx.held(&key, busy, |cancel| {
-        ask_papers(ctx, params, cancel, Arc::new(|_| {}))
-    })
-    .await
+    ctx.held(&key, busy, |cancel| ask_papers(ctx, params, cancel, progress))
+        .await
 }
 
 /// Stop the question being answered for `workspace`; false when none is.

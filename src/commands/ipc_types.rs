@@ -25,6 +25,8 @@ use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
+use crate::review::ask::estimate::Estimate as WorkEstimate;
+use crate::review::ask::run::Progress as AskProgress;
 use crate::review::ask::{
     AskRecord, Coverage as AskCoverage, Mode as AskMode, Scope as AskScope, Source as AskSource,
     Status as AskStatus,
@@ -124,6 +126,8 @@ fn generated() -> String {
         declaration::<AskCoverage>(),
         declaration::<AskRecord>(),
         declaration::<AskParams>(),
+        declaration::<WorkEstimate>(),
+        declaration::<AskProgress>(),
         // The extraction table.
         declaration::<ColumnKind>(),
         declaration::<Column>(),

@@ -137,13 +137,30 @@ pub async fn fill_from_app(
     ctx: &AppContext,
     params: FillParams,
 ) -> Result<FillOutcome, CommandError> {
-    let key = params.workspace.join(crate::workspace::layout::TABLE_DIR);
+    let key = fill_key(&params.workspace);
     let busy = (
         "table_filling",
         "the table of this review is already being filled",
     );
     ctx.held(&key, busy, |cancel| table_fill(ctx, params, cancel))
         .await
+}
+
+/// The key a review's fill is held under in the context.
+fn fill_key(workspace: &std::path::Path) -> PathBuf {
+    workspace.join(crate::workspace::layout::TABLE_DIR)
+}
+
+/// Stop the fill running for `workspace` (the cells read so far are kept);
+/// false when none is.
+pub fn fill_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
+    match ctx.run_in(&fill_key(workspace)) {
+        Some(token) => {
+            token.cancel();
+            true
+        }
+        None => false,
+    }
 }
 
 /// What filling would take with the params' model, before anything is spent.

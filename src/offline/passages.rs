@@ -19,17 +19,19 @@ pub struct Passages {
     pub quotes: Vec<Quote>,
 }
 
-/// Each of `papers`' match with `question`, in their order.
+/// Each of `papers`' match with `question`, in their order, with at most
+/// `per_paper` passages each (none looked for at 0).
 pub fn passages(question: &str, papers: &[Paper<'_>], per_paper: usize) -> Vec<Passages> {
+    let bodies: Vec<Vec<String>> = papers.iter().map(|p| terms(&p.pages.join("\n"))).collect();
     let heads: Vec<Vec<String>> = papers
         .iter()
-        .map(|p| {
+        .zip(&bodies)
+        .map(|(p, body)| {
             let mut head = terms(p.title.unwrap_or(""));
-            head.extend(terms(&p.pages.join("\n")).into_iter().take(HEAD_WORDS));
+            head.extend(body.iter().take(HEAD_WORDS).cloned());
             head
         })
         .collect();
-    let bodies: Vec<Vec<String>> = papers.iter().map(|p| terms(&p.pages.join("\n"))).collect();
     let index = bm25::Index::new(&heads, &bodies);
     let query = expand_query(&index, &weighted(&terms(question)));
     let query_terms: HashMap<&str, f64> = query.iter().map(|(t, w)| (t.as_str(), *w)).collect();
@@ -39,7 +41,11 @@ pub fn passages(question: &str, papers: &[Paper<'_>], per_paper: usize) -> Vec<P
         .enumerate()
         .map(|(d, paper)| Passages {
             relevance: index.score(d, &query).0,
-            quotes: best_passages(&sentences(paper.pages), &query_terms, &idf, per_paper),
+            quotes: if per_paper == 0 {
+                Vec::new()
+            } else {
+                best_passages(&sentences(paper.pages), &query_terms, &idf, per_paper)
+            },
         })
         .collect()
 }

@@ -288,3 +288,102 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
         refused
     );
 }
+
+/// Papers with cells kept on disk.
+fn papers_with_cells(ws: &Path) -> usize {
+    std::fs::read_dir(ws.join("table").join("cells")).map_or(0, |d| {
+        d.filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".json") && !name.starts_with('.')
+            })
+            .count()
+    })
+}
+
+#[tokio::test]
+async fn killed_mid_fill_the_next_fill_reads_only_the_papers_left_and_a_cap_stops_it() {
+    let server = ScriptedServer::start(ServerOptions {
+        latency: std::time::Duration::from_millis(300),
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let data = tempfile::tempdir().unwrap();
+    let review = quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            "How do databases recover from crashes?",
+            "--json",
+        ],
+    );
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let (c, d) = (config.path(), data.path());
+    quire_ok(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
+
+    // A cap below one paper's reading stops the fill before any is read.
+    let capped: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &[
+                "table",
+                "fill",
+                &ws,
+                "--papers",
+                "all",
+                "--max-tokens",
+                "500",
+                "--json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
+    assert!(
+        capped["stopped"].as_str().is_some_and(|s| s.contains("500")),
+        "{capped}"
+    );
+    assert_eq!(capped["read"], 0, "{capped}");
+    assert!(server.requests().is_empty(), "the cap is checked before a call");
+
+    // Killed (SIGKILL) once the first paper's cells are kept, before the last.
+    let mut child = tokio::process::Command::from(super::support::quire_command(c, d))
+        .args(["table", "fill", &ws, "--papers", "all", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ws_path = Path::new(&ws);
+    while papers_with_cells(ws_path) == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().await.unwrap();
+    let kept = papers_with_cells(ws_path);
+    assert!(kept < 4, "killed before the end ({kept} papers kept)");
+    let before = user_messages_under(&server, "for a table").len();
+
+    let resumed: Value = serde_json::from_str(
+        &quire_ok(c, d, &["table", "fill", &ws, "--papers", "all", "--json"]).await,
+    )
+    .unwrap();
+    assert_eq!(resumed["stopped"], Value::Null, "{resumed}");
+    assert_eq!(resumed["read"], 4 - kept, "{resumed}");
+    // Only the papers without cells are read again (a long one in parts).
+    let again: std::collections::BTreeSet<String> = user_messages_under(&server, "for a table")
+        [before..]
+        .iter()
+        .filter_map(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Paper: "))
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(again.len(), 4 - kept, "{again:?}");
+    assert_eq!(papers_with_cells(ws_path), 4);
+}

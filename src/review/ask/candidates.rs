@@ -27,12 +27,15 @@ pub struct Candidate {
     pub rank: f64,
 }
 
-/// The papers in scope, best match first: `(considered, to read)`.
+/// The papers in scope, best match first: `(considered, to read)`. Their
+/// best passages are found only `with_passages` (offline, they are the
+/// result; with a model, finding them in every paper would be wasted).
 pub fn candidates(
     ws: &Workspace,
     question: &str,
     scope: &Scope,
     read_all: bool,
+    with_passages: bool,
 ) -> Result<(usize, Vec<Candidate>), ReviewError> {
     let papers = papers_in_scope(ws, scope)?;
     let mut texts = Vec::with_capacity(papers.len());
@@ -47,7 +50,8 @@ pub fn candidates(
             pages,
         })
         .collect();
-    let found = passages(question, &views, PASSAGES_PER_PAPER);
+    let per_paper = if with_passages { PASSAGES_PER_PAPER } else { 0 };
+    let found = passages(question, &views, per_paper);
     let best = found.iter().map(|p| p.relevance).fold(0.0, f64::max);
     let mut ranked: Vec<Candidate> = Vec::new();
     for ((paper, pages), passages) in papers.into_iter().zip(texts).zip(found) {

@@ -2,9 +2,10 @@
 //! numbered source (paper, page, verified quote), the model writes the
 //! answer citing `[n]`, and the citations are checked after: a number that
 //! is no source is taken out, a sentence that cites nothing is marked. Above
-//! [`GROUP_SOURCES`] sources the claims are composed in groups and the
-//! groups' answers merged a few at a time, so no call grows with the number
-//! of papers.
+//! [`CALL_BUDGET_TOKENS`] of sources the claims are composed in groups and
+//! the groups' answers merged as many as fit at a time, so no call's prompt
+//! grows with the number of papers: every one is its instructions plus at
+//! most the budget.
 
 use std::collections::BTreeSet;
 
@@ -12,52 +13,86 @@ use futures_util::future::join_all;
 use tokio_util::sync::CancellationToken;
 
 use super::Source;
+use crate::llm::accounting::count_tokens;
 use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
 
-/// Most sources one composing call sees: about as many tokens as
-/// [`MERGE_PARTS`] partial answers, so no call of either kind is larger.
-pub const GROUP_SOURCES: usize = 20;
-
-/// Partial answers one merging call sees.
-pub const MERGE_PARTS: usize = 4;
+/// Tokens of sources (or of partial answers) one composing call sees. A
+/// budget in tokens, not a count of sources, because quotes differ tenfold
+/// in length. About ten claims, or two to three partial answers: few enough
+/// that a model cites each one with care and a small local model holds them
+/// with room to answer, and few enough that a question most of ten papers
+/// answer already fills a call, so the composing prompt is the same size at
+/// ten papers as at a thousand (a question fewer papers answer needs less).
+pub const CALL_BUDGET_TOKENS: u64 = 1_000;
 
 /// How an unsupported sentence is marked in the answer.
 pub const NO_SOURCE: &str = "*(no source)*";
 
-pub const SYSTEM_PROMPT: &str = "You write the answer to a researcher's question from numbered sources only. Each source is a claim from a paper with a quote verified on its page. Cite every claim with the numbers of its sources in brackets right after it, like [2] or [1][4]. Use only the numbers given, and never cite a source for what it does not say. Where sources disagree, say so. If they do not answer the question, say so. Write Markdown paragraphs, at most 250 words, and nothing else.";
+/// Words the answer may have.
+pub const ANSWER_WORDS: usize = 300;
 
-pub const MERGE_PROMPT: &str = "You merge partial answers to one question, each written from a different group of sources, into one answer. Keep every citation [n] exactly as given, with the claim it supports; add no numbers. Where the parts disagree, say so. Write Markdown paragraphs, at most 300 words, and nothing else.";
+/// Words a partial answer (one that will be merged) may have: short enough
+/// that two to three of them fit a merging call's budget.
+pub const PART_WORDS: usize = 150;
+
+/// Instructions for composing from sources, the answer at most `words` long.
+pub fn compose_prompt(words: usize) -> String {
+    format!(
+        "You write the answer to a researcher's question from numbered sources only. Each source is a claim from a paper with a quote verified on its page. Cite every claim with the numbers of its sources in brackets right after it, like [2] or [1][4]. Use only the numbers given, and never cite a source for what it does not say. Where sources disagree, say so. If they do not answer the question, say so. Write Markdown paragraphs, at most {words} words, and nothing else."
+    )
+}
+
+/// Instructions for merging partial answers, the result at most `words` long.
+pub fn merge_prompt(words: usize) -> String {
+    format!(
+        "You merge partial answers to one question, each written from a different group of sources, into one answer. Keep every citation [n] exactly as given, with the claim it supports; add no numbers. Where the parts disagree, say so. Write Markdown paragraphs, at most {words} words, and nothing else."
+    )
+}
+
+/// The word limit of a call: the answer's when it is the last, a part's
+/// when its text will be merged again.
+fn words_for(last: bool) -> usize {
+    if last { ANSWER_WORDS } else { PART_WORDS }
+}
 
 /// The composed answer, and the calls it took.
 pub struct Composed {
     pub text: String,
     pub calls: u32,
+    /// Calls one after another: the groups, then each level of merges.
+    pub rounds: u32,
     /// Sentences that cite no source, marked in the text.
     pub unsupported: usize,
 }
 
 /// Compose the answer to `question` from `sources` (numbered from 1): the
 /// groups' answers at once (the client's gate bounds the calls in flight),
-/// then merged [`MERGE_PARTS`] at a time until one answer is left.
+/// then merged as many as fit the budget at a time until one answer is left.
 pub async fn compose(
     client: &ModelClient,
     question: &str,
     sources: &[Source],
     cancel: &CancellationToken,
 ) -> Result<Composed, LlmError> {
-    let asks = groups(sources).into_iter().map(|group| {
-        let lines: Vec<String> = group.iter().map(|s| source_line(s)).collect();
+    let lines: Vec<String> = sources.iter().map(source_line).collect();
+    let groups = pack(&lines, 1);
+    let system = compose_prompt(words_for(groups.len() == 1));
+    let asks = groups.into_iter().map(|group| {
         let user = format!(
             "Question: {}\n\nSources:\n{}\n\nWrite the answer.",
             question.trim(),
-            lines.join("\n")
+            group.join("\n")
         );
-        call(client, SYSTEM_PROMPT, user, cancel)
+        call(client, &system, user, "ask_compose", cancel)
     });
     let mut parts: Vec<String> = join_all(asks).await.into_iter().collect::<Result<_, _>>()?;
     let mut calls = parts.len() as u32;
+    let mut rounds = 1;
     while parts.len() > 1 {
-        let merges = parts.chunks(MERGE_PARTS).map(|chunk| {
+        // At least two parts a merge, so the answers always get fewer.
+        let chunks = pack(&parts, 2);
+        let system = merge_prompt(words_for(chunks.len() == 1));
+        let merges = chunks.into_iter().map(|chunk| {
             let listed: Vec<String> = chunk
                 .iter()
                 .enumerate()
@@ -68,11 +103,12 @@ pub async fn compose(
                 question.trim(),
                 listed.join("\n\n")
             );
+            let system = &system;
             async move {
                 if chunk.len() == 1 {
-                    return Ok((chunk[0].clone(), 0));
+                    return Ok((chunk[0].to_owned(), 0));
                 }
-                call(client, MERGE_PROMPT, user, cancel)
+                call(client, system, user, "ask_merge", cancel)
                     .await
                     .map(|t| (t, 1))
             }
@@ -82,6 +118,7 @@ pub async fn compose(
             .into_iter()
             .collect::<Result<_, _>>()?;
         calls += merged.iter().map(|(_, n)| n).sum::<u32>();
+        rounds += 1;
         parts = merged.into_iter().map(|(t, _)| t).collect();
     }
     let text = parts.pop().unwrap_or_default();
@@ -90,8 +127,54 @@ pub async fn compose(
     Ok(Composed {
         text,
         calls,
+        rounds,
         unsupported,
     })
+}
+
+/// The composing calls for sources of about `source_tokens` in all, at
+/// about [`PART_TOKENS`] a partial answer: the groups, then the merges.
+pub fn expected_calls(source_tokens: u64) -> u64 {
+    let groups = source_tokens.div_ceil(CALL_BUDGET_TOKENS).max(1);
+    let per_merge = (CALL_BUDGET_TOKENS / PART_TOKENS).max(2);
+    groups + (groups - 1).div_ceil(per_merge - 1)
+}
+
+/// Tokens of a partial answer, about ([`PART_WORDS`] words and citations).
+pub const PART_TOKENS: u64 = 300;
+
+/// A text's size against the budget: its tokens by our vocabulary or a token
+/// per four bytes, whichever is more, so the budget holds under a model's own
+/// tokenizer too (they count anywhere from 3 to 5 bytes a token).
+fn tokens_of(text: &str) -> u64 {
+    count_tokens(text).max(text.len().div_ceil(4) as u64) + 1
+}
+
+/// Texts in order, packed into runs of at most [`CALL_BUDGET_TOKENS`]
+/// tokens; a run takes at least `min` texts (when there are) whatever their
+/// size, so a very long one still goes somewhere.
+fn pack<T: AsRef<str>>(texts: &[T], min: usize) -> Vec<Vec<&str>> {
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    let mut tokens = 0;
+    for text in texts {
+        let text = text.as_ref();
+        let size = tokens_of(text);
+        if current.len() >= min && tokens + size > CALL_BUDGET_TOKENS {
+            runs.push(std::mem::take(&mut current));
+            tokens = 0;
+        }
+        current.push(text);
+        tokens += size;
+    }
+    if !current.is_empty() {
+        // A last run below `min` joins the one before rather than go alone.
+        match runs.last_mut() {
+            Some(last) if current.len() < min => last.extend(current),
+            _ => runs.push(current),
+        }
+    }
+    runs
 }
 
 /// One source as the model sees it.
@@ -102,34 +185,11 @@ fn source_line(s: &Source) -> String {
     )
 }
 
-/// Sources in groups of at most [`GROUP_SOURCES`], a paper's claims kept together.
-fn groups(sources: &[Source]) -> Vec<Vec<&Source>> {
-    let mut groups: Vec<Vec<&Source>> = Vec::new();
-    let mut current: Vec<&Source> = Vec::new();
-    let mut i = 0;
-    while i < sources.len() {
-        let paper = &sources[i].paper;
-        let end = sources[i..]
-            .iter()
-            .position(|s| &s.paper != paper)
-            .map_or(sources.len(), |p| i + p);
-        let run: Vec<&Source> = sources[i..end].iter().collect();
-        if !current.is_empty() && current.len() + run.len() > GROUP_SOURCES {
-            groups.push(std::mem::take(&mut current));
-        }
-        current.extend(run);
-        i = end;
-    }
-    if !current.is_empty() {
-        groups.push(current);
-    }
-    groups
-}
-
 async fn call(
     client: &ModelClient,
     system: &str,
     user: String,
+    purpose: &str,
     cancel: &CancellationToken,
 ) -> Result<String, LlmError> {
     let settings = client.settings();
@@ -139,7 +199,7 @@ async fn call(
         stream: settings.stream,
         ..ChatRequest::default()
     };
-    let answer = client.complete(&request, "ask_compose", cancel).await?;
+    let answer = client.complete(&request, purpose, cancel).await?;
     let text = match answer.text.rfind("</think>") {
         Some(end) => &answer.text[end + "</think>".len()..],
         None => &answer.text,
@@ -266,17 +326,6 @@ fn split_sentences(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn source(n: usize, paper: &str) -> Source {
-        Source {
-            n,
-            paper: paper.into(),
-            title: paper.into(),
-            page: 1,
-            quote: "q".into(),
-            claim: "c".into(),
-        }
-    }
-
     #[test]
     fn unknown_citations_go_and_unsupported_sentences_are_marked() {
         let known = BTreeSet::from([1, 2]);
@@ -295,21 +344,35 @@ mod tests {
     }
 
     #[test]
-    fn sources_are_grouped_without_splitting_a_paper() {
-        let mut sources = Vec::new();
-        for paper in 0..30 {
-            for _ in 0..3 {
-                sources.push(source(sources.len() + 1, &format!("p{paper}")));
-            }
+    fn runs_fill_the_budget_and_never_pass_it() {
+        let claim = "Raft elects a leader by randomized timeouts and replicates a log.";
+        let texts: Vec<String> = (0..200).map(|i| format!("[{i}] {claim}")).collect();
+        let runs = pack(&texts, 1);
+        assert_eq!(runs.iter().map(Vec::len).sum::<usize>(), 200);
+        let sizes: Vec<u64> = runs
+            .iter()
+            .map(|r| r.iter().map(|t| tokens_of(t)).sum())
+            .collect();
+        assert!(sizes.iter().all(|&s| s <= CALL_BUDGET_TOKENS), "{sizes:?}");
+        // Every run but the last is full to within one text.
+        let one = tokens_of(&texts[0]);
+        for s in &sizes[..sizes.len() - 1] {
+            assert!(s + one > CALL_BUDGET_TOKENS, "{sizes:?}");
         }
-        let groups = groups(&sources);
-        assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 90);
-        assert!(groups.iter().all(|g| g.len() <= GROUP_SOURCES));
-        for g in &groups {
-            let first = &g[0].paper;
-            let last = &g[g.len() - 1].paper;
-            assert_eq!(g.iter().filter(|s| &s.paper == last).count(), 3);
-            assert_eq!(g.iter().filter(|s| &s.paper == first).count(), 3);
-        }
+        // Order kept: a paper's claims stay next to each other.
+        let flat: Vec<&str> = runs.into_iter().flatten().collect();
+        assert_eq!(flat, texts.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn merges_take_at_least_two_parts_however_long() {
+        let long = "word ".repeat(3_000);
+        let parts = vec![long.clone(), long.clone(), long];
+        let runs = pack(&parts, 2);
+        assert_eq!(runs.len(), 1, "a lone last part joins the run before");
+        assert_eq!(runs[0].len(), 3);
+        assert_eq!(pack(&["a", "b"], 2).len(), 1);
+        assert_eq!(expected_calls(100), 1);
+        assert_eq!(expected_calls(CALL_BUDGET_TOKENS * 4), 6);
     }
 }

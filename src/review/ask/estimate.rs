@@ -45,7 +45,7 @@ impl Estimate {
     /// Add the composing calls of `sources` expected sources and price it all.
     pub fn finish(mut self, model: &str, prices: &PriceTable, composing: u64) -> Self {
         self.calls += composing;
-        self.input_tokens += composing * 2_000;
+        self.input_tokens += composing * (super::compose::CALL_BUDGET_TOKENS + 300);
         self.output_tokens += composing * 400;
         self.cost_usd = prices.cost(
             model,

@@ -122,6 +122,12 @@ pub struct Coverage {
     pub quotes_dropped: usize,
     /// Sentences of the composed answer that cite no source, marked.
     pub unsupported: usize,
+    /// Model calls that composed the answer, and how many ran one after
+    /// another (the groups, then each level of merges).
+    #[serde(default)]
+    pub composing_calls: u32,
+    #[serde(default)]
+    pub composing_rounds: u32,
 }
 
 /// One question and its result: `asks/<id>/ask.json`.

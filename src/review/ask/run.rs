@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -40,10 +41,15 @@ pub struct AskRequest {
 }
 
 /// Where a run is, for a host's progress display.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AskProgress"))]
 pub enum Progress {
+    /// The candidates chosen: `papers` to read, `cached` of them answered before.
     Reading { papers: usize, cached: usize },
+    /// One paper read; `answers` when a claim of it stands.
     Read { title: String, answers: bool },
+    /// Every paper read: the answer is being composed from the sources.
     Composing { sources: usize },
 }
 
@@ -62,8 +68,8 @@ pub async fn run(
     }
     let (considered, chosen) = {
         let (ws, question, scope) = (ws.clone(), question.clone(), request.scope.clone());
-        let read_all = request.read_all;
-        blocking(move || candidates(&ws, &question, &scope, read_all)).await?
+        let (read_all, offline) = (request.read_all, model.is_none());
+        blocking(move || candidates(&ws, &question, &scope, read_all, offline)).await?
     };
     let mut record = AskRecord {
         id: ask_id(&question, &request.scope, request.read_all),
@@ -153,6 +159,8 @@ pub async fn run(
         Ok(composed) => {
             record.answer = composed.text;
             record.coverage.unsupported = composed.unsupported;
+            record.coverage.composing_calls = composed.calls;
+            record.coverage.composing_rounds = composed.rounds;
         }
         Err(_) if cancel.is_cancelled() => return finish(ws, record, Status::Cancelled).await,
         Err(e) => {
@@ -177,7 +185,13 @@ pub async fn estimate(
 ) -> Result<super::estimate::Estimate, ReviewError> {
     let (ws, settings, prices) = (ws.clone(), settings.clone(), prices.clone());
     blocking(move || {
-        let (_, chosen) = candidates(&ws, &request.question, &request.scope, request.read_all)?;
+        let (_, chosen) = candidates(
+            &ws,
+            &request.question,
+            &request.scope,
+            request.read_all,
+            false,
+        )?;
         let mut done = Vec::new();
         for c in &chosen {
             let key = paper::cache_key(&c.paper, &request.question, &settings.model);
@@ -190,12 +204,7 @@ pub async fn estimate(
                 .zip(done)
                 .map(|(c, done)| (&c.paper, c.pages.as_slice(), done)),
         );
-        let sources = 2 * chosen.len();
-        let groups = sources.div_ceil(super::compose::GROUP_SOURCES).max(1) as u64;
-        let composing = groups
-            + groups
-                .saturating_sub(1)
-                .div_ceil(super::compose::MERGE_PARTS as u64 - 1);
+        let composing = super::compose::expected_calls(CLAIM_TOKENS * 2 * chosen.len() as u64);
         Ok(estimate.finish(&settings.model, &prices, composing))
     })
     .await
@@ -209,6 +218,9 @@ fn title(c: &Candidate) -> String {
             .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
     })
 }
+
+/// Tokens of one claim as a source line (title, claim, quote), about.
+const CLAIM_TOKENS: u64 = 90;
 
 type Answers = Vec<Option<Result<PaperAnswer, String>>>;
 
@@ -249,7 +261,7 @@ async fn read_all(
             ended = Some((Status::Cancelled, None));
             break;
         }
-        let tokens: u64 = c.pages.iter().map(|p| count_tokens(p)).sum();
+        let tokens = crate::review::reading::chunks::rough_tokens(&c.pages);
         let output = model.client.settings().max_output_tokens as u64;
         if let Err(over) = model.budget.check(tokens + 900, output) {
             ended = Some((Status::Stopped, Some(over.0)));

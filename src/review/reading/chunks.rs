@@ -105,6 +105,14 @@ impl Chunk {
     }
 }
 
+/// About how many tokens a paper's pages are: a token per four bytes. For a
+/// cap's check before a call, which is checked again against what each call
+/// really spent, close is enough; tokenizing the text exactly there would
+/// cost as much CPU as everything else done with a paper.
+pub fn rough_tokens(pages: &[String]) -> u64 {
+    pages.iter().map(|p| p.len() as u64).sum::<u64>() / 4
+}
+
 /// Tokens of paper text one call may carry with `settings`: the window less
 /// the answer and `fixed` tokens of instructions and framing (at least 512).
 pub fn text_budget(settings: &crate::llm::ModelSettings, fixed: u64) -> u64 {

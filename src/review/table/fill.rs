@@ -12,7 +12,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::{cells, columns, load_cells, save_cells};
 use crate::blocking::blocking;
-use crate::llm::accounting::count_tokens;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
 use crate::review::ask::run::AskModel;
@@ -83,7 +82,7 @@ pub async fn fill(
         if needed.is_empty() {
             continue;
         }
-        let tokens: u64 = pages.iter().map(|p| count_tokens(p)).sum();
+        let tokens = crate::review::reading::chunks::rough_tokens(&pages);
         if let Err(over) = model.budget.check(
             tokens + 1_200,
             model.client.settings().max_output_tokens as u64,

@@ -36,15 +36,22 @@ pub(crate) struct AskBenchArgs {
     /// Papers per table fill.
     #[arg(long, value_delimiter = ',', default_value = "80,800")]
     table_sizes: Vec<usize>,
-    /// The server's latency per answer.
-    #[arg(long, default_value_t = 40)]
+    /// The server's latency per answer, in milliseconds (as `bench agent`:
+    /// a model's compute is its latency; far below it, the two processes'
+    /// own CPU work on 2 cores is what gets measured).
+    #[arg(long, default_value_t = 200)]
     latency_ms: u64,
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// The question asked (default: one nearly every paper answers).
+    #[arg(long, default_value = QUESTION)]
+    question: String,
 }
 
-const QUESTION: &str =
-    "How do distributed systems reach consensus and tolerate failures of machines?";
+/// A question nearly every paper answers, so the composing calls carry the
+/// most they ever can at each size: the case in which their prompts would
+/// grow if anything did.
+const QUESTION: &str = "How do the authors evaluate their approach, and what results do they report?";
 
 /// Every call's purpose and prompt size.
 #[derive(Default)]
@@ -95,12 +102,18 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         texts.len(),
         args.corpus.display()
     );
+    // The tokenizer's tables load once a process (a few hundred ms), not
+    // once a question: load them before anything is timed.
+    quire::llm::accounting::count_tokens("warm");
     let server = Server::start(args.latency_ms, args.concurrency, None, None)?;
     let latency = Duration::from_millis(args.latency_ms);
     let log = Arc::new(Calls::default());
     let model = model(&server, args.concurrency, log.clone())?;
 
-    println!("\nAsk (every paper read: --read-all), question: {QUESTION}");
+    println!(
+        "\nAsk (every paper read: --read-all), question: {}",
+        args.question
+    );
     let mut maxima: BTreeMap<usize, u64> = BTreeMap::new();
     for &n in &args.sizes {
         let root = scratch.path().join(format!("ask-{n}"));
@@ -111,7 +124,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         let record = ask(
             &ws,
             AskRequest {
-                question: QUESTION.into(),
+                question: args.question.clone(),
                 scope: Scope::All,
                 read_all: true,
             },
@@ -137,17 +150,35 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             .filter(|c| c.0 == "ask_paper")
             .map(|c| c.1)
             .collect();
+        let groups = calls.iter().filter(|c| c.0 == "ask_compose").count();
+        let merges = calls.iter().filter(|c| c.0 == "ask_merge").count();
         let composing: Vec<u64> = calls
             .iter()
-            .filter(|c| c.0 == "ask_compose")
+            .filter(|c| c.0 == "ask_compose" || c.0 == "ask_merge")
             .map(|c| c.1)
             .collect();
         let max = composing.iter().copied().max().unwrap_or(0);
+        let max_of = |purpose: &str| {
+            calls
+                .iter()
+                .filter(|c| c.0 == purpose)
+                .map(|c| c.1)
+                .max()
+                .unwrap_or(0)
+        };
+        let (max_group, max_merge) = (max_of("ask_compose"), max_of("ask_merge"));
         maxima.insert(n, max);
-        // The ideal: the readers in rounds of the concurrency, then the
-        // composing calls' levels (a round each, as wide as the concurrency).
-        let levels = compose_rounds(record.sources.len(), args.concurrency);
-        let ideal = latency * (readers.len().div_ceil(args.concurrency) as u32 + levels);
+        // The ideal: the readers in waves of the concurrency, then the
+        // groups' waves, then the merges: at least a wave per level after
+        // the groups, and at least their number over the concurrency.
+        let rounds = record.coverage.composing_rounds as usize;
+        let merge_waves = rounds
+            .saturating_sub(1)
+            .max(merges.div_ceil(args.concurrency));
+        let waves = readers.len().div_ceil(args.concurrency)
+            + groups.div_ceil(args.concurrency)
+            + merge_waves;
+        let ideal = latency * waves as u32;
         let verified = record
             .sources
             .iter()
@@ -159,12 +190,11 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             })
             .count();
         println!(
-            "{n} papers: {} reader calls ({:.2} a paper, {:.0} prompt tokens a paper; paper text {:.0} tokens a paper), {} composing calls, max composing prompt {max} tokens",
+            "{n} papers: {} reader calls ({:.2} a paper, {:.0} prompt tokens a paper; paper text {:.0} tokens a paper), {groups} composing + {merges} merging calls in {rounds} rounds, max composing prompt {max} tokens (composing {max_group}, merging {max_merge})",
             readers.len(),
             readers.len() as f64 / n as f64,
             readers.iter().sum::<u64>() as f64 / n as f64,
             paper_tokens as f64 / n as f64,
-            composing.len(),
         );
         println!(
             "  {} contributed of {} read; cited quotes on their pages {verified}/{} = {:.2} [goal 1.00]; {} sentences unsupported",
@@ -233,16 +263,4 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// Rounds of composing calls: the groups at once, then each level of merges.
-fn compose_rounds(sources: usize, concurrency: usize) -> u32 {
-    use quire::review::ask::compose::{GROUP_SOURCES, MERGE_PARTS};
-    let mut parts = sources.div_ceil(GROUP_SOURCES).max(1);
-    let mut rounds = parts.div_ceil(concurrency) as u32;
-    while parts > 1 {
-        parts = parts.div_ceil(MERGE_PARTS);
-        rounds += 1;
-    }
-    rounds
 }

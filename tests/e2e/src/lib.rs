@@ -243,6 +243,18 @@ impl App {
             .with_context(|| format!("typing into {css}"))
     }
 
+    /// Replace what a text field holds with `text`, by keys as a person
+    /// would (backspaces, then the text), so the page sees every input.
+    pub async fn retype(&self, css: &str, text: &str) -> Result<()> {
+        let element = self.client.find(Locator::Css(css)).await?;
+        let held = element.prop("value").await?.unwrap_or_default();
+        let erase = "\u{E003}".repeat(held.chars().count());
+        element
+            .send_keys(&format!("{erase}{text}"))
+            .await
+            .with_context(|| format!("retyping {css}"))
+    }
+
     /// Save screenshots of the window in the light and the dark theme as
     /// `<name>.png` and `<name>-dark.png` in `$QUIRE_SCREENSHOTS`, when that is
     /// set (the docs' screenshots come from here).

@@ -1,8 +1,8 @@
 //! Asking the papers in the real app under Xvfb: a review of real papers, a
 //! question answered by the scripted model server over HTTP, a citation that
 //! opens the paper at the quoted page with the quote marked, the question
-//! kept in the history; then the extraction table filled from the same
-//! papers. Ignored by a plain `cargo test`, like the
+//! kept in the history, priced first and stopped by a token cap; then the
+//! extraction table priced and filled from the same papers. Ignored by a plain `cargo test`, like the
 //! other end-to-end tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -42,6 +42,29 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
         "How do databases recover after a crash and keep committed transactions durable?",
     )
     .await?;
+
+    // Priced before anything is spent: four papers, none read before.
+    app.click("[data-testid=spend-estimate]").await?;
+    let estimate = app
+        .wait_text("[data-testid=spend-line]", UI_TIMEOUT)
+        .await?;
+    assert!(estimate.starts_with("4 papers to read · "), "{estimate}");
+
+    // A token cap below one paper's reading stops the question unanswered.
+    app.type_into("[data-testid=cap-tokens]", "1000").await?;
+    app.click("[data-testid=ask-submit]").await?;
+    let stopped = app
+        .wait_text("[data-testid=ask-result] [role=status]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        stopped.starts_with("Stopped before it was answered:"),
+        "{stopped}"
+    );
+    assert!(stopped.contains("1000"), "{stopped}");
+    app.screenshot("ask-stopped").await?;
+
+    // Without the cap, asked again, it is answered.
+    app.retype("[data-testid=cap-tokens]", "").await?;
     app.click("[data-testid=ask-submit]").await?;
     let answer = eventually("the answer", UI_TIMEOUT, || async {
         if let Some(error) = app.text_content("[data-testid=ask] [role=alert]").await? {
@@ -96,6 +119,11 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
         Ok((chips.len() == 2).then_some(()))
     })
     .await?;
+    app.click("[data-testid=spend-estimate]").await?;
+    let estimate = app
+        .wait_text("[data-testid=spend-line]", UI_TIMEOUT)
+        .await?;
+    assert!(estimate.contains("papers to read · "), "{estimate}");
     app.click("[data-testid=table-fill]").await?;
     let outcome = app
         .wait_text("[data-testid=table-outcome]", UI_TIMEOUT)

@@ -2,7 +2,8 @@
 //! paper's answer (the sentences richest in the question's terms as claims,
 //! each quoting itself with its page), and the composed answer (a sentence
 //! per paper naming it and citing its sources' numbers), or the merge of
-//! partial answers (their texts, one after another).
+//! partial answers (their texts, one after another), each within the words
+//! its instructions allow.
 
 use serde_json::json;
 
@@ -62,19 +63,7 @@ pub fn composed(turns: &[Turn]) -> Option<String> {
             })
             .filter(|l| !l.trim().is_empty())
             .collect();
-        // A model keeps to the length asked (at most 300 words): whole
-        // sentences, their citations with them, up to that.
-        let mut kept = Vec::new();
-        let mut words = 0;
-        let joined = parts.join(" ");
-        for sentence in joined.split_inclusive(". ") {
-            words += sentence.split_whitespace().count();
-            if words > 300 {
-                break;
-            }
-            kept.push(sentence);
-        }
-        return Some(kept.concat().trim().to_owned());
+        return Some(within_words_asked(turns, &parts.join(" ")));
     }
     if !system_says(
         turns,
@@ -116,7 +105,31 @@ pub fn composed(turns: &[Turn]) -> Option<String> {
             format!("*{title}* reports: {claim} {cites}.")
         })
         .collect();
-    Some(sentences.join(" "))
+    Some(within_words_asked(turns, &sentences.join(" ")))
+}
+
+/// A model keeps to the length the instructions ask ("at most N words"):
+/// whole sentences, their citations with them, up to that (at least one).
+fn within_words_asked(turns: &[Turn], text: &str) -> String {
+    let limit = turns
+        .iter()
+        .filter(|t| t.role == "system")
+        .find_map(|t| {
+            let (_, rest) = t.text.split_once("at most ")?;
+            let (n, rest) = rest.split_once(' ')?;
+            rest.starts_with("words").then(|| n.parse::<usize>().ok())?
+        })
+        .unwrap_or(usize::MAX);
+    let mut kept = Vec::new();
+    let mut words = 0;
+    for sentence in text.split_inclusive(". ") {
+        words += sentence.split_whitespace().count();
+        if words > limit && !kept.is_empty() {
+            break;
+        }
+        kept.push(sentence);
+    }
+    kept.concat().trim().to_owned()
 }
 
 /// A request to fill a paper's table cells, answered: per column, the

@@ -4,6 +4,7 @@
 
 export type {
   AskParams,
+  AskProgress,
   AskRecord,
   AskScope,
   AskSource,
@@ -57,6 +58,7 @@ export type {
   ValidateParams,
   ValidationView,
   Verdict,
+  WorkEstimate,
 } from "./generated/ipc";
 
 /** What starting a review sends. */

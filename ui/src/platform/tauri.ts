@@ -20,6 +20,8 @@ import type {
   ReviewView,
   RunEvent,
   ValidationView,
+  WorkEstimate,
+  AskProgress,
 } from "./review";
 import {
   type ModelListing,
@@ -124,8 +126,13 @@ export const tauriPlatform: Platform = {
   validation: (params) => call<ValidationView>("review_validation", { params }),
 
   reviewFlow: (workspace) => call<Flow>("review_flow", { workspace }),
-  askPapers: (params) => call<AskRecord>("review_ask", { params }),
+  askPapers(params, onProgress) {
+    const onProgressChannel = new Channel<AskProgress>();
+    onProgressChannel.onmessage = onProgress;
+    return call<AskRecord>("review_ask", { params, onProgress: onProgressChannel });
+  },
   cancelAsk: (workspace) => call<boolean>("review_ask_cancel", { workspace }),
+  estimateAsk: (params) => call<WorkEstimate>("review_ask_estimate", { params }),
   askHistory: (workspace) => call<AskRecord[]>("review_asks", { workspace }),
   askInReport: (workspace, id, include) => call<AskRecord>("review_ask_report", { workspace, id, include }),
   async exportAsk(workspace, id, suggestedName) {
@@ -140,6 +147,8 @@ export const tauriPlatform: Platform = {
   table: (workspace, scope) => call<TableView>("table_view", { workspace, scope }),
   tableColumns: (params) => call<Column[]>("table_columns", { params }),
   fillTable: (params) => call<FillOutcome>("table_fill", { params }),
+  estimateFill: (params) => call<WorkEstimate>("table_estimate", { params }),
+  cancelFill: (workspace) => call<boolean>("table_fill_cancel", { workspace }),
   correctCell: (params) => call<null>("table_correct", { params }).then(() => undefined),
 
   async exportReview(workspace, format, suggestedName) {

@@ -35,7 +35,9 @@ import type {
   PaperDetail,
   ReviewLaunch,
   ReviewView,
+  AskProgress,
   RunEvent,
+  WorkEstimate,
 } from "./review";
 
 export type { ActiveModel, ErrorKind, ModelListing, ModelSettings, ModelSetup } from "./generated/ipc";
@@ -108,9 +110,11 @@ export interface Platform {
    * Ask a question across the review's papers: an answer whose claims cite
    * verified quotes, or, with no model, the best passages.
    */
-  askPapers(params: AskParams): Promise<AskRecord>;
+  askPapers(params: AskParams, onProgress: (progress: AskProgress) => void): Promise<AskRecord>;
   /** Stop the question being answered; false when none is. */
   cancelAsk(workspace: string): Promise<boolean>;
+  /** What answering the question would read and spend, before anything is. */
+  estimateAsk(params: AskParams): Promise<WorkEstimate>;
   /** The questions asked of the review, newest first. */
   askHistory(workspace: string): Promise<AskRecord[]>;
   /** Put a question and its answer in the review's report, or take it out. */
@@ -123,6 +127,10 @@ export interface Platform {
   tableColumns(params: ColumnsParams): Promise<Column[]>;
   /** Read every cell not current for its column as it is now. */
   fillTable(params: FillParams): Promise<FillOutcome>;
+  /** What filling the table would read and spend, before anything is. */
+  estimateFill(params: FillParams): Promise<WorkEstimate>;
+  /** Stop the table's fill (the cells read so far are kept); false when none runs. */
+  cancelFill(workspace: string): Promise<boolean>;
   /** The researcher's value for a cell, or, with no value, the extracted one checked. */
   correctCell(params: CorrectParams): Promise<void>;
   /** The review's PRISMA 2020 flow counts, as its report states them. */

@@ -4,6 +4,7 @@
 
 import {
   type AskParams,
+  type AskProgress,
   type AskRecord,
   type Column,
   type ColumnsParams,
@@ -43,6 +44,7 @@ import {
   type ProtocolView,
   type ValidateParams,
   type ValidationView,
+  type WorkEstimate,
 } from "../platform";
 
 /** The core's defaults for a new profile (ModelSettings::default). */
@@ -555,14 +557,55 @@ export class FakePlatform implements Platform {
   asks = new Map<string, AskRecord[]>();
   askCalls: AskParams[] = [];
 
+  /** Tokens the fake reader spends on one paper, for estimates and caps. */
+  static readonly PAPER_TOKENS = 15_000;
+
+  /** A cap's reason when `papers` readings would pass it, as the core says it. */
+  private static capHit(papers: number, maxTokens: number | null | undefined): string | null {
+    const spent = papers * FakePlatform.PAPER_TOKENS;
+    return maxTokens != null && spent > maxTokens ? `the token cap of ${String(maxTokens)} would be crossed` : null;
+  }
+
+  private estimateOf(papers: number, reused: number): WorkEstimate {
+    const tokens = papers * FakePlatform.PAPER_TOKENS;
+    return { papers, reused, calls: papers === 0 ? 0 : papers + 1, inputTokens: tokens, outputTokens: papers * 500, costUsd: papers * 0.02 };
+  }
+
+  private noModel(): Promise<never> | null {
+    const hasModel = this.profiles.length > 0 || this.ollamaModels.length > 0;
+    return hasModel ? null : Promise.reject(new QuireError("model_setup", "no_model", "no model is set up"));
+  }
+
+  /** Like the core: papers asked this question before cost nothing. */
+  estimateAsk(params: AskParams): Promise<WorkEstimate> {
+    const missing = this.noModel();
+    if (missing !== null) return missing;
+    const papers = this.review(params.workspace).papers.length;
+    const before = (this.asks.get(params.workspace) ?? []).some((r) => r.question === params.question && r.status === "done");
+    return Promise.resolve(before ? this.estimateOf(0, papers) : this.estimateOf(papers, 0));
+  }
+
   /**
    * Like the core: with a model, an answer citing one verified quote per
-   * paper (the first two papers in scope); with none, their passages.
+   * paper (the first two papers in scope); with none, their passages. A
+   * token cap the reading would pass stops it before any paper is read.
    */
-  askPapers(params: AskParams): Promise<AskRecord> {
+  /** When set, a question waits for it after its progress, as a long read would. */
+  askGate: Promise<void> | null = null;
+
+  async askPapers(params: AskParams, onProgress: (progress: AskProgress) => void): Promise<AskRecord> {
     this.askCalls.push(params);
     const view = this.review(params.workspace);
     const hasModel = this.profiles.length > 0 || this.ollamaModels.length > 0;
+    const stopped = hasModel ? FakePlatform.capHit(view.papers.length, params.maxTokens) : null;
+    if (hasModel && stopped === null) {
+      onProgress({ type: "reading", papers: view.papers.length, cached: 0 });
+      view.papers.forEach((p, i) => {
+        onProgress({ type: "read", title: p.title ?? p.file, answers: i < 2 });
+      });
+      onProgress({ type: "composing", sources: Math.min(2, view.papers.length) });
+    }
+    if (this.askGate !== null) await this.askGate;
     const papers = view.papers.slice(0, 2);
     const sources = papers.map((p, i) => ({
       n: i + 1,
@@ -578,16 +621,25 @@ export class FakePlatform implements Platform {
       scope: params.scope ?? { kind: "included" },
       readAll: params.readAll,
       mode: hasModel ? "answer" : "passages",
-      status: "done",
-      answer: hasModel ? sources.map((s) => `*${s.title}* ${s.claim} [${String(s.n)}].`).join(" ") : "",
-      sources,
-      papersRead: view.papers.map((p) => p.title ?? p.file),
-      coverage: { considered: view.papers.length, read: view.papers.length, contributed: sources.length, failed: [], quotesDropped: 0, unsupported: 0 },
+      status: stopped === null ? "done" : "stopped",
+      answer: hasModel && stopped === null ? sources.map((s) => `*${s.title}* ${s.claim} [${String(s.n)}].`).join(" ") : "",
+      sources: stopped === null ? sources : [],
+      papersRead: stopped === null ? view.papers.map((p) => p.title ?? p.file) : [],
+      coverage: {
+        considered: view.papers.length,
+        read: stopped === null ? view.papers.length : 0,
+        contributed: stopped === null ? sources.length : 0,
+        failed: [],
+        quotesDropped: 0,
+        unsupported: 0,
+        composingCalls: hasModel && stopped === null ? 1 : 0,
+        composingRounds: hasModel && stopped === null ? 1 : 0,
+      },
       model: hasModel ? "fake-model" : null,
       promptVersion: "ask-1",
       startedAt: "2026-12-03T10:00:00Z",
       finishedAt: "2026-12-03T10:00:05Z",
-      stopped: null,
+      stopped,
       inReport: false,
     };
     this.asks.set(params.workspace, [record, ...(this.asks.get(params.workspace) ?? [])]);
@@ -653,10 +705,35 @@ export class FakePlatform implements Platform {
     return Promise.resolve(structuredClone(kept));
   }
 
-  /** Like the core: each paper's missing cells read, the second paper's unsure. */
+  /** Papers with a cell not yet read, and those with every cell current. */
+  private fillWork(root: string): { papers: number; reused: number } {
+    const columns = this.tableCols.get(root) ?? [];
+    const cells = this.tableCells.get(root);
+    const papers = this.review(root).papers;
+    const open = papers.filter((p) => columns.some((c) => cells?.get(p.id)?.has(c.id) !== true)).length;
+    return { papers: open, reused: papers.length - open };
+  }
+
+  estimateFill(params: FillParams): Promise<WorkEstimate> {
+    const missing = this.noModel();
+    if (missing !== null) return missing;
+    const work = this.fillWork(params.workspace);
+    return Promise.resolve(this.estimateOf(work.papers, work.reused));
+  }
+
+  cancelFill(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  /**
+   * Like the core: each paper's missing cells read, the second paper's
+   * unsure; a token cap the reading would pass stops it before any is read.
+   */
   fillTable(params: FillParams): Promise<FillOutcome> {
     this.fills.push(params);
     const view = this.review(params.workspace);
+    const stopped = FakePlatform.capHit(this.fillWork(params.workspace).papers, params.maxTokens);
+    if (stopped !== null) return Promise.resolve({ papers: view.papers.length, read: 0, cellsFilled: 0, lowConfidence: 0, failed: [], stopped });
     const columns = this.tableCols.get(params.workspace) ?? [];
     const cells = this.tableCells.get(params.workspace) ?? new Map<string, Map<string, ShownCell>>();
     let filled = 0;

@@ -6,16 +6,49 @@
 import type { ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
-import { type AskRecord, type AskSource, type Platform, QuireError } from "../../platform";
+import { type AskParams, type AskProgress, type AskRecord, type AskSource, type Platform, QuireError, type WorkEstimate } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
+import { plural } from "../format";
 import { count } from "./format";
 import { inline } from "./markdown";
+import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
 
 export interface AskPanelProps {
   platform: Platform;
   workspace: string;
   /** The review has verdicts: "the papers it keeps" is a scope. */
   reviewed: boolean;
+}
+
+/** Where a question is, from its progress events. */
+interface Asking {
+  papers: number;
+  cached: number;
+  read: number;
+  answered: number;
+  composing: number | null;
+}
+
+const NOT_STARTED: Asking = { papers: 0, cached: 0, read: 0, answered: 0, composing: null };
+
+function advance(state: Asking, p: AskProgress): Asking {
+  switch (p.type) {
+    case "reading":
+      return { ...NOT_STARTED, papers: p.papers, cached: p.cached };
+    case "read":
+      return { ...state, read: state.read + 1, answered: state.answered + (p.answers ? 1 : 0) };
+    case "composing":
+      return { ...state, composing: p.sources };
+  }
+}
+
+/** "Reading 9 papers (3 answered before): 5 read, 2 answer so far", then composing. */
+function askingLine(a: Asking): string {
+  if (a.composing !== null) return `Composing the answer from ${plural(a.composing, "verified claim")}…`;
+  if (a.papers === 0) return "Choosing the papers to read…";
+  const before = a.cached > 0 ? ` (${count(a.cached)} answered before)` : "";
+  const open = a.papers - a.cached;
+  return `Reading ${plural(a.papers, "paper")}${before}: ${count(a.read)} of ${count(open)} read, ${count(a.answered)} answer so far…`;
 }
 
 /** A paragraph of the answer, its `[n]` citations as buttons. */
@@ -56,6 +89,11 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
   const [shown, setShown] = useState<AskRecord | null>(null);
   const [history, setHistory] = useState<AskRecord[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
+  const [caps, setCaps] = useState<CapsText>(NO_CAPS);
+  const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
+  const [estimating, setEstimating] = useState(false);
+  const [noModel, setNoModel] = useState(false);
+  const [asking, setAsking] = useState<Asking>(NOT_STARTED);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
 
   const refresh = () =>
@@ -77,11 +115,37 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
     // `refresh` closes over the workspace only.
   }, [platform, workspace]);
 
+  // An estimate is for the question, papers and reading it was made for.
+  useEffect(() => {
+    setEstimate(null);
+  }, [question, scope, readAll]);
+
+  const params = (): AskParams => ({ workspace, question, scope: { kind: scope }, readAll, offline: false, ...capsParams(caps) });
+
+  const estimateCost = async () => {
+    setEstimating(true);
+    setError(null);
+    try {
+      setEstimate(await platform.estimateAsk(params()));
+      setNoModel(false);
+    } catch (raw) {
+      const e = QuireError.from(raw);
+      // No model is no cost: asking then gives the best passages.
+      if (e.kind === "model_setup") setNoModel(true);
+      else setError(e.describe());
+    } finally {
+      setEstimating(false);
+    }
+  };
+
   const ask = async () => {
     setBusy(true);
     setError(null);
+    setAsking(NOT_STARTED);
     try {
-      const record = await platform.askPapers({ workspace, question, scope: { kind: scope }, readAll, offline: false });
+      const record = await platform.askPapers(params(), (p) => {
+        setAsking((state) => advance(state, p));
+      });
       setShown(record);
       await refresh();
     } catch (raw) {
@@ -143,7 +207,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
               <span>read every one, not only the best matches</span>
             </label>
             {busy && (
-              <button type="button" class="button" onClick={() => void platform.cancelAsk(workspace)}>
+              <button type="button" class="button" data-testid="ask-cancel" onClick={() => void platform.cancelAsk(workspace)}>
                 Cancel
               </button>
             )}
@@ -151,6 +215,24 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
               {busy ? "Reading the papers…" : "Ask"}
             </button>
           </div>
+          <SpendControls
+            caps={caps}
+            onCaps={setCaps}
+            estimate={estimate}
+            estimating={estimating}
+            onEstimate={() => void estimateCost()}
+            disabled={busy || question.trim() === ""}
+          />
+          {busy && (
+            <p class="muted" role="status" data-testid="ask-progress">
+              {askingLine(asking)}
+            </p>
+          )}
+          {noModel && (
+            <p class="muted" data-testid="spend-no-model">
+              No model is set up: asking gives the best-matching passages, at no cost.
+            </p>
+          )}
         </form>
         {error !== null && (
           <p class="form-error" role="alert">

@@ -237,6 +237,66 @@ describe("asking the papers", () => {
     expect(platform.exported.at(-1)).toEqual({ format: "markdown", path: "/home/r/answer.md" });
   });
 
+  it("estimates before asking, and a token cap stops the question before any paper is read", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    await click("[data-testid=to-ask]");
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    await click("[data-testid=spend-estimate]");
+    expect($("[data-testid=spend-line]")?.textContent).toBe(
+      "3 papers to read · 4 model calls · about 45,000 tokens in and 1,500 out · $0.06",
+    );
+    // Changing the question makes the estimate stale: it goes.
+    await type("[data-testid=ask-question]", "How fast do they recover from a crash?");
+    expect($("[data-testid=spend-line]")).toBeNull();
+
+    await type("[data-testid=cap-tokens]", "20000");
+    await click("[data-testid=ask-submit]");
+    expect(platform.askCalls.at(-1)).toMatchObject({ maxTokens: 20000, maxCostUsd: null });
+    expect($("[data-testid=ask-result] [role=status]")?.textContent).toBe(
+      "Stopped before it was answered: the token cap of 20000 would be crossed. Asking again resumes.",
+    );
+    expect($("[data-testid=ask-answer]")?.textContent).toBe("");
+
+    // No cap: answered, and asked again it has nothing new to read.
+    await type("[data-testid=cap-tokens]", "");
+    await click("[data-testid=ask-submit]");
+    expect($("[data-testid=ask-answer]")?.textContent).toContain("[1]");
+    await click("[data-testid=spend-estimate]");
+    expect($("[data-testid=spend-line]")?.textContent).toBe("Nothing new to read: all 3 papers were read before.");
+  });
+
+  it("shows how far a question has got while the papers are read, and cancels it", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    let release = () => {};
+    platform.askGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    await click("[data-testid=to-ask]");
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    await click("[data-testid=ask-submit]");
+    expect($("[data-testid=ask-progress]")?.textContent).toBe("Composing the answer from 2 verified claims…");
+    expect($("[data-testid=ask-submit]")?.hasAttribute("disabled")).toBe(true);
+    expect($("[data-testid=ask-cancel]")).not.toBeNull();
+    await act(() => {
+      release();
+    });
+    await settle();
+    expect($("[data-testid=ask-progress]")).toBeNull();
+    expect($("[data-testid=ask-cancel]")).toBeNull();
+    expect($("[data-testid=ask-answer]")?.textContent).toContain("[2]");
+  });
+
+  it("says asking with no model costs nothing", async () => {
+    await runToResults();
+    await click("[data-testid=to-ask]");
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    await click("[data-testid=spend-estimate]");
+    expect($("[data-testid=spend-no-model]")?.textContent).toContain("best-matching passages, at no cost");
+    expect($("[role=alert]")).toBeNull();
+  });
+
   it("gives passages, labelled as such, with no model", async () => {
     await runToResults();
     await click("[data-testid=to-ask]");
@@ -274,8 +334,24 @@ describe("the extraction table", () => {
       ["dataset", { kind: "text" }],
       ["recovery-time", { kind: "number", unit: "s" }],
     ]);
+    platform.ollamaModels = ["qwen3:8b"];
+    await click("[data-testid=spend-estimate]");
+    expect($("[data-testid=spend-line]")?.textContent).toBe(
+      "3 papers to read · 4 model calls · about 45,000 tokens in and 1,500 out · $0.06",
+    );
+    // A cap the fill would pass stops it before any paper is read.
+    await type("[data-testid=cap-tokens]", "1000");
+    await click("[data-testid=table-fill]");
+    expect(platform.fills.at(-1)).toMatchObject({ scope: { kind: "included" }, maxTokens: 1000, maxCostUsd: null });
+    expect($("[data-testid=table-outcome]")?.textContent).toBe(
+      "3 papers: 0 read now, 0 cells filled, 0 of them unsure; stopped early (the token cap of 1000 would be crossed), filling again resumes",
+    );
+    expect($("[data-testid=spend-line]")).toBeNull();
+    await type("[data-testid=cap-tokens]", "");
     await click("[data-testid=table-fill]");
     expect($("[data-testid=table-outcome]")?.textContent).toBe("3 papers: 3 read now, 6 cells filled, 2 of them unsure");
+    await click("[data-testid=spend-estimate]");
+    expect($("[data-testid=spend-line]")?.textContent).toBe("Nothing new to read: all 3 papers were read before.");
     expect(all("[data-testid=table-row]")).toHaveLength(3);
     await click("[data-testid=only-unsure]");
     expect(all("[data-testid=table-row]")).toHaveLength(1);

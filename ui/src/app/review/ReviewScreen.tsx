@@ -185,7 +185,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     } else if (shown === "ask") {
       body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
     } else if (shown === "table") {
-      body = <TablePanel platform={platform} workspace={root} />;
+      body = <TablePanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
     } else if (shown === "validation") {
       body = (
         <ValidationPanel

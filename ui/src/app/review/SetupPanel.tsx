@@ -18,6 +18,7 @@ import {
 import { FILE_STATUS, count, fileName, fileSummary } from "./format";
 import { ProtocolPanel } from "./ProtocolPanel";
 import { EstimateList, ReadingChoices } from "./ReadingChoices";
+import { CapsFields, type CapsText, NO_CAPS, capsParams, numberOrNull } from "./Spend";
 
 
 export interface SetupPanelProps {
@@ -30,17 +31,11 @@ export interface SetupPanelProps {
   onStart: (launch: ReviewLaunch) => Promise<void>;
 }
 
-function numberOrNull(text: string): number | null {
-  const n = Number(text.trim());
-  return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
-}
-
 export function SetupPanel({ platform, view, model, defaultEngine, lookups, onStart }: SetupPanelProps) {
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
   const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
-  const [maxTokens, setMaxTokens] = useState("");
-  const [maxCost, setMaxCost] = useState("");
+  const [caps, setCaps] = useState<CapsText>(NO_CAPS);
   const [estimate, setEstimate] = useState<Estimate | null>(null);
   const [busy, setBusy] = useState<"estimate" | "start" | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -58,8 +53,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
     criteria: criteriaLines,
     engine,
     profile: engine === "agent" ? (model?.profile ?? null) : null,
-    maxTokens: numberOrNull(maxTokens),
-    maxCostUsd: numberOrNull(maxCost),
+    ...capsParams(caps),
     lookups,
     pilot: pilot === null ? null : Math.floor(pilot),
     dual: engine === "agent" ? dual : null,
@@ -169,32 +163,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             : "Titles, authors and years come from the PDFs alone: looking them up is off in Settings."}
         </p>
         {engine === "agent" && (
-          <div class="setup__caps">
-            <label class="field field--inline">
-              <span class="field__label">Stop after tokens</span>
-              <input
-                class="field__input"
-                inputMode="numeric"
-                value={maxTokens}
-                placeholder="no limit"
-                onInput={(e) => {
-                  setMaxTokens(e.currentTarget.value);
-                }}
-              />
-            </label>
-            <label class="field field--inline">
-              <span class="field__label">Stop after cost (USD)</span>
-              <input
-                class="field__input"
-                inputMode="decimal"
-                value={maxCost}
-                placeholder="no limit"
-                onInput={(e) => {
-                  setMaxCost(e.currentTarget.value);
-                }}
-              />
-            </label>
-          </div>
+          <CapsFields caps={caps} onChange={setCaps} />
         )}
         {engine === "agent" && (
           <ProtocolPanel

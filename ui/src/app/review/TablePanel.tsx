@@ -6,9 +6,10 @@
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type ColumnKind, type Platform, QuireError, type ShownCell, type TableView } from "../../platform";
+import { type ColumnKind, type FillParams, type Platform, QuireError, type ShownCell, type TableView, type WorkEstimate } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { count } from "./format";
+import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
 
@@ -38,7 +39,18 @@ function sortKey(cell: ShownCell | undefined): number | string | null {
   return Number.isFinite(n) && /^\s*-?\d/.test(v) ? n : v.toLowerCase();
 }
 
-export function TablePanel({ platform, workspace }: { platform: Platform; workspace: string }) {
+export interface TablePanelProps {
+  platform: Platform;
+  workspace: string;
+  /** The review has verdicts: "the papers it keeps" is a scope. */
+  reviewed: boolean;
+}
+
+export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
+  const [scope, setScope] = useState<"included" | "all">(reviewed ? "included" : "all");
+  const [caps, setCaps] = useState<CapsText>(NO_CAPS);
+  const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
+  const [estimating, setEstimating] = useState(false);
   const [table, setTable] = useState<TableView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -54,19 +66,25 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
   const [openPdf, pdfViewer] = usePdfViewer(platform);
 
   const load = () =>
-    platform.table(workspace, { kind: "included" }).then(setTable, (raw: unknown) => {
+    platform.table(workspace, { kind: scope }).then(setTable, (raw: unknown) => {
       setError(QuireError.from(raw).describe());
     });
 
   useEffect(() => {
     void load();
-    // `load` closes over the workspace only.
-  }, [platform, workspace]);
+    // An estimate is for the papers and columns it was made for.
+    setEstimate(null);
+    // `load` closes over the workspace and the scope only.
+  }, [platform, workspace, scope]);
+
+  const fillParams = (): FillParams => ({ workspace, scope: { kind: scope }, ...capsParams(caps) });
 
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
     try {
       await work();
+      // Columns or cells changed: what a fill would read changed with them.
+      setEstimate(null);
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).describe());
@@ -83,11 +101,24 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
       setExtra("");
     });
 
+  const estimateCost = async () => {
+    setEstimating(true);
+    setError(null);
+    try {
+      setEstimate(await platform.estimateFill(fillParams()));
+    } catch (raw) {
+      setError(QuireError.from(raw).describe());
+    } finally {
+      setEstimating(false);
+    }
+  };
+
   const fill = async () => {
     setBusy(true);
     setOutcome(null);
+    setEstimate(null);
     await act(async () => {
-      const o = await platform.fillTable({ workspace, scope: { kind: "included" } });
+      const o = await platform.fillTable(fillParams());
       setOutcome(
         `${count(o.papers)} papers: ${count(o.read)} read now, ${count(o.cellsFilled)} cells filled, ${count(o.lowConfidence)} of them unsure` +
           (o.failed.length > 0 ? `; ${count(o.failed.length)} papers could not be read` : "") +
@@ -189,9 +220,26 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
           <input type="checkbox" data-testid="only-unsure" checked={onlyUnsure} onChange={(e) => { setOnlyUnsure(e.currentTarget.checked); }} />
           <span>only rows with unsure values</span>
         </label>
+        <select
+          class="field__input"
+          aria-label="Which papers"
+          data-testid="table-scope"
+          value={scope}
+          onChange={(e) => {
+            setScope(e.currentTarget.value as "included" | "all");
+          }}
+        >
+          {reviewed && <option value="included">the papers the review keeps</option>}
+          <option value="all">all readable papers</option>
+        </select>
         <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0} onClick={() => void fill()}>
           {busy ? "Reading the papers…" : "Fill the table"}
         </button>
+        {busy && (
+          <button type="button" class="button" data-testid="table-cancel" onClick={() => void platform.cancelFill(workspace)}>
+            Cancel
+          </button>
+        )}
         <button
           type="button"
           class="button"
@@ -206,6 +254,14 @@ export function TablePanel({ platform, workspace }: { platform: Platform; worksp
           Export CSV
         </button>
       </div>
+      <SpendControls
+        caps={caps}
+        onCaps={setCaps}
+        estimate={estimate}
+        estimating={estimating}
+        onEstimate={() => void estimateCost()}
+        disabled={busy || columns.length === 0}
+      />
       {outcome !== null && (
         <p class="muted" role="status" data-testid="table-outcome">
           {outcome}

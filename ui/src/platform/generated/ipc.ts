@@ -542,7 +542,12 @@ quotesDropped: number,
 /**
  * Sentences of the composed answer that cite no source, marked.
  */
-unsupported: number, };
+unsupported: number, 
+/**
+ * Model calls that composed the answer, and how many ran one after
+ * another (the groups, then each level of merges).
+ */
+composingCalls: number, composingRounds: number, };
 
 /**
  * One question and its result: `asks/<id>/ask.json`.
@@ -589,6 +594,24 @@ profile?: string | null,
  * No model: the best-matching passages, not an answer.
  */
 offline: boolean, maxTokens?: number | null, maxCostUsd?: number | null, };
+
+/**
+ * What a run would spend.
+ */
+export type WorkEstimate = { papers: number, 
+/**
+ * Papers already answered (or current), which cost nothing.
+ */
+reused: number, calls: number, inputTokens: number, outputTokens: number, 
+/**
+ * `None` when the model has no price in the table.
+ */
+costUsd: number | null, };
+
+/**
+ * Where a run is, for a host's progress display.
+ */
+export type AskProgress = { "type": "reading", papers: number, cached: number, } | { "type": "read", title: string, answers: boolean, } | { "type": "composing", sources: number, };
 
 /**
  * What a cell holds.

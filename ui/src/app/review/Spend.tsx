@@ -1,0 +1,105 @@
+// What a run may spend: the caps the researcher sets ("stop after tokens",
+// "stop after cost") and, for asking or filling the table, the estimate of
+// what it would read and spend before anything is. One form for the review,
+// the Ask box and the table, so a cap reads the same everywhere.
+
+import type { WorkEstimate } from "../../platform";
+import { plural } from "../format";
+import { cost, count } from "./format";
+
+/** The caps as typed: empty means no limit. */
+export interface CapsText {
+  maxTokens: string;
+  maxCost: string;
+}
+
+export const NO_CAPS: CapsText = { maxTokens: "", maxCost: "" };
+
+/** A positive number typed in a field, or null for empty or not a number. */
+export function numberOrNull(text: string): number | null {
+  const n = Number(text.trim());
+  return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
+}
+
+/** The caps as a command takes them. */
+export function capsParams(caps: CapsText): { maxTokens: number | null; maxCostUsd: number | null } {
+  const tokens = numberOrNull(caps.maxTokens);
+  return { maxTokens: tokens === null ? null : Math.floor(tokens), maxCostUsd: numberOrNull(caps.maxCost) };
+}
+
+export function CapsFields({ caps, onChange }: { caps: CapsText; onChange: (caps: CapsText) => void }) {
+  return (
+    <div class="setup__caps">
+      <label class="field field--inline">
+        <span class="field__label">Stop after tokens</span>
+        <input
+          class="field__input"
+          data-testid="cap-tokens"
+          inputMode="numeric"
+          value={caps.maxTokens}
+          placeholder="no limit"
+          onInput={(e) => {
+            onChange({ ...caps, maxTokens: e.currentTarget.value });
+          }}
+        />
+      </label>
+      <label class="field field--inline">
+        <span class="field__label">Stop after cost (USD)</span>
+        <input
+          class="field__input"
+          data-testid="cap-cost"
+          inputMode="decimal"
+          value={caps.maxCost}
+          placeholder="no limit"
+          onInput={(e) => {
+            onChange({ ...caps, maxCost: e.currentTarget.value });
+          }}
+        />
+      </label>
+    </div>
+  );
+}
+
+/** "12 papers to read (3 answered before, free) · 14 calls · about 210,000
+ * tokens in and 7,000 out · $0.42". */
+export function estimateLine(e: WorkEstimate): string {
+  if (e.papers === 0 && e.calls === 0) {
+    return e.reused > 0 ? `Nothing new to read: all ${plural(e.reused, "paper")} were read before.` : "No paper to read.";
+  }
+  const reused = e.reused > 0 ? ` (${count(e.reused)} read before, free)` : "";
+  return (
+    `${plural(e.papers, "paper")} to read${reused} · ${plural(e.calls, "model call")} · ` +
+    `about ${count(e.inputTokens)} tokens in and ${count(e.outputTokens)} out · ${cost(e.costUsd)}`
+  );
+}
+
+/** The caps, an "Estimate" button and what the estimate said. */
+export function SpendControls({
+  caps,
+  onCaps,
+  estimate,
+  estimating,
+  onEstimate,
+  disabled,
+}: {
+  caps: CapsText;
+  onCaps: (caps: CapsText) => void;
+  estimate: WorkEstimate | null;
+  estimating: boolean;
+  onEstimate: () => void;
+  disabled: boolean;
+}) {
+  return (
+    <div class="spend">
+      <CapsFields caps={caps} onChange={onCaps} />
+      <button type="button" class="button button--small" data-testid="spend-estimate" disabled={disabled || estimating} onClick={onEstimate}>
+        {estimating ? "Estimating…" : "Estimate cost"}
+      </button>
+      {estimate !== null && (
+        <p class="muted spend__line" data-testid="spend-line" role="status">
+          {estimateLine(estimate)}
+        </p>
+      )}
+    </div>
+  );
+}
