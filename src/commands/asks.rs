@@ -138,8 +138,10 @@ pub async fn ask_from_app(
         "ask_running",
         "a question is already being answered for this review",
     );
-    ctx.held(&key, busy, |cancel| ask_papers(ctx, params, cancel, progress))
-        .await
+    ctx.held(&key, busy, |cancel| {
+        ask_papers(ctx, params, cancel, progress)
+    })
+    .await
 }
 
 /// Stop the question being answered for `workspace`; false when none is.

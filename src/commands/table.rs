@@ -41,7 +41,17 @@ pub async fn table_columns(params: ColumnsParams) -> Result<Vec<Column>, Command
         let mut current = columns::load(&ws)?;
         if let Some(from) = &params.from {
             let other = Workspace::open_read_only(from)?;
-            for column in columns::load(&other)? {
+            let copied = columns::load(&other)?;
+            if copied.is_empty() {
+                return Err(CommandError::invalid(
+                    "no_columns",
+                    format!(
+                        "the review at {} has no table columns to copy",
+                        from.display()
+                    ),
+                ));
+            }
+            for column in copied {
                 columns::add(&mut current, column);
             }
         }

@@ -177,7 +177,25 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
     )
     .await;
     assert_eq!(capped["status"], "stopped", "{capped}");
+    assert_eq!(capped["coverage"]["read"], 0, "{capped}");
     assert_eq!(asked_of_papers(&server), read_once);
+    // The record kept says why it stopped, for the history.
+    let kept: Value = serde_json::from_slice(
+        &std::fs::read(
+            Path::new(&ws)
+                .join("asks")
+                .join(capped["id"].as_str().unwrap())
+                .join("ask.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        kept["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("token cap of 10")),
+        "{kept}"
+    );
 
     // A question no paper speaks to reads nothing and says so.
     let unasked = ask(

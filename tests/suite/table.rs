@@ -346,11 +346,16 @@ async fn killed_mid_fill_the_next_fill_reads_only_the_papers_left_and_a_cap_stop
     )
     .unwrap();
     assert!(
-        capped["stopped"].as_str().is_some_and(|s| s.contains("500")),
+        capped["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("500")),
         "{capped}"
     );
     assert_eq!(capped["read"], 0, "{capped}");
-    assert!(server.requests().is_empty(), "the cap is checked before a call");
+    assert!(
+        server.requests().is_empty(),
+        "the cap is checked before a call"
+    );
 
     // Killed (SIGKILL) once the first paper's cells are kept, before the last.
     let mut child = tokio::process::Command::from(super::support::quire_command(c, d))
@@ -386,4 +391,67 @@ async fn killed_mid_fill_the_next_fill_reads_only_the_papers_left_and_a_cap_stop
         .collect();
     assert_eq!(again.len(), 4 - kept, "{again:?}");
     assert_eq!(papers_with_cells(ws_path), 4);
+}
+
+#[tokio::test]
+async fn columns_are_copied_from_another_review_and_one_without_columns_is_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let review = |topic: &str| {
+        let folder = folder_of(&dev_pdfs(topic, 1));
+        let made = quire_json(
+            data.path(),
+            &[
+                "review",
+                folder.path().to_str().unwrap(),
+                "-q",
+                "What do they measure?",
+                "--json",
+            ],
+        );
+        made["workspace"].as_str().unwrap().to_owned()
+    };
+    let (first, second) = (review("databases"), review("machine-learning"));
+    let none = tempfile::tempdir().unwrap();
+    let d = data.path();
+
+    let refused = quire_await(
+        none.path(),
+        d,
+        &["table", "columns", &second, "--from", &first],
+    )
+    .await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("no table columns to copy"), "{stderr}");
+
+    quire_ok(
+        none.path(),
+        d,
+        &[
+            "table",
+            "columns",
+            &first,
+            "--template",
+            "dataset",
+            "--template",
+            "method",
+        ],
+    )
+    .await;
+    let copied: Value = serde_json::from_str(
+        &quire_ok(
+            none.path(),
+            d,
+            &["table", "columns", &second, "--from", &first, "--json"],
+        )
+        .await,
+    )
+    .unwrap();
+    let ids: Vec<&str> = copied
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["dataset", "method"]);
 }

@@ -111,9 +111,14 @@ pub async fn run(
         return finish(ws, record, Status::Done).await;
     };
     let (answers, ended) = read_all(ws, &question, &chosen, &model, &cancel, &progress).await?;
+    // Read means answered now or before; a run stopped early read fewer.
+    record.papers_read.clear();
     for (candidate, answer) in chosen.iter().zip(&answers) {
         match answer {
-            Some(Ok(a)) => record.coverage.quotes_dropped += a.quotes_dropped,
+            Some(Ok(a)) => {
+                record.coverage.quotes_dropped += a.quotes_dropped;
+                record.papers_read.push(title(candidate));
+            }
             Some(Err(reason)) => record
                 .coverage
                 .failed
@@ -121,11 +126,10 @@ pub async fn run(
             None => {}
         }
     }
-    if let Some(status) = ended {
-        return finish(ws, record, status.0).await.map(|mut r| {
-            r.stopped = status.1;
-            r
-        });
+    record.coverage.read = record.papers_read.len();
+    if let Some((status, reason)) = ended {
+        record.stopped = reason;
+        return finish(ws, record, status).await;
     }
     record.sources = sources_of(&chosen, &answers);
     record.coverage.contributed = distinct_papers(&record.sources);

@@ -51,7 +51,8 @@ pub(crate) struct AskBenchArgs {
 /// A question nearly every paper answers, so the composing calls carry the
 /// most they ever can at each size: the case in which their prompts would
 /// grow if anything did.
-const QUESTION: &str = "How do the authors evaluate their approach, and what results do they report?";
+const QUESTION: &str =
+    "How do the authors evaluate their approach, and what results do they report?";
 
 /// Every call's purpose and prompt size.
 #[derive(Default)]

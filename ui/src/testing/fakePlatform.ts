@@ -689,7 +689,7 @@ export class FakePlatform implements Platform {
     });
   }
 
-  /** Like the core: a column's id is its name's slug; templates by id. */
+  /** Like the core: a column's id is its name's slug; templates by id; another review's columns copied. */
   tableColumns(params: ColumnsParams): Promise<Column[]> {
     const columns = this.tableCols.get(params.workspace) ?? [];
     const slug = (name: string) => name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
@@ -698,6 +698,15 @@ export class FakePlatform implements Platform {
       if (at >= 0) columns[at] = c;
       else columns.push(c);
     };
+    if (params.from != null) {
+      const copied = this.tableCols.get(params.from) ?? [];
+      if (copied.length === 0) {
+        return Promise.reject(new QuireError("invalid_input", "no_columns", `the review at ${params.from} has no table columns to copy`));
+      }
+      copied.forEach((c) => {
+        add(structuredClone(c));
+      });
+    }
     if (params.template != null) add({ id: params.template, name: params.template.replace(/-/g, " "), instruction: `The ${params.template}.`, kind: { kind: "text" } });
     if (params.add != null) add({ ...params.add, id: slug(params.add.name) });
     const kept = params.remove == null ? columns : columns.filter((c) => c.id !== params.remove);

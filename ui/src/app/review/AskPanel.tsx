@@ -51,6 +51,14 @@ function askingLine(a: Asking): string {
   return `Reading ${plural(a.papers, "paper")}${before}: ${count(a.read)} of ${count(open)} read, ${count(a.answered)} answer so far…`;
 }
 
+/** What the history says of a question beside it. */
+function historyNote(r: AskRecord): string {
+  if (r.status === "stopped") return "stopped by a cap, not answered";
+  if (r.status === "cancelled") return "cancelled, not answered";
+  if (r.mode === "passages") return "passages";
+  return `${count(r.coverage.contributed)} of ${count(r.coverage.read)} papers`;
+}
+
 /** A paragraph of the answer, its `[n]` citations as buttons. */
 function Cited({ text, sources, onOpen }: { text: string; sources: AskSource[]; onOpen: (s: AskSource) => void }) {
   const parts: ComponentChild[] = [];
@@ -142,6 +150,8 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
     setBusy(true);
     setError(null);
     setAsking(NOT_STARTED);
+    // What it would read is being read: the estimate is spent.
+    setEstimate(null);
     try {
       const record = await platform.askPapers(params(), (p) => {
         setAsking((state) => advance(state, p));
@@ -244,6 +254,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
             record={shown}
             onOpen={open}
             actions={
+              shown.status === "done" && (
               <div class="ask__actions">
                 <button
                   type="button"
@@ -282,6 +293,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
                 </button>
                 {saved !== null && <span class="muted">{saved}</span>}
               </div>
+              )
             }
           />
         )}
@@ -303,9 +315,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
                 >
                   {r.question}
                 </button>
-                <small class="muted">
-                  {r.mode === "passages" ? "passages" : `${count(r.coverage.contributed)} of ${count(r.coverage.read)} papers`}
-                </small>
+                <small class="muted">{historyNote(r)}</small>
               </li>
             ))}
           </ul>

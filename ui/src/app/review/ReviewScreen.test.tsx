@@ -251,12 +251,17 @@ describe("asking the papers", () => {
     expect($("[data-testid=spend-line]")).toBeNull();
 
     await type("[data-testid=cap-tokens]", "20000");
+    await click("[data-testid=spend-estimate]");
     await click("[data-testid=ask-submit]");
+    expect($("[data-testid=spend-line]")).toBeNull();
     expect(platform.askCalls.at(-1)).toMatchObject({ maxTokens: 20000, maxCostUsd: null });
     expect($("[data-testid=ask-result] [role=status]")?.textContent).toBe(
       "Stopped before it was answered: the token cap of 20000 would be crossed. Asking again resumes.",
     );
     expect($("[data-testid=ask-answer]")?.textContent).toBe("");
+    expect($("[data-testid=ask-history]")?.textContent).toContain("stopped by a cap, not answered");
+    // Nothing to put in the report or export until it is answered.
+    expect($("[data-testid=ask-to-report]")).toBeNull();
 
     // No cap: answered, and asked again it has nothing new to read.
     await type("[data-testid=cap-tokens]", "");
@@ -309,6 +314,36 @@ describe("asking the papers", () => {
 });
 
 describe("the extraction table", () => {
+  it("copies another review's columns, and says when it has none", async () => {
+    await runToResults();
+    const other = "/data/workspaces/ml";
+    const [dbs] = platform.workspaces;
+    if (dbs === undefined) throw new Error("the review under test is listed");
+    platform.workspaces.push({ ...dbs, id: "ml", root: other, title: "ml papers", source: "/papers/ml" });
+    platform.tableCols.set(other, [{ id: "dataset", name: "Dataset", instruction: "The dataset.", kind: { kind: "text" } }]);
+    await click("[data-testid=to-table]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=columns-from]")).not.toBeNull();
+    });
+    const choices = all("[data-testid=columns-from] option").map((o) => o.textContent);
+    expect(choices).toEqual(["Copy columns from…", "ml papers"]);
+    const choose = async () => {
+      await act(() => {
+        const from = $("[data-testid=columns-from]") as HTMLSelectElement;
+        from.value = other;
+        from.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+      await settle();
+    };
+    await choose();
+    expect(platform.tableCols.get(ROOT)?.map((c) => c.id)).toEqual(["dataset"]);
+    expect($("[data-testid=table-columns]")?.textContent).toContain("Dataset");
+
+    platform.tableCols.set(other, []);
+    await choose();
+    expect($("[data-testid=table] [role=alert]")?.textContent).toContain("has no table columns to copy");
+  });
+
   it("fills the columns defined, opens a value's quote, and keeps the researcher's correction", async () => {
     await runToResults();
     await click("[data-testid=to-table]");

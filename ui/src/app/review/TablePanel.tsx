@@ -6,7 +6,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type ColumnKind, type FillParams, type Platform, QuireError, type ShownCell, type TableView, type WorkEstimate } from "../../platform";
+import { type ColumnKind, type FillParams, type Platform, QuireError, type ShownCell, type TableView, type WorkEstimate, type WorkspaceSummary } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { count } from "./format";
 import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
@@ -63,7 +63,20 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
   const [onlyUnsure, setOnlyUnsure] = useState(false);
   const [sort, setSort] = useState<{ column: number; descending: boolean } | null>(null);
   const [editing, setEditing] = useState<{ paper: string; column: string; value: string } | null>(null);
+  const [otherReviews, setOtherReviews] = useState<WorkspaceSummary[]>([]);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
+
+  // Columns are reusable: any other review's can be copied in.
+  useEffect(() => {
+    platform.listWorkspaces().then(
+      (list) => {
+        setOtherReviews(list.workspaces.filter((w) => w.root !== workspace));
+      },
+      () => {
+        setOtherReviews([]);
+      },
+    );
+  }, [platform, workspace]);
 
   const load = () =>
     platform.table(workspace, { kind: scope }).then(setTable, (raw: unknown) => {
@@ -148,7 +161,7 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
     <section class="table-screen" data-testid="table" aria-label="Extraction table">
       <div class="table-screen__columns">
         <h2 class="section-title">
-          Columns <span class="section-title__note">what to extract from every paper the review keeps</span>
+          Columns <span class="section-title__note">what to extract from each paper</span>
         </h2>
         <ul class="chips" data-testid="table-columns">
           {columns.map((c) => (
@@ -212,6 +225,25 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
               </option>
             ))}
           </select>
+          {otherReviews.length > 0 && (
+            <select
+              class="field__input"
+              aria-label="Copy the columns of another review"
+              data-testid="columns-from"
+              value=""
+              onChange={(e) => {
+                const from = e.currentTarget.value;
+                if (from !== "") void act(() => platform.tableColumns({ workspace, from }));
+              }}
+            >
+              <option value="">Copy columns from…</option>
+              {otherReviews.map((r) => (
+                <option key={r.root} value={r.root}>
+                  {r.title}
+                </option>
+              ))}
+            </select>
+          )}
         </form>
       </div>
       <div class="table-screen__toolbar">
