@@ -6,6 +6,7 @@ import {
   type AskParams,
   type AskProgress,
   type AskRecord,
+  type AskScope,
   type Column,
   type ColumnsParams,
   type CorrectParams,
@@ -576,37 +577,43 @@ export class FakePlatform implements Platform {
     return hasModel ? null : Promise.reject(new QuireError("model_setup", "no_model", "no model is set up"));
   }
 
+  /** The papers of a scope: the chosen ones, or (as the fake keeps all) every one. */
+  private inScope(root: string, scope: AskScope | null | undefined): PaperRow[] {
+    const papers = this.review(root).papers;
+    return scope?.kind === "papers" ? papers.filter((p) => scope.ids.includes(p.id)) : papers;
+  }
+
   /** Like the core: papers asked this question before cost nothing. */
   estimateAsk(params: AskParams): Promise<WorkEstimate> {
     const missing = this.noModel();
     if (missing !== null) return missing;
-    const papers = this.review(params.workspace).papers.length;
+    const papers = this.inScope(params.workspace, params.scope).length;
     const before = (this.asks.get(params.workspace) ?? []).some((r) => r.question === params.question && r.status === "done");
     return Promise.resolve(before ? this.estimateOf(0, papers) : this.estimateOf(papers, 0));
   }
+
+  /** When set, a question waits for it after its progress, as a long read would. */
+  askGate: Promise<void> | null = null;
 
   /**
    * Like the core: with a model, an answer citing one verified quote per
    * paper (the first two papers in scope); with none, their passages. A
    * token cap the reading would pass stops it before any paper is read.
    */
-  /** When set, a question waits for it after its progress, as a long read would. */
-  askGate: Promise<void> | null = null;
-
   async askPapers(params: AskParams, onProgress: (progress: AskProgress) => void): Promise<AskRecord> {
     this.askCalls.push(params);
-    const view = this.review(params.workspace);
+    const inScope = this.inScope(params.workspace, params.scope);
     const hasModel = this.profiles.length > 0 || this.ollamaModels.length > 0;
-    const stopped = hasModel ? FakePlatform.capHit(view.papers.length, params.maxTokens) : null;
+    const stopped = hasModel ? FakePlatform.capHit(inScope.length, params.maxTokens) : null;
     if (hasModel && stopped === null) {
-      onProgress({ type: "reading", papers: view.papers.length, cached: 0 });
-      view.papers.forEach((p, i) => {
+      onProgress({ type: "reading", papers: inScope.length, cached: 0 });
+      inScope.forEach((p, i) => {
         onProgress({ type: "read", title: p.title ?? p.file, answers: i < 2 });
       });
-      onProgress({ type: "composing", sources: Math.min(2, view.papers.length) });
+      onProgress({ type: "composing", sources: Math.min(2, inScope.length) });
     }
     if (this.askGate !== null) await this.askGate;
-    const papers = view.papers.slice(0, 2);
+    const papers = inScope.slice(0, 2);
     const sources = papers.map((p, i) => ({
       n: i + 1,
       paper: p.id,
@@ -624,10 +631,10 @@ export class FakePlatform implements Platform {
       status: stopped === null ? "done" : "stopped",
       answer: hasModel && stopped === null ? sources.map((s) => `*${s.title}* ${s.claim} [${String(s.n)}].`).join(" ") : "",
       sources: stopped === null ? sources : [],
-      papersRead: stopped === null ? view.papers.map((p) => p.title ?? p.file) : [],
+      papersRead: stopped === null ? inScope.map((p) => p.title ?? p.file) : [],
       coverage: {
-        considered: view.papers.length,
-        read: stopped === null ? view.papers.length : 0,
+        considered: inScope.length,
+        read: stopped === null ? inScope.length : 0,
         contributed: stopped === null ? sources.length : 0,
         failed: [],
         quotesDropped: 0,
@@ -673,14 +680,13 @@ export class FakePlatform implements Platform {
   tableCells = new Map<string, Map<string, Map<string, ShownCell>>>();
   fills: FillParams[] = [];
 
-  table(root: string): Promise<TableView> {
-    const view = this.review(root);
+  table(root: string, scope: AskScope): Promise<TableView> {
     const columns = this.tableCols.get(root) ?? [];
     const cells = this.tableCells.get(root) ?? new Map<string, Map<string, ShownCell>>();
     const empty: ShownCell = { value: null, page: null, quote: null, lowConfidence: true, reason: null, corrected: false, checked: false, stale: true };
     return Promise.resolve({
       columns: structuredClone(columns),
-      rows: view.papers.map((p) => ({
+      rows: this.inScope(root, scope).map((p) => ({
         paper: p.id,
         title: p.title ?? p.file,
         cells: columns.map((c) => structuredClone(cells.get(p.id)?.get(c.id) ?? empty)),
@@ -715,10 +721,10 @@ export class FakePlatform implements Platform {
   }
 
   /** Papers with a cell not yet read, and those with every cell current. */
-  private fillWork(root: string): { papers: number; reused: number } {
+  private fillWork(root: string, scope: AskScope | null | undefined): { papers: number; reused: number } {
     const columns = this.tableCols.get(root) ?? [];
     const cells = this.tableCells.get(root);
-    const papers = this.review(root).papers;
+    const papers = this.inScope(root, scope);
     const open = papers.filter((p) => columns.some((c) => cells?.get(p.id)?.has(c.id) !== true)).length;
     return { papers: open, reused: papers.length - open };
   }
@@ -726,7 +732,7 @@ export class FakePlatform implements Platform {
   estimateFill(params: FillParams): Promise<WorkEstimate> {
     const missing = this.noModel();
     if (missing !== null) return missing;
-    const work = this.fillWork(params.workspace);
+    const work = this.fillWork(params.workspace, params.scope);
     return Promise.resolve(this.estimateOf(work.papers, work.reused));
   }
 
@@ -740,14 +746,14 @@ export class FakePlatform implements Platform {
    */
   fillTable(params: FillParams): Promise<FillOutcome> {
     this.fills.push(params);
-    const view = this.review(params.workspace);
-    const stopped = FakePlatform.capHit(this.fillWork(params.workspace).papers, params.maxTokens);
-    if (stopped !== null) return Promise.resolve({ papers: view.papers.length, read: 0, cellsFilled: 0, lowConfidence: 0, failed: [], stopped });
+    const inScope = this.inScope(params.workspace, params.scope);
+    const stopped = FakePlatform.capHit(this.fillWork(params.workspace, params.scope).papers, params.maxTokens);
+    if (stopped !== null) return Promise.resolve({ papers: inScope.length, read: 0, cellsFilled: 0, lowConfidence: 0, failed: [], stopped });
     const columns = this.tableCols.get(params.workspace) ?? [];
     const cells = this.tableCells.get(params.workspace) ?? new Map<string, Map<string, ShownCell>>();
     let filled = 0;
     let unsure = 0;
-    view.papers.forEach((p, i) => {
+    inScope.forEach((p, i) => {
       const row = cells.get(p.id) ?? new Map<string, ShownCell>();
       for (const c of columns) {
         if (row.has(c.id)) continue;
@@ -767,7 +773,7 @@ export class FakePlatform implements Platform {
       cells.set(p.id, row);
     });
     this.tableCells.set(params.workspace, cells);
-    return Promise.resolve({ papers: view.papers.length, read: view.papers.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null });
+    return Promise.resolve({ papers: inScope.length, read: inScope.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null });
   }
 
   correctCell(params: CorrectParams): Promise<void> {

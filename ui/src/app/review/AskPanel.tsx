@@ -6,11 +6,22 @@
 import type { ComponentChild } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
-import { type AskParams, type AskProgress, type AskRecord, type AskSource, type Platform, QuireError, type WorkEstimate } from "../../platform";
+import {
+  type AskParams,
+  type AskProgress,
+  type AskRecord,
+  type AskScope,
+  type AskSource,
+  type PaperRow,
+  type Platform,
+  QuireError,
+  type WorkEstimate,
+} from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
 import { count } from "./format";
 import { inline } from "./markdown";
+import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
 
 export interface AskPanelProps {
@@ -18,6 +29,8 @@ export interface AskPanelProps {
   workspace: string;
   /** The review has verdicts: "the papers it keeps" is a scope. */
   reviewed: boolean;
+  /** The review's papers, to choose from. */
+  papers: readonly PaperRow[];
 }
 
 /** Where a question is, from its progress events. */
@@ -88,9 +101,9 @@ function Cited({ text, sources, onOpen }: { text: string; sources: AskSource[]; 
   return <p>{parts}</p>;
 }
 
-export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
+export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProps) {
   const [question, setQuestion] = useState("");
-  const [scope, setScope] = useState<"included" | "all">(reviewed ? "included" : "all");
+  const [scope, setScope] = useState<AskScope>(reviewed ? { kind: "included" } : { kind: "all" });
   const [readAll, setReadAll] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -128,7 +141,8 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
     setEstimate(null);
   }, [question, scope, readAll]);
 
-  const params = (): AskParams => ({ workspace, question, scope: { kind: scope }, readAll, offline: false, ...capsParams(caps) });
+  const params = (): AskParams => ({ workspace, question, scope, readAll, offline: false, ...capsParams(caps) });
+  const ready = question.trim() !== "" && scopeReady(scope);
 
   const estimateCost = async () => {
     setEstimating(true);
@@ -193,18 +207,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
             />
           </label>
           <div class="ask__options">
-            <select
-              class="field__input"
-              aria-label="Which papers"
-              data-testid="ask-scope"
-              value={scope}
-              onChange={(e) => {
-                setScope(e.currentTarget.value as "included" | "all");
-              }}
-            >
-              {reviewed && <option value="included">the papers the review keeps</option>}
-              <option value="all">all readable papers</option>
-            </select>
+            <ScopePicker reviewed={reviewed} papers={papers} value={scope} onChange={setScope} testid="ask-scope" />
             <label class="pilot__choice">
               <input
                 type="checkbox"
@@ -221,7 +224,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
                 Cancel
               </button>
             )}
-            <button type="submit" class="button button--primary" data-testid="ask-submit" disabled={busy || question.trim() === ""}>
+            <button type="submit" class="button button--primary" data-testid="ask-submit" disabled={busy || !ready}>
               {busy ? "Reading the papers…" : "Ask"}
             </button>
           </div>
@@ -231,7 +234,7 @@ export function AskPanel({ platform, workspace, reviewed }: AskPanelProps) {
             estimate={estimate}
             estimating={estimating}
             onEstimate={() => void estimateCost()}
-            disabled={busy || question.trim() === ""}
+            disabled={busy || !ready}
           />
           {busy && (
             <p class="muted" role="status" data-testid="ask-progress">
@@ -395,7 +398,7 @@ function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s:
         </details>
       )}
       <p class="muted" data-testid="ask-coverage">
-        {count(c.considered)} papers considered, {count(c.read)} {record.mode === "answer" ? "read" : "searched"},{" "}
+        {plural(c.considered, "paper")} considered, {count(c.read)} {record.mode === "answer" ? "read" : "searched"},{" "}
         {count(c.contributed)} contributed
         {c.quotesDropped > 0 && ` · ${count(c.quotesDropped)} quotes not on their page dropped`}
         {c.unsupported > 0 && ` · ${count(c.unsupported)} sentences cite no source`}

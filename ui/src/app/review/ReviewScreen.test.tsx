@@ -293,6 +293,50 @@ describe("asking the papers", () => {
     expect($("[data-testid=ask-answer]")?.textContent).toContain("[2]");
   });
 
+  it("asks only the papers the researcher chooses, and fills the table for them alone", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    await click("[data-testid=to-ask]");
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    const pick = async (css: string) => {
+      await act(() => {
+        const scope = $(css) as HTMLSelectElement;
+        scope.value = "papers";
+        scope.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+      await settle();
+    };
+    await pick("[data-testid=ask-scope]");
+    expect(all("[data-testid=pick-paper]")).toHaveLength(3);
+    // None chosen yet: nothing to ask.
+    expect($("[data-testid=ask-submit]")?.hasAttribute("disabled")).toBe(true);
+    await type("[aria-label='Find papers to choose']", "beta");
+    expect(all("[data-testid=pick-paper]")).toHaveLength(1);
+    await click("[data-testid=pick-paper]");
+    expect($("[data-testid=ask-scope-chosen]")?.textContent).toBe("1 paper chosen");
+    await click("[data-testid=ask-submit]");
+    expect(platform.askCalls.at(-1)?.scope).toEqual({ kind: "papers", ids: ["p2"] });
+    expect($("[data-testid=ask-coverage]")?.textContent).toContain("1 paper considered, 1 read");
+
+    await click("[data-testid=to-table]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=table]")).not.toBeNull();
+    });
+    await act(() => {
+      const template = $("[data-testid=column-template]") as HTMLSelectElement;
+      template.value = "dataset";
+      template.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await settle();
+    await pick("[data-testid=table-scope]");
+    expect($("[data-testid=table-fill]")?.hasAttribute("disabled")).toBe(true);
+    await click("[data-testid=pick-paper]");
+    await click("[data-testid=table-fill]");
+    expect(platform.fills.at(-1)?.scope).toEqual({ kind: "papers", ids: ["p1"] });
+    expect($("[data-testid=table-outcome]")?.textContent).toBe("1 paper: 1 read now, 1 cell filled, 0 of them unsure");
+    expect(all("[data-testid=table-row]")).toHaveLength(1);
+  });
+
   it("says asking with no model costs nothing", async () => {
     await runToResults();
     await click("[data-testid=to-ask]");

@@ -183,9 +183,9 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         />
       );
     } else if (shown === "ask") {
-      body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
+      body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} papers={view.papers} />;
     } else if (shown === "table") {
-      body = <TablePanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} />;
+      body = <TablePanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} papers={view.papers} />;
     } else if (shown === "validation") {
       body = (
         <ValidationPanel

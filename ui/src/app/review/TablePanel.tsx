@@ -6,9 +6,22 @@
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type ColumnKind, type FillParams, type Platform, QuireError, type ShownCell, type TableView, type WorkEstimate, type WorkspaceSummary } from "../../platform";
+import {
+  type AskScope,
+  type ColumnKind,
+  type FillParams,
+  type PaperRow,
+  type Platform,
+  QuireError,
+  type ShownCell,
+  type TableView,
+  type WorkEstimate,
+  type WorkspaceSummary,
+} from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
+import { plural } from "../format";
 import { count } from "./format";
+import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
@@ -44,10 +57,12 @@ export interface TablePanelProps {
   workspace: string;
   /** The review has verdicts: "the papers it keeps" is a scope. */
   reviewed: boolean;
+  /** The review's papers, to choose from. */
+  papers: readonly PaperRow[];
 }
 
-export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
-  const [scope, setScope] = useState<"included" | "all">(reviewed ? "included" : "all");
+export function TablePanel({ platform, workspace, reviewed, papers }: TablePanelProps) {
+  const [scope, setScope] = useState<AskScope>(reviewed ? { kind: "included" } : { kind: "all" });
   const [caps, setCaps] = useState<CapsText>(NO_CAPS);
   const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
   const [estimating, setEstimating] = useState(false);
@@ -79,7 +94,7 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
   }, [platform, workspace]);
 
   const load = () =>
-    platform.table(workspace, { kind: scope }).then(setTable, (raw: unknown) => {
+    platform.table(workspace, scope).then(setTable, (raw: unknown) => {
       setError(QuireError.from(raw).describe());
     });
 
@@ -90,7 +105,7 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
     // `load` closes over the workspace and the scope only.
   }, [platform, workspace, scope]);
 
-  const fillParams = (): FillParams => ({ workspace, scope: { kind: scope }, ...capsParams(caps) });
+  const fillParams = (): FillParams => ({ workspace, scope, ...capsParams(caps) });
 
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
@@ -133,7 +148,7 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
     await act(async () => {
       const o = await platform.fillTable(fillParams());
       setOutcome(
-        `${count(o.papers)} papers: ${count(o.read)} read now, ${count(o.cellsFilled)} cells filled, ${count(o.lowConfidence)} of them unsure` +
+        `${plural(o.papers, "paper")}: ${count(o.read)} read now, ${plural(o.cellsFilled, "cell")} filled, ${count(o.lowConfidence)} of them unsure` +
           (o.failed.length > 0 ? `; ${count(o.failed.length)} papers could not be read` : "") +
           (o.stopped === null ? "" : `; stopped early (${o.stopped}), filling again resumes`),
       );
@@ -252,19 +267,8 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
           <input type="checkbox" data-testid="only-unsure" checked={onlyUnsure} onChange={(e) => { setOnlyUnsure(e.currentTarget.checked); }} />
           <span>only rows with unsure values</span>
         </label>
-        <select
-          class="field__input"
-          aria-label="Which papers"
-          data-testid="table-scope"
-          value={scope}
-          onChange={(e) => {
-            setScope(e.currentTarget.value as "included" | "all");
-          }}
-        >
-          {reviewed && <option value="included">the papers the review keeps</option>}
-          <option value="all">all readable papers</option>
-        </select>
-        <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0} onClick={() => void fill()}>
+        <ScopePicker reviewed={reviewed} papers={papers} value={scope} onChange={setScope} testid="table-scope" />
+        <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0 || !scopeReady(scope)} onClick={() => void fill()}>
           {busy ? "Reading the papers…" : "Fill the table"}
         </button>
         {busy && (
@@ -292,7 +296,7 @@ export function TablePanel({ platform, workspace, reviewed }: TablePanelProps) {
         estimate={estimate}
         estimating={estimating}
         onEstimate={() => void estimateCost()}
-        disabled={busy || columns.length === 0}
+        disabled={busy || columns.length === 0 || !scopeReady(scope)}
       />
       {outcome !== null && (
         <p class="muted" role="status" data-testid="table-outcome">
