@@ -152,7 +152,8 @@ fn tokens_of(text: &str) -> u64 {
 
 /// Texts in order, packed into runs of at most [`CALL_BUDGET_TOKENS`]
 /// tokens; a run takes at least `min` texts (when there are) whatever their
-/// size, so a very long one still goes somewhere.
+/// size, so a very long one still goes somewhere and merges always make
+/// progress.
 fn pack<T: AsRef<str>>(texts: &[T], min: usize) -> Vec<Vec<&str>> {
     let mut runs: Vec<Vec<&str>> = Vec::new();
     let mut current: Vec<&str> = Vec::new();
@@ -167,12 +168,10 @@ fn pack<T: AsRef<str>>(texts: &[T], min: usize) -> Vec<Vec<&str>> {
         current.push(text);
         tokens += size;
     }
+    // A last run shorter than `min` stays as it is: a lone partial answer
+    // goes on to the next round of merges unchanged.
     if !current.is_empty() {
-        // A last run below `min` joins the one before rather than go alone.
-        match runs.last_mut() {
-            Some(last) if current.len() < min => last.extend(current),
-            _ => runs.push(current),
-        }
+        runs.push(current);
     }
     runs
 }
@@ -369,9 +368,17 @@ mod tests {
         let long = "word ".repeat(3_000);
         let parts = vec![long.clone(), long.clone(), long];
         let runs = pack(&parts, 2);
-        assert_eq!(runs.len(), 1, "a lone last part joins the run before");
-        assert_eq!(runs[0].len(), 3);
+        assert_eq!(
+            runs.iter().map(Vec::len).collect::<Vec<_>>(),
+            [2, 1],
+            "two over the budget, the lone last one left for the next round"
+        );
         assert_eq!(pack(&["a", "b"], 2).len(), 1);
+        // Short parts: as many as fit, never past the budget.
+        let part = "word ".repeat(190);
+        let five = vec![part.clone(); 5];
+        let runs = pack(&five, 2);
+        assert_eq!(runs.iter().map(Vec::len).collect::<Vec<_>>(), [4, 1]);
         assert_eq!(expected_calls(100), 1);
         assert_eq!(expected_calls(CALL_BUDGET_TOKENS * 4), 6);
     }

@@ -43,6 +43,11 @@ pub(crate) struct AskBenchArgs {
     latency_ms: u64,
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Answers the scripted reader spoils (a quote paraphrased or on the
+    /// wrong page, a "not" left out, JSON cut or broken, a refusal...), as
+    /// real models do; 0 for a reader that never errs.
+    #[arg(long, default_value_t = 0.2)]
+    fallible: f64,
     /// The question asked (default: one nearly every paper answers).
     #[arg(long, default_value = QUESTION)]
     question: String,
@@ -106,7 +111,18 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
     // The tokenizer's tables load once a process (a few hundred ms), not
     // once a question: load them before anything is timed.
     quire::llm::accounting::count_tokens("warm");
-    let server = Server::start(args.latency_ms, args.concurrency, None, None)?;
+    let server = Server::start(
+        args.latency_ms,
+        args.concurrency,
+        None,
+        (args.fallible > 0.0).then_some(args.fallible),
+    )?;
+    println!(
+        "scripted reader spoiling {:.0}% of its answers, {} ms an answer, {} at once",
+        args.fallible * 100.0,
+        args.latency_ms,
+        args.concurrency
+    );
     let latency = Duration::from_millis(args.latency_ms);
     let log = Arc::new(Calls::default());
     let model = model(&server, args.concurrency, log.clone())?;
@@ -198,9 +214,11 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             paper_tokens as f64 / n as f64,
         );
         println!(
-            "  {} contributed of {} read; cited quotes on their pages {verified}/{} = {:.2} [goal 1.00]; {} sentences unsupported",
+            "  {} contributed of {} read, {} failed; quotes not on their page dropped {}; cited quotes on their pages {verified}/{} = {:.2} [goal 1.00]; {} sentences unsupported",
             record.coverage.contributed,
             record.coverage.read,
+            record.coverage.failed.len(),
+            record.coverage.quotes_dropped,
             record.sources.len(),
             verified as f64 / record.sources.len().max(1) as f64,
             record.coverage.unsupported

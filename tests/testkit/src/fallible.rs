@@ -3,7 +3,8 @@
 //! cited on the wrong page, a quote whose `…` leaves out a "not", JSON that
 //! does not parse, an answer cut at max tokens, a refusal, an empty answer,
 //! a score off the scale, a rationale of punctuation, a verdict against its
-//! score, criteria that were never asked.
+//! score, criteria that were never asked. The quotes spoiled are a reading's
+//! evidence, an asked paper's claims or a table's cells.
 //!
 //! Like everything the server does, a mistake comes from the request: a hash
 //! of the seed and the request's messages decides whether the answer is
@@ -159,24 +160,30 @@ pub fn spoil(
         }
         Mistake::Empty => return spoiled(String::new()),
         Mistake::Paraphrase => {
-            for quote in quotes_mut(&mut answer) {
-                if let Some(text) = quote.get("text").and_then(Value::as_str) {
+            for (quote, key) in quotes_mut(&mut answer) {
+                if let Some(text) = quote.get(key).and_then(Value::as_str) {
                     let mut words: Vec<&str> = text.split_whitespace().collect();
                     let half = words.len() / 2;
                     words.rotate_left(half);
-                    quote["text"] = json!(words.join(" "));
+                    quote[key] = json!(words.join(" "));
                 }
             }
         }
         Mistake::WrongPage => {
-            for quote in quotes_mut(&mut answer) {
+            for (quote, _) in quotes_mut(&mut answer) {
                 let page = quote.get("page").and_then(Value::as_u64).unwrap_or(1);
                 quote["page"] = json!(page + 1);
             }
         }
         Mistake::DroppedNegation => match negated_passage(pages) {
-            Some((page, quote)) => {
-                answer["evidence"] = json!([{ "text": quote, "page": page }]);
+            Some((page, passage)) => {
+                if answer.get("evidence").is_some() || answer.get("quotes").is_some() {
+                    answer["evidence"] = json!([{ "text": passage, "page": page }]);
+                } else if let Some((quote, key)) = quotes_mut(&mut answer).into_iter().next() {
+                    // A claim or a cell: its quote is the passage.
+                    quote[key] = json!(passage);
+                    quote["page"] = json!(page);
+                }
             }
             // A paper that never says "not": paraphrase instead.
             None => return spoil(text, calls, Mistake::Paraphrase, pages),
@@ -197,16 +204,29 @@ pub fn spoil(
     spoiled(answer.to_string())
 }
 
-/// The evidence quotes of an answer object, whatever the key.
-fn quotes_mut(answer: &mut Value) -> Vec<&mut Value> {
+/// The quotes of an answer object with the key of each one's text: a
+/// reading's evidence (`text`), an asked paper's claims or a table's cells
+/// (`quote`).
+fn quotes_mut(answer: &mut Value) -> Vec<(&mut Value, &'static str)> {
     let mut out = Vec::new();
     if let Some(object) = answer.as_object_mut() {
         for (key, value) in object.iter_mut() {
-            if ["evidence", "quotes"].contains(&key.as_str())
-                && let Some(items) = value.as_array_mut()
-            {
-                out.extend(items.iter_mut().filter(|q| q.is_object()));
-            }
+            let text_key = match key.as_str() {
+                "evidence" | "quotes" => "text",
+                "claims" | "cells" => "quote",
+                _ => continue,
+            };
+            let items: Vec<&mut Value> = match value {
+                Value::Array(items) => items.iter_mut().collect(),
+                Value::Object(cells) => cells.values_mut().collect(),
+                _ => continue,
+            };
+            out.extend(
+                items
+                    .into_iter()
+                    .filter(|q| q.get(text_key).is_some_and(Value::is_string))
+                    .map(|q| (q, text_key)),
+            );
         }
     }
     out
@@ -265,5 +285,37 @@ mod tests {
         let out = spoil(diligent, Vec::new(), Mistake::Paraphrase, &[]);
         let v: Value = serde_json::from_str(&out.text).unwrap();
         assert_eq!(v["evidence"][0]["text"], "three four five one two");
+    }
+
+    #[test]
+    fn an_asked_papers_claims_and_a_tables_cells_are_spoiled_too() {
+        let claims = json!({
+            "answers": true, "answer": "It does.",
+            "claims": [{"claim": "It recovers.", "quote": "one two three four five", "page": 2}]
+        })
+        .to_string();
+        let v: Value =
+            serde_json::from_str(&spoil(claims.clone(), Vec::new(), Mistake::WrongPage, &[]).text)
+                .unwrap();
+        assert_eq!(v["claims"][0]["page"], 3);
+        let v: Value =
+            serde_json::from_str(&spoil(claims, Vec::new(), Mistake::Paraphrase, &[]).text)
+                .unwrap();
+        assert_eq!(v["claims"][0]["quote"], "three four five one two");
+
+        let cells = json!({"cells": {"dataset": {"value": "ImageNet", "quote": "we train on ImageNet data", "page": 4, "confident": true}}})
+            .to_string();
+        let pages = vec![(
+            5,
+            "In short the method does not need labels for training.".to_owned(),
+        )];
+        let v: Value =
+            serde_json::from_str(&spoil(cells, Vec::new(), Mistake::DroppedNegation, &pages).text)
+                .unwrap();
+        assert_eq!(
+            v["cells"]["dataset"]["quote"],
+            "the method does … need labels for"
+        );
+        assert_eq!(v["cells"]["dataset"]["page"], 5);
     }
 }
