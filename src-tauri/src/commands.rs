@@ -25,7 +25,7 @@ use quire::review::estimate::Estimate;
 use quire::review::labels::Label;
 use quire::review::outputs::ExportFormat;
 use quire::review::report::prisma::Flow;
-use quire::review::table::fill::FillOutcome;
+use quire::review::table::fill::{FillOutcome, FillProgress};
 use quire::review::table::{Column, TableView};
 use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -279,8 +279,15 @@ pub async fn table_columns(params: ColumnsParams) -> Result<Vec<Column>, Command
 pub async fn table_fill(
     ctx: State<'_, AppContext>,
     params: FillParams,
+    on_progress: Channel<FillProgress>,
 ) -> Result<FillOutcome, CommandError> {
-    table::fill_from_app(&ctx, params).await
+    let progress = move |p: FillProgress| {
+        // A closed window loses only the progress display; the fill goes on.
+        if let Err(e) = on_progress.send(p) {
+            tracing::debug!(error = %e, "fill progress not delivered");
+        }
+    };
+    table::fill_from_app(&ctx, params, Arc::new(progress)).await
 }
 
 /// What filling the table would read and spend, before anything is.

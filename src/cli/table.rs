@@ -2,7 +2,9 @@
 //! define its columns (or take templates), fill it with the model, show or
 //! export it, and correct or check a cell.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use quire::commands::table::{
@@ -11,6 +13,7 @@ use quire::commands::table::{
 };
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::review::ask::Scope;
+use quire::review::table::fill::{FillProgress, OnFillProgress};
 use quire::review::table::{self, Column, Kind, columns};
 
 #[derive(Subcommand)]
@@ -179,7 +182,20 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     }
     let (cancel, ctrl_c) =
         super::cancel_on_ctrl_c("the cells read so far are kept; filling again resumes");
-    let outcome = table_fill(&ctx, params, cancel).await;
+    let shown = !args.json && std::io::stderr().is_terminal();
+    let progress: OnFillProgress = Arc::new(move |p| {
+        if !shown {
+            return;
+        }
+        match p {
+            FillProgress::Started { papers } => eprintln!("filling the table for {papers} papers"),
+            FillProgress::Current => {}
+            FillProgress::Read { title, failed } => {
+                eprintln!("  {} {title}", if failed { "failed:" } else { "read:" })
+            }
+        }
+    });
+    let outcome = table_fill(&ctx, params, cancel, progress).await;
     ctrl_c.abort();
     let outcome = outcome?;
     if args.json {

@@ -41,7 +41,7 @@ use crate::review::protocol::{
     Version as ProtocolVersion,
 };
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
-use crate::review::table::fill::FillOutcome;
+use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
 use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
 use crate::review_model::{
@@ -136,6 +136,7 @@ fn generated() -> String {
         declaration::<TableRow>(),
         declaration::<TableView>(),
         declaration::<FillOutcome>(),
+        declaration::<FillProgress>(),
         declaration::<ColumnsParams>(),
         declaration::<FillParams>(),
         declaration::<CorrectParams>(),

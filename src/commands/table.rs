@@ -14,7 +14,7 @@ use crate::agent::Caps;
 use crate::blocking::blocking;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
-use crate::review::table::fill::{FillOutcome, fill};
+use crate::review::table::fill::{FillOutcome, OnFillProgress, fill};
 use crate::review::table::{self, Column, TableView, columns};
 use crate::workspace::{PaperId, Workspace};
 
@@ -123,6 +123,7 @@ pub async fn table_fill(
     ctx: &AppContext,
     params: FillParams,
     cancel: CancellationToken,
+    progress: OnFillProgress,
 ) -> Result<FillOutcome, CommandError> {
     let root = params.workspace.clone();
     let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
@@ -136,7 +137,7 @@ pub async fn table_fill(
         },
     )?;
     let scope = params.scope.unwrap_or(Scope::Included);
-    let filled = fill(&ws, &scope, &model, &cancel).await;
+    let filled = fill(&ws, &scope, &model, &cancel, progress).await;
     close_log(calls).await?;
     Ok(filled?)
 }
@@ -146,14 +147,17 @@ pub async fn table_fill(
 pub async fn fill_from_app(
     ctx: &AppContext,
     params: FillParams,
+    progress: OnFillProgress,
 ) -> Result<FillOutcome, CommandError> {
     let key = fill_key(&params.workspace);
     let busy = (
         "table_filling",
         "the table of this review is already being filled",
     );
-    ctx.held(&key, busy, |cancel| table_fill(ctx, params, cancel))
-        .await
+    ctx.held(&key, busy, |cancel| {
+        table_fill(ctx, params, cancel, progress)
+    })
+    .await
 }
 
 /// The key a review's fill is held under in the context.

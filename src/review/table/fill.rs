@@ -35,12 +35,29 @@ pub struct FillOutcome {
     pub stopped: Option<String>,
 }
 
-/// Fill the table for the papers of `scope`.
+/// Where a fill is, for a host's progress display.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum FillProgress {
+    /// The papers of the scope, before any is looked at.
+    Started { papers: usize },
+    /// A paper whose cells are all current: nothing to read.
+    Current,
+    /// A paper read, or whose reading failed.
+    Read { title: String, failed: bool },
+}
+
+/// A fill's progress callback.
+pub type OnFillProgress = Arc<dyn Fn(FillProgress) + Send + Sync>;
+
+/// Fill the table for the papers of `scope`; where it is goes to `progress`.
 pub async fn fill(
     ws: &Workspace,
     scope: &Scope,
     model: &AskModel,
     cancel: &CancellationToken,
+    progress: OnFillProgress,
 ) -> Result<FillOutcome, ReviewError> {
     let (all_columns, papers) = {
         let (ws, scope) = (ws.clone(), scope.clone());
@@ -54,6 +71,9 @@ pub async fn fill(
     if all_columns.is_empty() {
         return Ok(outcome);
     }
+    progress(FillProgress::Started {
+        papers: outcome.papers,
+    });
     let model_id = model.client.settings().model.clone();
     let slots = Arc::new(Semaphore::new(model.client.settings().concurrency.max(1)));
     let mut set = JoinSet::new();
@@ -80,6 +100,7 @@ pub async fn fill(
             .cloned()
             .collect();
         if needed.is_empty() {
+            progress(FillProgress::Current);
             continue;
         }
         let tokens = crate::review::reading::chunks::rough_tokens(&pages);
@@ -92,6 +113,7 @@ pub async fn fill(
         }
         let permit = slots.clone().acquire_owned().await.ok();
         let (client, ws, cancel) = (model.client.clone(), ws.clone(), cancel.clone());
+        let progress = progress.clone();
         set.spawn(async move {
             let read = cells::fill(&client, &paper, &pages, &needed, &cancel).await;
             drop(permit);
@@ -114,6 +136,10 @@ pub async fn fill(
                 }
                 Err(e) => Err(e.to_string()),
             };
+            progress(FillProgress::Read {
+                title: paper.title.clone().unwrap_or_else(|| paper.id.0.clone()),
+                failed: result.is_err(),
+            });
             (paper, result)
         });
     }

@@ -25,6 +25,7 @@ export type {
   ExportWritten,
   FillOutcome,
   FillParams,
+  FillProgress,
   Flow,
   FrontMatter,
   Label,

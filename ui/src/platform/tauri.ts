@@ -22,6 +22,7 @@ import type {
   ValidationView,
   WorkEstimate,
   AskProgress,
+  FillProgress,
 } from "./review";
 import {
   type ModelListing,
@@ -146,7 +147,11 @@ export const tauriPlatform: Platform = {
   },
   table: (workspace, scope) => call<TableView>("table_view", { workspace, scope }),
   tableColumns: (params) => call<Column[]>("table_columns", { params }),
-  fillTable: (params) => call<FillOutcome>("table_fill", { params }),
+  fillTable(params, onProgress) {
+    const onProgressChannel = new Channel<FillProgress>();
+    onProgressChannel.onmessage = onProgress;
+    return call<FillOutcome>("table_fill", { params, onProgress: onProgressChannel });
+  },
   estimateFill: (params) => call<WorkEstimate>("table_estimate", { params }),
   cancelFill: (workspace) => call<boolean>("table_fill_cancel", { workspace }),
   correctCell: (params) => call<null>("table_correct", { params }).then(() => undefined),

@@ -10,6 +10,7 @@ import type {
   CorrectParams,
   FillOutcome,
   FillParams,
+  FillProgress,
   TableView,
   ErrorKind,
   LabelParams,
@@ -126,7 +127,7 @@ export interface Platform {
   /** Add, remove or copy the table's columns; returns them as they now are. */
   tableColumns(params: ColumnsParams): Promise<Column[]>;
   /** Read every cell not current for its column as it is now. */
-  fillTable(params: FillParams): Promise<FillOutcome>;
+  fillTable(params: FillParams, onProgress: (progress: FillProgress) => void): Promise<FillOutcome>;
   /** What filling the table would read and spend, before anything is. */
   estimateFill(params: FillParams): Promise<WorkEstimate>;
   /** Stop the table's fill (the cells read so far are kept); false when none runs. */

@@ -12,6 +12,7 @@ import {
   type CorrectParams,
   type FillOutcome,
   type FillParams,
+  type FillProgress,
   type ShownCell,
   type TableView,
   type DragDropEvent,
@@ -744,7 +745,10 @@ export class FakePlatform implements Platform {
    * Like the core: each paper's missing cells read, the second paper's
    * unsure; a token cap the reading would pass stops it before any is read.
    */
-  fillTable(params: FillParams): Promise<FillOutcome> {
+  /** When set, a fill waits for it after its progress, as a long one would. */
+  fillGate: Promise<void> | null = null;
+
+  async fillTable(params: FillParams, onProgress: (progress: FillProgress) => void): Promise<FillOutcome> {
     this.fills.push(params);
     const inScope = this.inScope(params.workspace, params.scope);
     const stopped = FakePlatform.capHit(this.fillWork(params.workspace, params.scope).papers, params.maxTokens);
@@ -753,8 +757,11 @@ export class FakePlatform implements Platform {
     const cells = this.tableCells.get(params.workspace) ?? new Map<string, Map<string, ShownCell>>();
     let filled = 0;
     let unsure = 0;
+    onProgress({ type: "started", papers: inScope.length });
     inScope.forEach((p, i) => {
       const row = cells.get(p.id) ?? new Map<string, ShownCell>();
+      if (columns.every((c) => row.has(c.id))) onProgress({ type: "current" });
+      else onProgress({ type: "read", title: p.title ?? p.file, failed: false });
       for (const c of columns) {
         if (row.has(c.id)) continue;
         filled += 1;
@@ -773,6 +780,7 @@ export class FakePlatform implements Platform {
       cells.set(p.id, row);
     });
     this.tableCells.set(params.workspace, cells);
+    if (this.fillGate !== null) await this.fillGate;
     return Promise.resolve({ papers: inScope.length, read: inScope.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null });
   }
 

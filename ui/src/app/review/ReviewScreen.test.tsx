@@ -358,6 +358,41 @@ describe("asking the papers", () => {
 });
 
 describe("the extraction table", () => {
+  it("shows how far a fill has got, with Cancel, until it is done", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    platform.tableCols.set(ROOT, [{ id: "dataset", name: "Dataset", instruction: "The dataset.", kind: { kind: "text" } }]);
+    let release = () => {};
+    platform.fillGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    await click("[data-testid=to-table]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=table-fill]")).not.toBeNull();
+    });
+    await click("[data-testid=table-fill]");
+    expect($("[data-testid=table-progress]")?.textContent).toBe("Filling: 3 of 3 papers done…");
+    expect($("[data-testid=table-cancel]")).not.toBeNull();
+    await act(() => {
+      release();
+    });
+    await settle();
+    expect($("[data-testid=table-progress]")).toBeNull();
+    expect($("[data-testid=table-cancel]")).toBeNull();
+    expect($("[data-testid=table-outcome]")?.textContent).toBe("3 papers: 3 read now, 3 cells filled, 1 of them unsure");
+
+    // Filled again, every paper is current.
+    platform.fillGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    await click("[data-testid=table-fill]");
+    expect($("[data-testid=table-progress]")?.textContent).toBe("Filling: 3 of 3 papers done (3 were current)…");
+    await act(() => {
+      release();
+    });
+    await settle();
+  });
+
   it("copies another review's columns, and says when it has none", async () => {
     await runToResults();
     const other = "/data/workspaces/ml";

@@ -10,6 +10,7 @@ import {
   type AskScope,
   type ColumnKind,
   type FillParams,
+  type FillProgress,
   type PaperRow,
   type Platform,
   QuireError,
@@ -42,6 +43,35 @@ function kindOf(type: string, extra: string): ColumnKind | null {
     default:
       return { kind: "text" };
   }
+}
+
+/** Where a fill is, from its progress events. */
+interface Filling {
+  papers: number;
+  current: number;
+  read: number;
+  failed: number;
+}
+
+const NO_FILL: Filling = { papers: 0, current: 0, read: 0, failed: 0 };
+
+function advanceFill(state: Filling, p: FillProgress): Filling {
+  switch (p.type) {
+    case "started":
+      return { ...NO_FILL, papers: p.papers };
+    case "current":
+      return { ...state, current: state.current + 1 };
+    case "read":
+      return { ...state, read: state.read + 1, failed: state.failed + (p.failed ? 1 : 0) };
+  }
+}
+
+/** "Filling: 12 of 80 papers done (30 were current, 1 failed)…". */
+function fillingLine(f: Filling): string {
+  if (f.papers === 0) return "Looking at the papers…";
+  const notes = [f.current > 0 ? `${count(f.current)} were current` : "", f.failed > 0 ? `${count(f.failed)} failed` : ""].filter(Boolean);
+  const done = f.current + f.read;
+  return `Filling: ${count(done)} of ${plural(f.papers, "paper")} done${notes.length > 0 ? ` (${notes.join(", ")})` : ""}…`;
 }
 
 /** Sort key of a cell: numbers as numbers, the rest as text, empty last. */
@@ -78,6 +108,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
   const [onlyUnsure, setOnlyUnsure] = useState(false);
   const [sort, setSort] = useState<{ column: number; descending: boolean } | null>(null);
   const [editing, setEditing] = useState<{ paper: string; column: string; value: string } | null>(null);
+  const [filling, setFilling] = useState<Filling>(NO_FILL);
   const [otherReviews, setOtherReviews] = useState<WorkspaceSummary[]>([]);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
 
@@ -145,8 +176,11 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
     setBusy(true);
     setOutcome(null);
     setEstimate(null);
+    setFilling(NO_FILL);
     await act(async () => {
-      const o = await platform.fillTable(fillParams());
+      const o = await platform.fillTable(fillParams(), (p) => {
+        setFilling((state) => advanceFill(state, p));
+      });
       setOutcome(
         `${plural(o.papers, "paper")}: ${count(o.read)} read now, ${plural(o.cellsFilled, "cell")} filled, ${count(o.lowConfidence)} of them unsure` +
           (o.failed.length > 0 ? `; ${count(o.failed.length)} papers could not be read` : "") +
@@ -298,6 +332,11 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
         onEstimate={() => void estimateCost()}
         disabled={busy || columns.length === 0 || !scopeReady(scope)}
       />
+      {busy && (
+        <p class="muted" role="status" data-testid="table-progress">
+          {fillingLine(filling)}
+        </p>
+      )}
       {outcome !== null && (
         <p class="muted" role="status" data-testid="table-outcome">
           {outcome}

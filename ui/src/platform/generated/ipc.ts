@@ -702,6 +702,11 @@ failed: Array<[string, string]>,
 stopped: string | null, };
 
 /**
+ * Where a fill is, for a host's progress display.
+ */
+export type FillProgress = { "type": "started", papers: number, } | { "type": "current" } | { "type": "read", title: string, failed: boolean, };
+
+/**
  * A change to the table's columns; what is not given is left as it is.
  */
 export type ColumnsParams = { workspace: string, 
