@@ -5,8 +5,10 @@
 //! not an answer; and how it chooses which papers a model reads.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 
 use super::{HEAD_WORDS, Paper, best_passages, bm25, expand_query, sentences, terms, weighted};
+use crate::blocking::on_every_core;
 use crate::review_model::Quote;
 
 /// One paper's match with a question.
@@ -22,7 +24,10 @@ pub struct Passages {
 /// Each of `papers`' match with `question`, in their order, with at most
 /// `per_paper` passages each (none looked for at 0).
 pub fn passages(question: &str, papers: &[Paper<'_>], per_paper: usize) -> Vec<Passages> {
-    let bodies: Vec<Vec<String>> = papers.iter().map(|p| terms(&p.pages.join("\n"))).collect();
+    // The terms of hundreds of papers are most of the work: on every core.
+    let bodies: Vec<Vec<String>> =
+        on_every_core(papers, |p| Ok::<_, Infallible>(terms(&p.pages.join("\n"))))
+            .unwrap_or_else(|never| match never {});
     let heads: Vec<Vec<String>> = papers
         .iter()
         .zip(&bodies)

@@ -9,7 +9,8 @@ use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
 use super::support::{
-    dev_pdfs, folder_of, quire_await, quire_json, scripted_config, user_messages_under,
+    dev_pdfs, folder_of, json_files_in, offline_review, one_call_at_a_time, quire_await,
+    quire_json, scripted_config, user_messages_under,
 };
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
@@ -68,17 +69,7 @@ async fn a_question_is_answered_from_verified_quotes_and_asked_again_reads_nothi
     pdfs.extend(dev_pdfs("machine-learning", 2));
     let folder = folder_of(&pdfs);
     let data = tempfile::tempdir().unwrap();
-    let review = quire_json(
-        data.path(),
-        &[
-            "review",
-            folder.path().to_str().unwrap(),
-            "-q",
-            QUESTION,
-            "--json",
-        ],
-    );
-    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
     let ws_path = Path::new(&ws);
 
     // No model: passages, labelled as such, each on its page.
@@ -278,26 +269,10 @@ fn papers_asked(server: &ScriptedServer) -> Vec<String> {
 
 #[tokio::test]
 async fn killed_mid_question_the_same_question_resumes_and_asks_no_paper_twice() {
-    let server = ScriptedServer::start(ServerOptions {
-        latency: std::time::Duration::from_millis(300),
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
-    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    let (server, config) = one_call_at_a_time().await;
     let folder = folder_of(&dev_pdfs("databases", 4));
     let data = tempfile::tempdir().unwrap();
-    let review = quire_json(
-        data.path(),
-        &[
-            "review",
-            folder.path().to_str().unwrap(),
-            "-q",
-            QUESTION,
-            "--json",
-        ],
-    );
-    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
     let cache = Path::new(&ws).join("asks").join("cache");
     let mut child =
         tokio::process::Command::from(super::support::quire_command(config.path(), data.path()))
@@ -315,16 +290,7 @@ async fn killed_mid_question_the_same_question_resumes_and_asks_no_paper_twice()
             .spawn()
             .unwrap();
     // Killed once the first paper's answer is kept, before the last.
-    let cached = |dir: &Path| {
-        std::fs::read_dir(dir).map_or(0, |d| {
-            d.filter_map(Result::ok)
-                .filter(|e| {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    name.ends_with(".json") && !name.starts_with('.')
-                })
-                .count()
-        })
-    };
+    let cached = |dir: &Path| json_files_in(dir);
     while cached(&cache) == 0 {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }

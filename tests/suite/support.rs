@@ -226,6 +226,41 @@ pub fn quire_json(data: &Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null)
 }
 
+/// A scripted server answering one call at a time after 300 ms, and a config
+/// pointing at it: slow enough for a test to kill a run between two calls.
+pub async fn one_call_at_a_time() -> (testkit::ScriptedServer, tempfile::TempDir) {
+    let server = testkit::ScriptedServer::start(testkit::ServerOptions {
+        latency: std::time::Duration::from_millis(300),
+        ..testkit::ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    (server, config)
+}
+
+/// Review `folder` offline (no model) with `question`; the workspace's path.
+pub fn offline_review(data: &Path, folder: &Path, question: &str) -> String {
+    let review = quire_json(
+        data,
+        &["review", folder.to_str().unwrap(), "-q", question, "--json"],
+    );
+    review["workspace"].as_str().unwrap().to_owned()
+}
+
+/// The JSON files in `dir` (none when it does not exist), leaving out the
+/// dot-files a write in progress leaves.
+pub fn json_files_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".json") && !name.starts_with('.')
+            })
+            .count()
+    })
+}
+
 /// The user message of every request `server` got whose system message
 /// contains `marker` (which of Quire's prompts it was), in order.
 pub fn user_messages_under(server: &testkit::ScriptedServer, marker: &str) -> Vec<String> {

@@ -9,7 +9,8 @@ use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions};
 
 use super::support::{
-    dev_pdfs, folder_of, quire_await, quire_json, scripted_config, user_messages_under,
+    dev_pdfs, folder_of, json_files_in, offline_review, one_call_at_a_time, quire_await,
+    quire_json, scripted_config, user_messages_under,
 };
 use quire::review::paper_text;
 use quire::workspace::{PaperId, Workspace};
@@ -45,17 +46,11 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
     pdfs.extend(dev_pdfs("machine-learning", 2));
     let folder = folder_of(&pdfs);
     let data = tempfile::tempdir().unwrap();
-    let review = quire_json(
+    let ws = offline_review(
         data.path(),
-        &[
-            "review",
-            folder.path().to_str().unwrap(),
-            "-q",
-            "How do databases recover from crashes?",
-            "--json",
-        ],
+        folder.path(),
+        "How do databases recover from crashes?",
     );
-    let ws = review["workspace"].as_str().unwrap().to_owned();
     let server = ScriptedServer::start(ServerOptions::default())
         .await
         .unwrap();
@@ -291,38 +286,19 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
 
 /// Papers with cells kept on disk.
 fn papers_with_cells(ws: &Path) -> usize {
-    std::fs::read_dir(ws.join("table").join("cells")).map_or(0, |d| {
-        d.filter_map(Result::ok)
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.ends_with(".json") && !name.starts_with('.')
-            })
-            .count()
-    })
+    json_files_in(&ws.join("table").join("cells"))
 }
 
 #[tokio::test]
 async fn killed_mid_fill_the_next_fill_reads_only_the_papers_left_and_a_cap_stops_it() {
-    let server = ScriptedServer::start(ServerOptions {
-        latency: std::time::Duration::from_millis(300),
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
-    let config = scripted_config(&server.base_url(), "concurrency = 1\n");
+    let (server, config) = one_call_at_a_time().await;
     let folder = folder_of(&dev_pdfs("databases", 4));
     let data = tempfile::tempdir().unwrap();
-    let review = quire_json(
+    let ws = offline_review(
         data.path(),
-        &[
-            "review",
-            folder.path().to_str().unwrap(),
-            "-q",
-            "How do databases recover from crashes?",
-            "--json",
-        ],
+        folder.path(),
+        "How do databases recover from crashes?",
     );
-    let ws = review["workspace"].as_str().unwrap().to_owned();
     let (c, d) = (config.path(), data.path());
     quire_ok(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
 
@@ -398,17 +374,7 @@ async fn columns_are_copied_from_another_review_and_one_without_columns_is_refus
     let data = tempfile::tempdir().unwrap();
     let review = |topic: &str| {
         let folder = folder_of(&dev_pdfs(topic, 1));
-        let made = quire_json(
-            data.path(),
-            &[
-                "review",
-                folder.path().to_str().unwrap(),
-                "-q",
-                "What do they measure?",
-                "--json",
-            ],
-        );
-        made["workspace"].as_str().unwrap().to_owned()
+        offline_review(data.path(), folder.path(), "What do they measure?")
     };
     let (first, second) = (review("databases"), review("machine-learning"));
     let none = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@
 //! them when the researcher asks to read every paper.
 
 use super::Scope;
+use crate::blocking::on_every_core;
 use crate::offline::Paper;
 use crate::offline::passages::{Passages, passages};
 use crate::review::dual::DualFile;
@@ -38,10 +39,9 @@ pub fn candidates(
     with_passages: bool,
 ) -> Result<(usize, Vec<Candidate>), ReviewError> {
     let papers = papers_in_scope(ws, scope)?;
-    let mut texts = Vec::with_capacity(papers.len());
-    for paper in &papers {
-        texts.push(paper_text::load(ws, &paper.id)?.unwrap_or_default());
-    }
+    let texts = on_every_core(&papers, |paper| {
+        paper_text::load(ws, &paper.id).map(Option::unwrap_or_default)
+    })?;
     let views: Vec<Paper<'_>> = papers
         .iter()
         .zip(&texts)

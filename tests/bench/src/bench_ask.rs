@@ -248,15 +248,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         columns::save(&ws, &five).map_err(|e| e.to_string())?;
         log.take();
         let t = Instant::now();
-        let outcome = fill(
-            &ws,
-            &Scope::All,
-            &model,
-            &CancellationToken::new(),
-            Arc::new(|_| {}),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        let outcome = fill_all(&ws, &model).await?;
         let wall = t.elapsed();
         let calls = log.take();
         let ideal = latency * calls.len().div_ceil(args.concurrency) as u32;
@@ -277,15 +269,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         let mut six = five.clone();
         six.push(columns::templates().remove(5));
         columns::save(&ws, &six).map_err(|e| e.to_string())?;
-        fill(
-            &ws,
-            &Scope::All,
-            &model,
-            &CancellationToken::new(),
-            Arc::new(|_| {}),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        fill_all(&ws, &model).await?;
         let again = log.take();
         println!(
             "  a sixth column: {} calls, {:.0} prompt tokens a paper",
@@ -294,4 +278,20 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Fill the table for every paper of `ws`.
+async fn fill_all(
+    ws: &Workspace,
+    model: &AskModel,
+) -> Result<quire::review::table::fill::FillOutcome, String> {
+    fill(
+        ws,
+        &Scope::All,
+        model,
+        &CancellationToken::new(),
+        Arc::new(|_| {}),
+    )
+    .await
+    .map_err(|e| e.to_string())
 }

@@ -15,14 +15,13 @@ import {
   type PaperRow,
   type Platform,
   QuireError,
-  type WorkEstimate,
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
 import { count } from "./format";
 import { inline } from "./markdown";
 import { ScopePicker, scopeReady } from "./ScopePicker";
-import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
+import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
 
 export interface AskPanelProps {
   platform: Platform;
@@ -111,8 +110,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
   const [history, setHistory] = useState<AskRecord[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
   const [caps, setCaps] = useState<CapsText>(NO_CAPS);
-  const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
-  const [estimating, setEstimating] = useState(false);
+  const estimating = useEstimate();
   const [noModel, setNoModel] = useState(false);
   const [asking, setAsking] = useState<Asking>(NOT_STARTED);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
@@ -138,26 +136,18 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
 
   // An estimate is for the question, papers and reading it was made for.
   useEffect(() => {
-    setEstimate(null);
+    estimating.clear();
   }, [question, scope, readAll]);
 
   const params = (): AskParams => ({ workspace, question, scope, readAll, offline: false, ...capsParams(caps) });
   const ready = question.trim() !== "" && scopeReady(scope);
 
   const estimateCost = async () => {
-    setEstimating(true);
     setError(null);
-    try {
-      setEstimate(await platform.estimateAsk(params()));
-      setNoModel(false);
-    } catch (raw) {
-      const e = QuireError.from(raw);
-      // No model is no cost: asking then gives the best passages.
-      if (e.kind === "model_setup") setNoModel(true);
-      else setError(e.describe());
-    } finally {
-      setEstimating(false);
-    }
+    const e = await estimating.run(() => platform.estimateAsk(params()));
+    // No model is no cost: asking then gives the best passages.
+    setNoModel(e?.kind === "model_setup");
+    if (e !== null && e.kind !== "model_setup") setError(e.describe());
   };
 
   const ask = async () => {
@@ -165,7 +155,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
     setError(null);
     setAsking(NOT_STARTED);
     // What it would read is being read: the estimate is spent.
-    setEstimate(null);
+    estimating.clear();
     try {
       const record = await platform.askPapers(params(), (p) => {
         setAsking((state) => advance(state, p));
@@ -231,7 +221,6 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
           <SpendControls
             caps={caps}
             onCaps={setCaps}
-            estimate={estimate}
             estimating={estimating}
             onEstimate={() => void estimateCost()}
             disabled={busy || !ready}

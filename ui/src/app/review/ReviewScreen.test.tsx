@@ -25,6 +25,15 @@ const type = async (selector: string, value: string) => {
     el.dispatchEvent(new Event("input", { bubbles: true }));
   });
 };
+/** Pick `value` in the select at `selector`, as a person would. */
+const choose = async (selector: string, value: string) => {
+  await act(() => {
+    const el = $(selector) as HTMLSelectElement;
+    el.value = value;
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+  await settle();
+};
 const press = async (key: string) => {
   await act(() => {
     $("[data-testid=results-keys]")?.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
@@ -146,21 +155,13 @@ describe("a new review", () => {
     });
     await click("[data-testid=protocol-draft]");
     await click("[data-testid=protocol-approve]");
-    const select = async (selector: string, value: string) => {
-      await act(() => {
-        const el = $(selector) as HTMLSelectElement;
-        el.value = value;
-        el.dispatchEvent(new Event("change", { bubbles: true }));
-      });
-      await settle();
-    };
-    await select("[data-testid=dual]", "tie-breaker");
+    await choose("[data-testid=dual]", "tie-breaker");
     await vi.waitFor(() => {
       expect(all("[data-testid=second-profile] option").map((o) => o.textContent)).toContain("profile other");
     });
     // The profile that reads first is not offered as the second.
     expect(all("[data-testid=second-profile] option").map((o) => o.textContent)).not.toContain("profile main");
-    await select("[data-testid=second-profile]", "other");
+    await choose("[data-testid=second-profile]", "other");
     const estimate = all("button").find((b) => b.textContent === "Estimate cost") as HTMLButtonElement;
     await act(() => {
       estimate.click();
@@ -298,15 +299,7 @@ describe("asking the papers", () => {
     platform.ollamaModels = ["qwen3:8b"];
     await click("[data-testid=to-ask]");
     await type("[data-testid=ask-question]", "How fast do they recover?");
-    const pick = async (css: string) => {
-      await act(() => {
-        const scope = $(css) as HTMLSelectElement;
-        scope.value = "papers";
-        scope.dispatchEvent(new Event("change", { bubbles: true }));
-      });
-      await settle();
-    };
-    await pick("[data-testid=ask-scope]");
+    await choose("[data-testid=ask-scope]", "papers");
     expect(all("[data-testid=pick-paper]")).toHaveLength(3);
     // None chosen yet: nothing to ask.
     expect($("[data-testid=ask-submit]")?.hasAttribute("disabled")).toBe(true);
@@ -322,13 +315,8 @@ describe("asking the papers", () => {
     await vi.waitFor(() => {
       expect($("[data-testid=table]")).not.toBeNull();
     });
-    await act(() => {
-      const template = $("[data-testid=column-template]") as HTMLSelectElement;
-      template.value = "dataset";
-      template.dispatchEvent(new Event("change", { bubbles: true }));
-    });
-    await settle();
-    await pick("[data-testid=table-scope]");
+    await choose("[data-testid=column-template]", "dataset");
+    await choose("[data-testid=table-scope]", "papers");
     expect($("[data-testid=table-fill]")?.hasAttribute("disabled")).toBe(true);
     await click("[data-testid=pick-paper]");
     await click("[data-testid=table-fill]");
@@ -406,20 +394,12 @@ describe("the extraction table", () => {
     });
     const choices = all("[data-testid=columns-from] option").map((o) => o.textContent);
     expect(choices).toEqual(["Copy columns from…", "ml papers"]);
-    const choose = async () => {
-      await act(() => {
-        const from = $("[data-testid=columns-from]") as HTMLSelectElement;
-        from.value = other;
-        from.dispatchEvent(new Event("change", { bubbles: true }));
-      });
-      await settle();
-    };
-    await choose();
+    await choose("[data-testid=columns-from]", other);
     expect(platform.tableCols.get(ROOT)?.map((c) => c.id)).toEqual(["dataset"]);
     expect($("[data-testid=table-columns]")?.textContent).toContain("Dataset");
 
     platform.tableCols.set(other, []);
-    await choose();
+    await choose("[data-testid=columns-from]", other);
     expect($("[data-testid=table] [role=alert]")?.textContent).toContain("has no table columns to copy");
   });
 
@@ -429,19 +409,10 @@ describe("the extraction table", () => {
     await vi.waitFor(() => {
       expect($("[data-testid=table]")).not.toBeNull();
     });
-    await act(() => {
-      const template = $("[data-testid=column-template]") as HTMLSelectElement;
-      template.value = "dataset";
-      template.dispatchEvent(new Event("change", { bubbles: true }));
-    });
-    await settle();
+    await choose("[data-testid=column-template]", "dataset");
     await type("[data-testid=column-name]", "Recovery time");
     await type("[data-testid=column-instruction]", "The recovery time they measure.");
-    await act(() => {
-      const kind = $("[data-testid=column-type]") as HTMLSelectElement;
-      kind.value = "number";
-      kind.dispatchEvent(new Event("change", { bubbles: true }));
-    });
+    await choose("[data-testid=column-type]", "number");
     await type("[aria-label=Unit]", "s");
     await click("[data-testid=column-add]");
     expect(platform.tableCols.get(ROOT)?.map((c) => [c.id, c.kind])).toEqual([
@@ -751,11 +722,7 @@ describe("the results", () => {
     await runToResults();
     await type("[data-testid=filter-text]", "gamma");
     expect(all("[data-testid=result-row]").map((r) => r.getAttribute("data-paper"))).toEqual(["p3"]);
-    await act(() => {
-      const select = $("[data-testid=filter-verdict]") as HTMLSelectElement;
-      select.value = "include";
-      select.dispatchEvent(new Event("change", { bubbles: true }));
-    });
+    await choose("[data-testid=filter-verdict]", "include");
     expect($("[data-testid=results-empty]")?.textContent).toContain("No paper matches");
   });
 

@@ -3,7 +3,9 @@
 // what it would read and spend before anything is. One form for the review,
 // the Ask box and the table, so a cap reads the same everywhere.
 
-import type { WorkEstimate } from "../../platform";
+import { useState } from "preact/hooks";
+
+import { QuireError, type WorkEstimate } from "../../platform";
 import { plural } from "../format";
 import { cost, count } from "./format";
 
@@ -73,27 +75,59 @@ export function estimateLine(e: WorkEstimate): string {
   );
 }
 
+/** An estimate being made, made, or not (yet, or any more). */
+export interface Estimating {
+  estimate: WorkEstimate | null;
+  busy: boolean;
+  /** The estimate is stale: what it was made for changed, or was spent. */
+  clear: () => void;
+  /** Make it; resolves to the error when it failed, else null. */
+  run: (make: () => Promise<WorkEstimate>) => Promise<QuireError | null>;
+}
+
+export function useEstimate(): Estimating {
+  const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
+  const [busy, setBusy] = useState(false);
+  return {
+    estimate,
+    busy,
+    clear: () => {
+      setEstimate(null);
+    },
+    run: async (make) => {
+      setBusy(true);
+      try {
+        setEstimate(await make());
+        return null;
+      } catch (raw) {
+        return QuireError.from(raw);
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
 /** The caps, an "Estimate" button and what the estimate said. */
 export function SpendControls({
   caps,
   onCaps,
-  estimate,
   estimating,
   onEstimate,
   disabled,
 }: {
   caps: CapsText;
   onCaps: (caps: CapsText) => void;
-  estimate: WorkEstimate | null;
-  estimating: boolean;
+  estimating: Estimating;
   onEstimate: () => void;
   disabled: boolean;
 }) {
+  const { estimate, busy } = estimating;
   return (
     <div class="spend">
       <CapsFields caps={caps} onChange={onCaps} />
-      <button type="button" class="button button--small" data-testid="spend-estimate" disabled={disabled || estimating} onClick={onEstimate}>
-        {estimating ? "Estimating…" : "Estimate cost"}
+      <button type="button" class="button button--small" data-testid="spend-estimate" disabled={disabled || busy} onClick={onEstimate}>
+        {busy ? "Estimating…" : "Estimate cost"}
       </button>
       {estimate !== null && (
         <p class="muted spend__line" data-testid="spend-line" role="status">

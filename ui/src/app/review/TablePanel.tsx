@@ -16,14 +16,13 @@ import {
   QuireError,
   type ShownCell,
   type TableView,
-  type WorkEstimate,
   type WorkspaceSummary,
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
 import { count } from "./format";
 import { ScopePicker, scopeReady } from "./ScopePicker";
-import { type CapsText, NO_CAPS, SpendControls, capsParams } from "./Spend";
+import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
 
@@ -94,8 +93,7 @@ export interface TablePanelProps {
 export function TablePanel({ platform, workspace, reviewed, papers }: TablePanelProps) {
   const [scope, setScope] = useState<AskScope>(reviewed ? { kind: "included" } : { kind: "all" });
   const [caps, setCaps] = useState<CapsText>(NO_CAPS);
-  const [estimate, setEstimate] = useState<WorkEstimate | null>(null);
-  const [estimating, setEstimating] = useState(false);
+  const estimating = useEstimate();
   const [table, setTable] = useState<TableView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -132,7 +130,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
   useEffect(() => {
     void load();
     // An estimate is for the papers and columns it was made for.
-    setEstimate(null);
+    estimating.clear();
     // `load` closes over the workspace and the scope only.
   }, [platform, workspace, scope]);
 
@@ -143,7 +141,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
     try {
       await work();
       // Columns or cells changed: what a fill would read changed with them.
-      setEstimate(null);
+      estimating.clear();
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).describe());
@@ -161,21 +159,15 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
     });
 
   const estimateCost = async () => {
-    setEstimating(true);
     setError(null);
-    try {
-      setEstimate(await platform.estimateFill(fillParams()));
-    } catch (raw) {
-      setError(QuireError.from(raw).describe());
-    } finally {
-      setEstimating(false);
-    }
+    const e = await estimating.run(() => platform.estimateFill(fillParams()));
+    if (e !== null) setError(e.describe());
   };
 
   const fill = async () => {
     setBusy(true);
     setOutcome(null);
-    setEstimate(null);
+    estimating.clear();
     setFilling(NO_FILL);
     await act(async () => {
       const o = await platform.fillTable(fillParams(), (p) => {
@@ -327,7 +319,6 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
       <SpendControls
         caps={caps}
         onCaps={setCaps}
-        estimate={estimate}
         estimating={estimating}
         onEstimate={() => void estimateCost()}
         disabled={busy || columns.length === 0 || !scopeReady(scope)}
