@@ -25,22 +25,11 @@ pub(crate) struct AskPapersArgs {
     /// Read every paper in scope, not only the best-matching candidates.
     #[arg(long)]
     read_all: bool,
-    /// The model profile (default: the configured one).
-    #[arg(long)]
-    profile: Option<String>,
     /// No model: print the best-matching passages with their pages (not an answer).
     #[arg(long)]
     offline: bool,
-    /// Stop cleanly before a model call would take the run over this many tokens.
-    #[arg(long)]
-    max_tokens: Option<u64>,
-    /// Stop cleanly before a model call would take the cost over this many US dollars.
-    #[arg(long)]
-    max_cost: Option<f64>,
-    /// Print what asking would take (papers, calls, tokens, cost) and stop
-    /// before any model call.
-    #[arg(long)]
-    estimate: bool,
+    #[command(flatten)]
+    spend: super::SpendArgs,
     /// Print the record (answer, sources, coverage) as JSON.
     #[arg(long)]
     json: bool,
@@ -68,12 +57,12 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
         question: args.question.clone(),
         scope: Some(Scope::parse(&args.papers)),
         read_all: args.read_all,
-        profile: args.profile.clone(),
+        profile: args.spend.profile.clone(),
         offline: args.offline,
-        max_tokens: args.max_tokens,
-        max_cost_usd: args.max_cost,
+        max_tokens: args.spend.max_tokens,
+        max_cost_usd: args.spend.max_cost,
     };
-    if args.estimate {
+    if args.spend.estimate {
         let estimate = ask_estimate(&ctx, params).await?;
         return print_estimate(&estimate, args.json);
     }

@@ -17,7 +17,7 @@ use quire::commands::ErrorKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use quire::commands::{self, AppContext, AppPaths, CommandError, WorkspaceCreateParams};
 
 #[derive(Parser)]
@@ -198,6 +198,25 @@ async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
 
 /// A token Ctrl-C cancels, saying `what` is kept; abort the task once the
 /// work is done.
+/// The model and what it may spend, for a command that reads papers with
+/// it (asking the papers, filling the table).
+#[derive(Args)]
+pub(crate) struct SpendArgs {
+    /// The model profile (default: the configured one).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Stop cleanly before a model call would take the run over this many tokens.
+    #[arg(long)]
+    pub max_tokens: Option<u64>,
+    /// Stop cleanly before a model call would take the cost over this many US dollars.
+    #[arg(long)]
+    pub max_cost: Option<f64>,
+    /// Print what it would take (papers, calls, tokens, cost) and stop
+    /// before any model call.
+    #[arg(long)]
+    pub estimate: bool,
+}
+
 pub(crate) fn cancel_on_ctrl_c(
     what: &'static str,
 ) -> (

@@ -60,16 +60,8 @@ pub(crate) struct FillArgs {
     /// Which papers: included (default), all, or ids, comma-separated.
     #[arg(long, default_value = "included")]
     papers: String,
-    #[arg(long)]
-    profile: Option<String>,
-    #[arg(long)]
-    max_tokens: Option<u64>,
-    #[arg(long)]
-    max_cost: Option<f64>,
-    /// Print what filling would take (papers, calls, tokens, cost) and stop
-    /// before any model call.
-    #[arg(long)]
-    estimate: bool,
+    #[command(flatten)]
+    spend: super::SpendArgs,
     #[arg(long)]
     json: bool,
 }
@@ -172,11 +164,11 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     let params = FillParams {
         workspace: args.workspace.clone(),
         scope: Some(Scope::parse(&args.papers)),
-        profile: args.profile.clone(),
-        max_tokens: args.max_tokens,
-        max_cost_usd: args.max_cost,
+        profile: args.spend.profile.clone(),
+        max_tokens: args.spend.max_tokens,
+        max_cost_usd: args.spend.max_cost,
     };
-    if args.estimate {
+    if args.spend.estimate {
         let estimate = table_estimate(&ctx, params).await?;
         return super::ask_papers::print_estimate(&estimate, args.json);
     }

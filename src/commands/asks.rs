@@ -146,13 +146,7 @@ pub async fn ask_from_app(
 
 /// Stop the question being answered for `workspace`; false when none is.
 pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
-    match ctx.run_in(&ask_key(workspace)) {
-        Some(token) => {
-            token.cancel();
-            true
-        }
-        None => false,
-    }
+    ctx.cancel_run(&ask_key(workspace))
 }
 
 /// What asking would take with the params' model, before anything is spent.

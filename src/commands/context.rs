@@ -219,6 +219,11 @@ impl AppContext {
             .cloned()
     }
 
+    /// Cancel the run held under `key`; false when none is.
+    pub fn cancel_run(&self, key: &Path) -> bool {
+        self.run_in(key).map(|token| token.cancel()).is_some()
+    }
+
     /// Note that the index missed a change; see [`AppContext::with_index`].
     pub(crate) fn mark_index_stale(&self) {
         self.stale.store(true, Ordering::Release);

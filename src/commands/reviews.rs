@@ -603,11 +603,5 @@ async fn launch_params(
 /// Ask the run in `workspace` to stop; it writes its state and ends with a
 /// `Cancelled` event, and starting it again resumes. False when none runs.
 pub fn review_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
-    match ctx.run_in(workspace) {
-        Some(token) => {
-            token.cancel();
-            true
-        }
-        None => false,
-    }
+    ctx.cancel_run(workspace)
 }

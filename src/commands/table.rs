@@ -168,13 +168,7 @@ fn fill_key(workspace: &std::path::Path) -> PathBuf {
 /// Stop the fill running for `workspace` (the cells read so far are kept);
 /// false when none is.
 pub fn fill_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
-    match ctx.run_in(&fill_key(workspace)) {
-        Some(token) => {
-            token.cancel();
-            true
-        }
-        None => false,
-    }
+    ctx.cancel_run(&fill_key(workspace))
 }
 
 /// What filling would take with the params' model, before anything is spent.

@@ -63,6 +63,25 @@ function askingLine(a: Asking): string {
   return `Reading ${plural(a.papers, "paper")}${before}: ${count(a.read)} of ${count(open)} read, ${count(a.answered)} answer so far…`;
 }
 
+/** A source as a line: its paper and page (opening it there), then the quote. */
+function SourceLine({ source, onOpen, testid }: { source: AskSource; onOpen: (s: AskSource) => void; testid?: string }) {
+  return (
+    <>
+      <button
+        type="button"
+        class="link-button"
+        data-testid={testid}
+        onClick={() => {
+          onOpen(source);
+        }}
+      >
+        <em>{source.title}</em>, p. {source.page}
+      </button>
+      : “{source.quote}”
+    </>
+  );
+}
+
 /** What the history says of a question beside it. */
 function historyNote(r: AskRecord): string {
   if (r.status === "stopped") return "stopped by a cap, not answered";
@@ -340,17 +359,7 @@ function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s:
           <ul class="ask__passages">
             {record.sources.map((s) => (
               <li key={s.n}>
-                <button
-                  type="button"
-                  class="link-button"
-                  data-testid="citation"
-                  onClick={() => {
-                    onOpen(s);
-                  }}
-                >
-                  <em>{s.title}</em>, p. {s.page}
-                </button>
-                : “{s.quote}”
+                <SourceLine source={s} onOpen={onOpen} testid="citation" />
               </li>
             ))}
           </ul>
@@ -371,16 +380,7 @@ function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s:
           <ol>
             {record.sources.map((s) => (
               <li key={s.n} value={s.n}>
-                <button
-                  type="button"
-                  class="link-button"
-                  onClick={() => {
-                    onOpen(s);
-                  }}
-                >
-                  <em>{s.title}</em>, p. {s.page}
-                </button>
-                : “{s.quote}”
+                <SourceLine source={s} onOpen={onOpen} />
               </li>
             ))}
           </ol>
