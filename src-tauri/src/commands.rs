@@ -86,6 +86,19 @@ impl EventSink for ChannelSink {
     }
 }
 
+/// A progress callback that sends each report to the window over `channel`.
+fn progress_to<T>(channel: Channel<T>) -> Arc<dyn Fn(T) + Send + Sync>
+where
+    T: tauri::ipc::IpcResponse + Send + Sync + 'static,
+{
+    Arc::new(move |report: T| {
+        // A closed window loses only the progress display; the work goes on.
+        if let Err(e) = channel.send(report) {
+            tracing::debug!(error = %e, "progress not delivered");
+        }
+    })
+}
+
 #[tauri::command]
 pub async fn review_open(
     ctx: State<'_, AppContext>,
@@ -209,13 +222,7 @@ pub async fn review_ask(
     params: AskParams,
     on_progress: Channel<AskProgress>,
 ) -> Result<AskRecord, CommandError> {
-    let progress = move |p: AskProgress| {
-        // A closed window loses only the progress display; the question goes on.
-        if let Err(e) = on_progress.send(p) {
-            tracing::debug!(error = %e, "ask progress not delivered");
-        }
-    };
-    asks::ask_from_app(&ctx, params, Arc::new(progress)).await
+    asks::ask_from_app(&ctx, params, progress_to(on_progress)).await
 }
 
 /// Stop the question being answered; the papers read so far are kept.
@@ -281,13 +288,7 @@ pub async fn table_fill(
     params: FillParams,
     on_progress: Channel<FillProgress>,
 ) -> Result<FillOutcome, CommandError> {
-    let progress = move |p: FillProgress| {
-        // A closed window loses only the progress display; the fill goes on.
-        if let Err(e) = on_progress.send(p) {
-            tracing::debug!(error = %e, "fill progress not delivered");
-        }
-    };
-    table::fill_from_app(&ctx, params, Arc::new(progress)).await
+    table::fill_from_app(&ctx, params, progress_to(on_progress)).await
 }
 
 /// What filling the table would read and spend, before anything is.

@@ -12,7 +12,7 @@ use super::models::resolve_model;
 use super::{AppContext, CommandError, ErrorKind};
 use crate::agent::{Budget, Caps};
 use crate::blocking::blocking;
-use crate::llm::accounting::CallLog;
+use crate::llm::accounting::{CallLog, PriceTable};
 use crate::llm::call_file::{CallLogs, FileCallLog};
 use crate::review::ask::run::{AskModel, AskRequest, Progress, run};
 use crate::review::ask::{self, AskRecord, Scope};
@@ -149,15 +149,27 @@ pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
     ctx.cancel_run(&ask_key(workspace))
 }
 
+/// What an estimate reads from: the workspace (read-only), the profile's
+/// model and the price table.
+pub(crate) async fn for_estimate(
+    ctx: &AppContext,
+    workspace: PathBuf,
+    profile: Option<&str>,
+) -> Result<(Workspace, super::models::ResolvedModel, PriceTable), CommandError> {
+    let ws =
+        blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&workspace)?)).await?;
+    let resolved = resolve_model(ctx.paths().config_dir.clone(), profile).await?;
+    let prices = PriceTable::load(&resolved.config_dir)?;
+    Ok((ws, resolved, prices))
+}
+
 /// What asking would take with the params' model, before anything is spent.
 pub async fn ask_estimate(
     ctx: &AppContext,
     params: AskParams,
 ) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
-    let root = params.workspace.clone();
-    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
-    let resolved = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
-    let prices = crate::llm::accounting::PriceTable::load(&resolved.config_dir)?;
+    let (ws, resolved, prices) =
+        for_estimate(ctx, params.workspace.clone(), params.profile.as_deref()).await?;
     let request = AskRequest {
         question: params.question.clone(),
         scope: params.scope.clone().unwrap_or(Scope::Included),

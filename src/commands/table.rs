@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::asks::{close_log, counted_model};
+use super::asks::{close_log, counted_model, for_estimate};
 use super::models::resolve_model;
 use super::{AppContext, CommandError};
 use crate::agent::Caps;
@@ -176,10 +176,8 @@ pub async fn table_estimate(
     ctx: &AppContext,
     params: FillParams,
 ) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
-    let root = params.workspace.clone();
-    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
-    let resolved = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
-    let prices = crate::llm::accounting::PriceTable::load(&resolved.config_dir)?;
+    let (ws, resolved, prices) =
+        for_estimate(ctx, params.workspace.clone(), params.profile.as_deref()).await?;
     let scope = params.scope.unwrap_or(Scope::Included);
     Ok(crate::review::table::fill::estimate(&ws, &scope, &resolved.settings, &prices).await?)
 }
