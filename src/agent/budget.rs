@@ -1,14 +1,18 @@
 //! What a run has spent, and the caps it must stay under.
 //!
 //! The budget is a [`CallLog`]: it sees every model call's tokens and cost as
-//! the client records them. Before each call the runtime asks whether the call
-//! could cross a cap; if so the run stops cleanly, resumable with a higher cap.
-//! A run that cannot keep what it reads (a full disk) is halted the same way.
+//! the client records them. It is also the client's [`SpendGate`]: each
+//! attempt holds its worst case (whole prompt, longest answer) from just
+//! before it is sent until it is recorded, so calls in flight together can
+//! never cross a cap between them. Before each piece of work the run asks
+//! [`Budget::check`], which counts those holds too; if the work could cross
+//! a cap the run stops cleanly, resumable with a higher cap. A run that
+//! cannot keep what it reads (a full disk) is halted the same way.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::llm::accounting::CallLog;
+use crate::llm::accounting::{CallLog, Hold, SpendGate};
 use crate::workspace::ModelCallRecord;
 
 use super::events::{EventSink, RunEvent};
@@ -27,6 +31,8 @@ pub struct Budget {
     calls: AtomicU64,
     /// Sum of priced calls; `priced` says whether any call had a price.
     cost: Mutex<(f64, bool)>,
+    /// What the calls in flight may still spend: tokens, and dollars where priced.
+    held: Mutex<(u64, f64)>,
     /// Why the run cannot go on whatever the caps (a workspace write failed):
     /// every later call is refused with it.
     halted: Mutex<Option<String>>,
@@ -77,29 +83,47 @@ impl Budget {
     }
 
     /// May a call of about `input` prompt tokens and up to `output` answer
-    /// tokens be made without crossing a cap?
+    /// tokens be made without crossing a cap, beside the calls in flight?
     pub fn check(&self, input: u64, output: u64) -> Result<(), OverBudget> {
+        let (used_in, used_out) = self.tokens();
+        let used = used_in + used_out;
+        // The next call costs about what an average token has cost so far.
+        let per_token = match self.cost() {
+            Some(spent) if used > 0 => Some(spent / used as f64),
+            _ => None,
+        };
+        self.fits(
+            *lock(&self.held),
+            Hold {
+                tokens: input + output,
+                cost_usd: per_token.map(|p| p * (input + output) as f64),
+            },
+        )
+        .map_err(OverBudget)
+    }
+
+    /// Whether `next` fits under the caps beside what is spent and `held`.
+    fn fits(&self, (held_tokens, held_cost): (u64, f64), next: Hold) -> Result<(), String> {
         if let Some(reason) = self.halted() {
-            return Err(OverBudget(reason));
+            return Err(reason);
         }
         let (used_in, used_out) = self.tokens();
         let used = used_in + used_out;
         if let Some(max) = self.caps.max_tokens
-            && used + input + output > max
+            && used + held_tokens + next.tokens > max
         {
-            return Err(OverBudget(format!(
-                "the token cap of {max} would be crossed: {used} used, the next call takes up to {}",
-                input + output
-            )));
+            return Err(format!(
+                "the token cap of {max} would be crossed: {used} used, {held_tokens} held by calls in flight, the next call takes up to {}",
+                next.tokens
+            ));
         }
-        if let (Some(max), Some(spent)) = (self.caps.max_cost_usd, self.cost()) {
-            // The next call costs about what an average token has cost so far.
-            let per_token = if used > 0 { spent / used as f64 } else { 0.0 };
-            let next = per_token * (input + output) as f64;
-            if spent + next > max {
-                return Err(OverBudget(format!(
-                    "the cost cap of ${max:.2} would be crossed: ${spent:.4} spent, the next call about ${next:.4}"
-                )));
+        if let Some(max) = self.caps.max_cost_usd {
+            let spent = self.cost().unwrap_or(0.0);
+            let next_cost = next.cost_usd.unwrap_or(0.0);
+            if spent + held_cost + next_cost > max {
+                return Err(format!(
+                    "the cost cap of ${max:.2} would be crossed: ${spent:.4} spent, ${held_cost:.4} held by calls in flight, the next call up to ${next_cost:.4}"
+                ));
             }
         }
         Ok(())
@@ -113,6 +137,28 @@ impl Budget {
             cost_usd: self.cost(),
             model_calls: self.calls(),
         }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SpendGate for Budget {
+    fn reserve(&self, hold: Hold) -> Result<(), String> {
+        // Checked and held under one lock, so two calls cannot both fit in
+        // the room left for one.
+        let mut held = lock(&self.held);
+        self.fits(*held, hold)?;
+        held.0 += hold.tokens;
+        held.1 += hold.cost_usd.unwrap_or(0.0);
+        Ok(())
+    }
+
+    fn release(&self, hold: Hold) {
+        let mut held = lock(&self.held);
+        held.0 = held.0.saturating_sub(hold.tokens);
+        held.1 = (held.1 - hold.cost_usd.unwrap_or(0.0)).max(0.0);
     }
 }
 

@@ -252,6 +252,10 @@ impl Runtime {
                 task.actor.step -= 1;
                 Asked::Ended(Ended(TaskState::Cancelled, "the run was cancelled".into()))
             }
+            // Refused before it was sent: calls in flight hold the room left.
+            Err(LlmError::OverBudget(reason)) => {
+                Asked::Ended(Ended(TaskState::BudgetExhausted, reason))
+            }
             Err(e) => Asked::Ended(Ended(
                 TaskState::Failed,
                 format!("the model call failed at step {}: {e}", task.actor.step),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use quire::commands::asks::{AskParams, ask_estimate, ask_history, ask_in_report, ask_papers};
-use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::commands::{AppContext, AppPaths, CommandError, ErrorKind};
 use quire::review::ask::run::Progress;
 use quire::review::ask::{self, Scope, Status};
 
@@ -88,16 +88,26 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
     ctrl_c.abort();
     let record = record?;
     if args.json {
-        return super::print_json(&record);
+        super::print_json(&record)?;
+    } else {
+        print!("{}", ask::markdown(&record));
     }
-    print!("{}", ask::markdown(&record));
-    if record.status != Status::Done {
-        eprintln!(
-            "not finished ({:?}); the same command resumes",
-            record.status
-        );
+    match record.status {
+        // Nothing answered the question because nothing could be read: a
+        // failed run, never "none of the papers answers this".
+        Status::Failed => Err(CommandError::new(
+            ErrorKind::ModelServer,
+            "ask_failed",
+            record
+                .stopped
+                .unwrap_or_else(|| "every paper read failed".into()),
+        )),
+        Status::Done => Ok(()),
+        status => {
+            eprintln!("not finished ({status:?}); the same command resumes");
+            Ok(())
+        }
     }
-    Ok(())
 }
 
 /// What a run would take, in a line, or as JSON.

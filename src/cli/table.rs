@@ -11,7 +11,7 @@ use quire::commands::table::{
     ColumnsParams, CorrectParams, FillParams, table_columns, table_correct, table_estimate,
     table_fill, table_view,
 };
-use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::commands::{AppContext, AppPaths, CommandError, ErrorKind};
 use quire::review::ask::Scope;
 use quire::review::table::fill::{FillProgress, OnFillProgress};
 use quire::review::table::{self, Column, Kind, columns};
@@ -190,8 +190,15 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     let outcome = table_fill(&ctx, params, cancel, progress).await;
     ctrl_c.abort();
     let outcome = outcome?;
+    let failed = || {
+        outcome
+            .failure
+            .clone()
+            .map(|cause| CommandError::new(ErrorKind::ModelServer, "fill_failed", cause))
+    };
     if args.json {
-        return super::print_json(&outcome);
+        super::print_json(&outcome)?;
+        return failed().map_or(Ok(()), Err);
     }
     println!(
         "{} papers: {} read now (the rest were current), {} cells filled, {} of them low-confidence",
@@ -203,7 +210,7 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
     if let Some(why) = &outcome.stopped {
         println!("stopped early ({why}); filling again resumes");
     }
-    Ok(())
+    failed().map_or(Ok(()), Err)
 }
 
 async fn show_cmd(args: ShowArgs) -> Result<(), CommandError> {

@@ -1,6 +1,6 @@
-//! Asking the papers from a host: resolve the model (or none: passages),
-//! set up the client whose every call is logged to the workspace and
-//! counted against the caps, run the question, and list what was asked.
+//! Asking the papers from a host: the run's model (or none: passages), set
+//! up by [`RunModel`] like a review's, run the question, and list what was
+//! asked.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,13 +9,13 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::models::resolve_model;
+use super::run_model::{Counted, RunModel};
 use super::{AppContext, CommandError, ErrorKind};
-use crate::agent::{Budget, Caps};
+use crate::agent::Caps;
 use crate::blocking::blocking;
-use crate::llm::accounting::{CallLog, PriceTable};
-use crate::llm::call_file::{CallLogs, FileCallLog};
-use crate::review::ask::run::{AskModel, AskRequest, Progress, run};
+use crate::review::ask::run::{AskRequest, Progress, run};
 use crate::review::ask::{self, AskRecord, Scope};
+use crate::review::reading::batch::ReadingModel;
 use crate::workspace::Workspace;
 
 /// A question for the papers of a review.
@@ -68,6 +68,10 @@ pub async fn ask_papers(
     if params.offline {
         return Ok(run(&ws, request, None, cancel, progress).await?);
     }
+    let caps = Caps {
+        max_tokens: params.max_tokens,
+        max_cost_usd: params.max_cost_usd,
+    };
     let resolved =
         match resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await {
             Ok(resolved) => resolved,
@@ -78,46 +82,19 @@ pub async fn ask_papers(
             }
             Err(e) => return Err(e),
         };
-    let (model, calls) = counted_model(
-        &ws,
-        &resolved,
-        Caps {
-            max_tokens: params.max_tokens,
-            max_cost_usd: params.max_cost_usd,
-        },
-    )?;
-    let asked = run(&ws, request, Some(model), cancel, progress).await;
-    close_log(calls).await?;
+    let model = RunModel::from_resolved(resolved, &caps).await?;
+    let counted = model.counted(&ws, caps);
+    let asked = run(&ws, request, Some(ask_model(&counted)), cancel, progress).await;
+    counted.close().await?;
     Ok(asked?)
 }
 
-/// The resolved model's client for work in `ws`: every call logged to its
-/// `model-calls.jsonl` and counted against `caps`. Close the log when done.
-pub(crate) fn counted_model(
-    ws: &Workspace,
-    resolved: &super::models::ResolvedModel,
-    caps: Caps,
-) -> Result<(AskModel, Arc<FileCallLog>), CommandError> {
-    let budget = Arc::new(Budget::new(caps));
-    let calls = FileCallLog::start(ws.clone());
-    let logs: Vec<Arc<dyn CallLog>> = vec![calls.clone(), budget.clone()];
-    let client = resolved.client()?.with_log(Arc::new(CallLogs(logs)));
-    Ok((
-        AskModel {
-            client: Arc::new(client),
-            budget,
-        },
-        calls,
-    ))
-}
-
-/// Every call's record on disk, and the log's hold on the workspace let go.
-pub(crate) async fn close_log(calls: Arc<FileCallLog>) -> Result<(), CommandError> {
-    blocking(move || {
-        calls.close();
-        Ok::<_, CommandError>(())
-    })
-    .await
+/// What a question or a fill reads with: the run's counted client.
+pub(crate) fn ask_model(counted: &Counted) -> ReadingModel {
+    ReadingModel {
+        client: counted.client.clone(),
+        budget: counted.budget.clone(),
+    }
 }
 
 /// The key a question's run is held under in the context: one at a time per
@@ -149,18 +126,17 @@ pub fn ask_cancel(ctx: &AppContext, workspace: &std::path::Path) -> bool {
     ctx.cancel_run(&ask_key(workspace))
 }
 
-/// What an estimate reads from: the workspace (read-only), the profile's
-/// model and the price table.
+/// What an estimate reads from: the workspace (read-only), and the
+/// profile's model fitted to its server and priced.
 pub(crate) async fn for_estimate(
     ctx: &AppContext,
     workspace: PathBuf,
     profile: Option<&str>,
-) -> Result<(Workspace, super::models::ResolvedModel, PriceTable), CommandError> {
+) -> Result<(Workspace, RunModel), CommandError> {
     let ws =
         blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&workspace)?)).await?;
-    let resolved = resolve_model(ctx.paths().config_dir.clone(), profile).await?;
-    let prices = PriceTable::load(&resolved.config_dir)?;
-    Ok((ws, resolved, prices))
+    let model = RunModel::prepare(ctx, profile, &Caps::default()).await?;
+    Ok((ws, model))
 }
 
 /// What asking would take with the params' model, before anything is spent.
@@ -168,14 +144,14 @@ pub async fn ask_estimate(
     ctx: &AppContext,
     params: AskParams,
 ) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
-    let (ws, resolved, prices) =
+    let (ws, model) =
         for_estimate(ctx, params.workspace.clone(), params.profile.as_deref()).await?;
     let request = AskRequest {
         question: params.question.clone(),
         scope: params.scope.clone().unwrap_or(Scope::Included),
         read_all: params.read_all,
     };
-    Ok(crate::review::ask::run::estimate(&ws, request, &resolved.settings, &prices).await?)
+    Ok(crate::review::ask::run::estimate(&ws, request, &model.settings, &model.prices).await?)
 }
 
 /// Put a question in the review's report, or take it out.

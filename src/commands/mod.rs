@@ -16,6 +16,7 @@ pub mod models;
 pub mod protocol;
 pub mod review_view;
 pub mod reviews;
+pub mod run_model;
 pub mod table;
 pub mod validation;
 pub(crate) mod workspaces;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::models::resolve_model;
+use super::run_model::RunModel;
 use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
 use crate::llm::call_file::FileCallLog;
@@ -111,12 +111,12 @@ pub async fn protocol_draft(
 ) -> Result<ProtocolView, CommandError> {
     let spec = params.spec();
     check_question(&spec)?;
-    let model = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
+    let model = RunModel::prepare(ctx, params.profile.as_deref(), &Default::default()).await?;
     let root = params.workspace.clone();
     let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
     // The draft's call is logged with the review's other calls.
     let calls = FileCallLog::start(ws.clone());
-    let client = model.client()?.with_log(calls.clone());
+    let client = model.client(Some(calls.clone()));
     let drafted = protocol::draft(&client, &spec, &CancellationToken::new()).await;
     blocking(move || {
         calls.close();

@@ -16,8 +16,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::models::resolve_model;
 use super::protocol::approved_protocol;
+use super::run_model::RunModel;
 use super::workspaces::{existing_workspace_for, new_workspace_root};
 use super::{AppContext, CommandError};
 use serde::Deserialize;
@@ -26,7 +26,7 @@ use crate::agent::{Caps, EventSink, RunEvent};
 use crate::blocking::blocking;
 use crate::index::WorkspaceSnapshot;
 use crate::llm::accounting::PriceTable;
-use crate::llm::{HttpProvider, ModelSettings, Provider};
+use crate::llm::{ModelSettings, Provider};
 use crate::pdf::ingest::IngestOptions;
 use crate::review::dual::Policy;
 use crate::review::engine::DualSetup;
@@ -251,37 +251,9 @@ async fn resolve(
     let engine = match params.spec.engine {
         EngineKind::Offline => EngineSetup::Offline,
         EngineKind::Agent => {
-            let mut resolved =
-                resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
-            // An Ollama serving less context than the profile claims would cut
-            // every long prompt: fit the profile to it before anything is sent.
-            if let Some(served) = crate::llm::ollama::served_context(&resolved.settings).await {
-                tracing::warn!("{}", served.advice());
-                resolved.settings = served.fit(&resolved.settings);
-            }
-            let provider: Arc<dyn Provider> = HttpProvider::new(
-                resolved.settings.clone(),
-                resolved.key.as_ref().map(|k| k.0.clone()),
-            )?;
-            let prices = PriceTable::load(&resolved.config_dir)?;
-            // A dollar cap on a model with no price could never be reached:
-            // the run would spend without limit. Refuse, unless a token cap
-            // bounds it anyway.
-            if params.caps.max_cost_usd.is_some()
-                && params.caps.max_tokens.is_none()
-                && prices.price(&resolved.settings.model).is_none()
-            {
-                return Err(CommandError::new(
-                    ErrorKind::InvalidInput,
-                    "unpriced_model",
-                    format!(
-                        "a cost cap cannot be kept for {}: it has no price in the price table. Add its price to prices.toml in {}, or give a token cap (--max-tokens) as well",
-                        resolved.settings.model,
-                        resolved.config_dir.display()
-                    ),
-                ));
-            }
-            model = Some((resolved.settings.clone(), prices.clone()));
+            let run_model = RunModel::prepare(ctx, params.profile.as_deref(), &params.caps).await?;
+            let (provider, prices) = (run_model.provider.clone(), run_model.prices.clone());
+            model = Some((run_model.settings.clone(), prices.clone()));
             let dual = match params.dual {
                 None => None,
                 Some(policy) => Some(DualSetup {
@@ -293,7 +265,7 @@ async fn resolve(
                 }),
             };
             EngineSetup::Agent(AgentSetup {
-                profile: resolved.profile.clone(),
+                profile: run_model.profile.clone(),
                 provider,
                 prices,
                 caps: params.caps,
@@ -321,32 +293,15 @@ async fn resolve(
     Ok((request, model))
 }
 
-/// The second reading's profile, resolved like the first; a cost cap on
-/// an unpriced second model is refused as on the first.
+/// The second reading's profile, set up like the first (fitted to its
+/// server; a cost cap on an unpriced second model refused as on the first).
 async fn second_reader(
     ctx: &AppContext,
     profile: &str,
     caps: &Caps,
 ) -> Result<(String, Arc<dyn Provider>), CommandError> {
-    let resolved = resolve_model(ctx.paths().config_dir.clone(), Some(profile)).await?;
-    let prices = PriceTable::load(&resolved.config_dir)?;
-    if caps.max_cost_usd.is_some()
-        && caps.max_tokens.is_none()
-        && prices.price(&resolved.settings.model).is_none()
-    {
-        return Err(CommandError::invalid(
-            "unpriced_model",
-            format!(
-                "a cost cap cannot be kept for the second reader's model {}: it has no price in the price table; add one, or give a token cap as well",
-                resolved.settings.model
-            ),
-        ));
-    }
-    let provider: Arc<dyn Provider> = HttpProvider::new(
-        resolved.settings.clone(),
-        resolved.key.as_ref().map(|k| k.0.clone()),
-    )?;
-    Ok((resolved.profile, provider))
+    let model = RunModel::prepare(ctx, Some(profile), caps).await?;
+    Ok((model.profile, model.provider))
 }
 
 /// Run a prepared request as its own task (what tests and benchmarks with a

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::asks::{close_log, counted_model, for_estimate};
-use super::models::resolve_model;
+use super::asks::{ask_model, for_estimate};
+use super::run_model::RunModel;
 use super::{AppContext, CommandError};
 use crate::agent::Caps;
 use crate::blocking::blocking;
@@ -127,18 +127,15 @@ pub async fn table_fill(
 ) -> Result<FillOutcome, CommandError> {
     let root = params.workspace.clone();
     let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
-    let resolved = resolve_model(ctx.paths().config_dir.clone(), params.profile.as_deref()).await?;
-    let (model, calls) = counted_model(
-        &ws,
-        &resolved,
-        Caps {
-            max_tokens: params.max_tokens,
-            max_cost_usd: params.max_cost_usd,
-        },
-    )?;
+    let caps = Caps {
+        max_tokens: params.max_tokens,
+        max_cost_usd: params.max_cost_usd,
+    };
+    let model = RunModel::prepare(ctx, params.profile.as_deref(), &caps).await?;
+    let counted = model.counted(&ws, caps);
     let scope = params.scope.unwrap_or(Scope::Included);
-    let filled = fill(&ws, &scope, &model, &cancel, progress).await;
-    close_log(calls).await?;
+    let filled = fill(&ws, &scope, &ask_model(&counted), &cancel, progress).await;
+    counted.close().await?;
     Ok(filled?)
 }
 
@@ -176,10 +173,10 @@ pub async fn table_estimate(
     ctx: &AppContext,
     params: FillParams,
 ) -> Result<crate::review::ask::estimate::Estimate, CommandError> {
-    let (ws, resolved, prices) =
+    let (ws, model) =
         for_estimate(ctx, params.workspace.clone(), params.profile.as_deref()).await?;
     let scope = params.scope.unwrap_or(Scope::Included);
-    Ok(crate::review::table::fill::estimate(&ws, &scope, &resolved.settings, &prices).await?)
+    Ok(crate::review::table::fill::estimate(&ws, &scope, &model.settings, &model.prices).await?)
 }
 
 /// The table for the papers of `scope` (default: those the review keeps).

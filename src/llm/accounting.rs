@@ -21,6 +21,26 @@ pub trait CallLog: Send + Sync {
     fn record(&self, call: &ModelCallRecord);
 }
 
+/// The most one attempt can spend: its whole prompt and its longest answer,
+/// and what they cost when the model is priced.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Hold {
+    pub tokens: u64,
+    pub cost_usd: Option<f64>,
+}
+
+/// The caps a call must fit under before it starts. The client holds each
+/// attempt's worst case ([`Hold`]) from just before it is sent until it is
+/// recorded, so calls in flight together can never cross a cap between
+/// them; what the attempt really spent reaches the gate through its
+/// [`CallLog`] record before the hold is let go.
+pub trait SpendGate: Send + Sync {
+    /// Hold `hold` for an attempt about to be sent, or say why it may not be.
+    fn reserve(&self, hold: Hold) -> Result<(), String>;
+    /// Let go of a hold once its attempt is recorded.
+    fn release(&self, hold: Hold);
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {

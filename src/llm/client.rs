@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::accounting::{CallLog, PriceTable, estimate_usage};
-use super::error::{LlmError, backoff, prompt_was_cut};
+use super::accounting::{CallLog, Hold, PriceTable, SpendGate, estimate_usage};
+use super::error::{LlmError, PromptSize, backoff, prompt_was_cut};
 use super::provider::Provider;
 use super::settings::{ModelSettings, Protocol};
 use super::types::{ChatRequest, ChatResponse, Usage};
@@ -41,7 +41,12 @@ pub struct ModelClient {
     gate: Arc<Semaphore>,
     prices: Arc<PriceTable>,
     log: Option<Arc<dyn CallLog>>,
+    /// The caps every attempt is held against before it is sent.
+    caps: Option<Arc<dyn SpendGate>>,
     base_backoff: Duration,
+    /// The tokens a request may hold, as the server says (asked once, on
+    /// the first answer to judge, unless the setup already knew).
+    served_window: tokio::sync::OnceCell<Option<u32>>,
 }
 
 impl ModelClient {
@@ -57,7 +62,9 @@ impl ModelClient {
             gate: Arc::new(Semaphore::new(permits)),
             prices: Arc::new(prices),
             log: None,
+            caps: None,
             base_backoff: BASE_BACKOFF,
+            served_window: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -67,14 +74,34 @@ impl ModelClient {
         self
     }
 
+    /// Hold every attempt's worst case against `caps` before it is sent.
+    pub fn with_caps(mut self, caps: Arc<dyn SpendGate>) -> Self {
+        self.caps = Some(caps);
+        self
+    }
+
     /// Shorter backoff (tests and benchmarks against a local server).
     pub fn with_base_backoff(mut self, base: Duration) -> Self {
         self.base_backoff = base;
         self
     }
 
+    /// What the setup learnt the server holds a request (so the client
+    /// need not ask it again).
+    pub fn with_served_window(self, window: Option<u32>) -> Self {
+        let _ = self.served_window.set(window);
+        self
+    }
+
     pub fn settings(&self) -> &ModelSettings {
         self.provider.settings()
+    }
+
+    async fn served_window(&self) -> Option<u32> {
+        *self
+            .served_window
+            .get_or_init(|| self.provider.served_window())
+            .await
     }
 
     pub fn profile(&self) -> &str {
@@ -98,6 +125,12 @@ impl ModelClient {
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
                 permit = self.gate.acquire() => permit.map_err(|_| LlmError::Cancelled)?,
             };
+            let hold = self.hold_for(request);
+            if let Some(caps) = &self.caps
+                && let Err(reason) = caps.reserve(hold)
+            {
+                return Err(LlmError::OverBudget(reason));
+            }
             let started = Instant::now();
             let on_text = |text: &str| on_event(StreamEvent::Text(text));
             let result = tokio::select! {
@@ -112,13 +145,11 @@ impl ModelClient {
             // An answer to a prompt the server cut is no answer: the part it
             // dropped (instructions first) never reached the model.
             // Its tokens were spent all the same, and are counted.
-            if let Ok(answer) = &result {
-                // Judged against a floor of what was sent, four bytes a
-                // token: any real tokenizer counts at least that on English,
-                // more on code, symbols or a broken font's letters, so a
-                // count well under it is a cut, not another tokenizer.
-                let sent = sent_estimate(request).input_tokens;
-                if let Some(cut) = prompt_was_cut(sent, answer.usage.map(|u| u.input_tokens)) {
+            if let Ok(answer) = &result
+                && let Some(read) = answer.usage.map(|u| u.input_tokens).filter(|&r| r > 0)
+            {
+                let window = self.served_window().await;
+                if let Some(cut) = prompt_was_cut(prompt_size(request), read, window) {
                     tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
                     self.record(
                         request,
@@ -128,6 +159,7 @@ impl ModelClient {
                         Some(answer),
                         cut.code(),
                     );
+                    self.release(hold);
                     return Err(cut);
                 }
             }
@@ -143,6 +175,7 @@ impl ModelClient {
                 result.as_ref().ok(),
                 outcome,
             );
+            self.release(hold);
             let error = match result {
                 Ok(answer) => return Ok(answer),
                 Err(error) => error,
@@ -195,6 +228,39 @@ impl ModelClient {
         self.chat(request, purpose, cancel, &|_| {}).await
     }
 
+    /// The most an attempt at `request` can spend: its prompt at three bytes
+    /// a token (more tokens than any tokenizer but a symbol-heavy one makes
+    /// of it) and the longest answer the server is allowed.
+    fn hold_for(&self, request: &ChatRequest) -> Hold {
+        let settings = self.provider.settings();
+        let size = prompt_size(request);
+        let input = size.tokens * 4 / 3 + 1;
+        let output = u64::from(request.max_tokens.map_or(settings.max_output_tokens, |m| {
+            m.min(settings.max_output_tokens)
+        }));
+        let model = if request.model.is_empty() {
+            &settings.model
+        } else {
+            &request.model
+        };
+        Hold {
+            tokens: input + output,
+            cost_usd: self.prices.cost(
+                model,
+                Usage {
+                    input_tokens: input,
+                    output_tokens: output,
+                },
+            ),
+        }
+    }
+
+    fn release(&self, hold: Hold) {
+        if let Some(caps) = &self.caps {
+            caps.release(hold);
+        }
+    }
+
     fn record(
         &self,
         request: &ChatRequest,
@@ -238,7 +304,10 @@ impl ModelClient {
                 Protocol::Anthropic => "anthropic",
             }
             .to_owned(),
-            cost_usd: answer.and_then(|_| self.prices.cost(&model, usage)),
+            // Whatever was counted was spent, an aborted call's prompt too.
+            cost_usd: (usage.input_tokens + usage.output_tokens > 0)
+                .then(|| self.prices.cost(&model, usage))
+                .flatten(),
             model,
             purpose: purpose.to_owned(),
             attempt,
@@ -266,9 +335,9 @@ impl ModelClient {
     }
 }
 
-/// The prompt a request sent, at about four bytes a token.
-fn sent_estimate(request: &ChatRequest) -> Usage {
-    let bytes: usize = request
+/// The prompt a request sent, at about four bytes a token, and its text.
+fn prompt_size(request: &ChatRequest) -> PromptSize {
+    let text: usize = request
         .messages
         .iter()
         .map(|m| {
@@ -278,14 +347,22 @@ fn sent_estimate(request: &ChatRequest) -> Usage {
                     .map(|c| c.arguments.to_string().len())
                     .sum::<usize>()
         })
-        .sum::<usize>()
-        + request
-            .tools
-            .iter()
-            .map(|t| t.description.len() + t.parameters.to_string().len())
-            .sum::<usize>();
+        .sum();
+    let tools: usize = request
+        .tools
+        .iter()
+        .map(|t| t.description.len() + t.parameters.to_string().len())
+        .sum();
+    PromptSize {
+        tokens: (text + tools).div_ceil(4) as u64,
+        text_bytes: text as u64,
+    }
+}
+
+/// The prompt a request sent, at about four bytes a token.
+fn sent_estimate(request: &ChatRequest) -> Usage {
     Usage {
-        input_tokens: bytes.div_ceil(4) as u64,
+        input_tokens: prompt_size(request).tokens,
         output_tokens: 0,
     }
 }

@@ -26,6 +26,10 @@ pub enum LlmError {
     Unreachable { url: String, message: String },
     #[error("the request was cancelled")]
     Cancelled,
+    /// Not sent: it could cross a token or cost cap, with what is already
+    /// spent and held by the calls in flight.
+    #[error("{0}")]
+    OverBudget(String),
     /// The server answered, but from a prompt it cut to fit its context
     /// (Ollama does this silently, from the front): the answer is void.
     #[error(
@@ -54,6 +58,7 @@ impl LlmError {
             Self::Malformed(_) => "malformed_response",
             Self::Unreachable { .. } => "unreachable",
             Self::Cancelled => "cancelled",
+            Self::OverBudget(_) => "over_budget",
             Self::PromptCut { .. } => "prompt_cut",
         }
     }
@@ -73,23 +78,44 @@ impl LlmError {
     }
 }
 
-/// Below this many prompt tokens sent, a server's count is not judged:
-/// chat templates and tokenizers differ most, relatively, on short prompts.
-const MIN_JUDGED_PROMPT: u64 = 1024;
+/// What a prompt sent amounts to, counted without any tokenizer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PromptSize {
+    /// About four bytes a token, tool schemas included: the figure the
+    /// user is told, and what a context would need to hold.
+    pub tokens: u64,
+    /// The messages' text alone, in bytes: a chat template may leave the
+    /// tool schemas out, but every turn's text is read.
+    pub text_bytes: u64,
+}
 
-/// Whether a server that read `read` tokens of a prompt of about `sent`
-/// tokens (its bytes over four) cut it. Real tokenizers count English at a
-/// token per four to five bytes, code, symbols and other scripts denser, and
-/// a chat template only adds; a count under three quarters of the bytes over
-/// four is a prompt cut to fit, and its answer was made without the part cut
-/// off (the system prompt and tools first).
-pub fn prompt_was_cut(sent: u64, read: Option<u64>) -> Option<LlmError> {
-    let read = read.filter(|&r| r > 0)?;
-    (sent >= MIN_JUDGED_PROMPT && read * 4 < sent * 3).then(|| LlmError::PromptCut {
-        sent,
+/// No real tokenizer packs more than this many bytes of text into a token
+/// on average (English runs at four to seven with the largest vocabularies).
+const MAX_BYTES_PER_TOKEN: u64 = 10;
+/// Below this many bytes of text, a server's count is not judged.
+const MIN_JUDGED_BYTES: u64 = 4096;
+
+/// Whether a server that read `read` tokens of `sent`, with `window` tokens
+/// a request (what it said it holds, when it said), cut the prompt.
+///
+/// Judged only by what no tokenizer or chat template can explain: the
+/// server filled its whole window (a prompt Quire sends leaves room for
+/// the answer, so one that reaches the window was cut to fit, Ollama's way),
+/// or it read fewer tokens than any tokenizer makes of the text sent. A
+/// count under the bytes over four is not a cut: Gemma's or Llama 3's
+/// vocabularies count English at five to seven bytes a token.
+pub fn prompt_was_cut(sent: PromptSize, read: u64, window: Option<u32>) -> Option<LlmError> {
+    if read == 0 {
+        return None;
+    }
+    let filled = window.is_some_and(|w| read + read / 64 >= u64::from(w));
+    let impossible =
+        sent.text_bytes >= MIN_JUDGED_BYTES && read * MAX_BYTES_PER_TOKEN < sent.text_bytes;
+    (filled || impossible).then(|| LlmError::PromptCut {
+        sent: sent.tokens,
         read,
         // A round size above what was sent, as context lengths are set.
-        ctx: sent.next_power_of_two().max(8192),
+        ctx: sent.tokens.max(read + 1).next_power_of_two().max(8192),
     })
 }
 
@@ -168,22 +194,32 @@ pub fn backoff(
 #[cfg(test)]
 mod tests {
     #[test]
-    fn only_a_prompt_read_well_short_of_what_was_sent_counts_as_cut() {
-        // Ollama: a 15,750-token prompt answered with prompt_eval_count 2051.
-        let cut = prompt_was_cut(15_750, Some(2051)).unwrap();
+    fn a_prompt_is_cut_only_when_the_server_filled_its_window_or_read_too_little() {
+        let sent = |tokens: u64| PromptSize {
+            tokens,
+            text_bytes: tokens * 4,
+        };
+        // Ollama: a 15,750-token prompt answered with prompt_eval_count 2051
+        // from a 2,048-token context.
+        let cut = prompt_was_cut(sent(15_750), 2051, Some(2048)).unwrap();
         assert_eq!(cut.code(), "prompt_cut");
         assert!(cut.is_overflow() && !cut.is_retryable());
         let message = cut.to_string();
         assert!(message.contains("OLLAMA_CONTEXT_LENGTH=16384"), "{message}");
-        // A 6k-token reader chunk cut to a 4k context is caught too.
-        assert!(prompt_was_cut(6_000, Some(4_096)).is_some());
-        // Another tokenizer or a chat template counts differently, not that much.
-        assert!(prompt_was_cut(15_750, Some(12_500)).is_none());
-        assert!(prompt_was_cut(3_000, Some(3_600)).is_none());
-        // Short prompts, and servers that send no count, are not judged.
-        assert!(prompt_was_cut(800, Some(100)).is_none());
-        assert!(prompt_was_cut(15_750, None).is_none());
-        assert!(prompt_was_cut(15_750, Some(0)).is_none());
+        // The same, from a server that never said what it holds: no
+        // tokenizer makes 2,051 tokens of 63,000 bytes.
+        assert!(prompt_was_cut(sent(15_750), 2051, None).is_some());
+        // A reader chunk denser than the estimate that still reached a 4k window.
+        assert!(prompt_was_cut(sent(3_000), 4_090, Some(4_096)).is_some());
+        // Gemma on llama.cpp with an 8k slot: 954 tokens read of 1,633 by
+        // bytes, a dense tokenizer and a template without the tool schemas.
+        assert!(prompt_was_cut(sent(1_633), 954, Some(8192)).is_none());
+        assert!(prompt_was_cut(sent(1_633), 954, None).is_none());
+        // Five to seven bytes a token is a tokenizer, not a cut.
+        assert!(prompt_was_cut(sent(15_750), 9_000, Some(32_768)).is_none());
+        assert!(prompt_was_cut(sent(15_750), 9_000, None).is_none());
+        // Servers that send no count are not judged.
+        assert!(prompt_was_cut(sent(15_750), 0, Some(2048)).is_none());
     }
 
     use super::*;

@@ -41,6 +41,12 @@ pub trait Provider: Send + Sync {
         request: &ChatRequest,
         on_text: TextSink<'_>,
     ) -> Result<ChatResponse, LlmError>;
+
+    /// The tokens one request may hold, when the server says (see
+    /// [`super::served`]); `None` when it does not.
+    async fn served_window(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A provider speaking HTTP to one endpoint.
@@ -129,6 +135,12 @@ impl HttpProvider {
 impl Provider for HttpProvider {
     fn settings(&self) -> &ModelSettings {
         &self.settings
+    }
+
+    async fn served_window(&self) -> Option<u32> {
+        super::served::served_window(&self.settings, self.key.as_ref())
+            .await
+            .map(|(_, tokens)| tokens)
     }
 
     async fn attempt(

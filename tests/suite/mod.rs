@@ -17,6 +17,7 @@ mod models_cli;
 mod pdf;
 mod prompt_cut;
 mod protocol;
+mod reading_layer;
 mod review;
 mod review_outputs;
 mod scholar;

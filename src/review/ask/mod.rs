@@ -89,6 +89,8 @@ pub enum Status {
     Cancelled,
     /// A cap stopped it; asking again resumes.
     Stopped,
+    /// Every paper read failed (cut prompts, a server down): no answer.
+    Failed,
 }
 
 /// A cited source: `[n]` in the answer is this quote, on this page.
@@ -152,7 +154,8 @@ pub struct AskRecord {
     pub prompt_version: String,
     pub started_at: String,
     pub finished_at: Option<String>,
-    /// Why it ended early, when it did.
+    /// Why it ended before an answer, when it did: a cap, or the cause
+    /// every paper read failed for.
     pub stopped: Option<String>,
     /// The researcher asked for it in the review's report.
     #[serde(default)]

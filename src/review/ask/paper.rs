@@ -61,6 +61,15 @@ pub enum AskReadError {
     NoText,
 }
 
+impl AskReadError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Call(e) => e.code(),
+            Self::NoText => "no_text",
+        }
+    }
+}
+
 fn cache_path(key: &str) -> Result<WsPath, WorkspaceError> {
     WsPath::from_parts([layout::ASKS_DIR, CACHE_DIR, &format!("{key}.json")])
 }

@@ -15,6 +15,13 @@ pub fn markdown(record: &AskRecord) -> String {
             "*Stopped before it was answered: {}. Asking again resumes.*\n\n",
             record.stopped.as_deref().unwrap_or("a cap")
         )),
+        Status::Failed => md.push_str(&format!(
+            "*Not answered: {}. Asking again reads those papers again.*\n\n",
+            record
+                .stopped
+                .as_deref()
+                .unwrap_or("every paper read failed")
+        )),
         Status::Done => {}
     }
     match record.mode {

@@ -8,28 +8,21 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::candidates::{Candidate, candidates};
 use super::compose::compose;
 use super::paper::{self, PaperAnswer};
 use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, ask_id, save};
-use crate::agent::Budget;
 use crate::blocking::blocking;
-use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
 use crate::review::ReviewError;
+use crate::review::reading::batch::{
+    Ended, Job, Limits, Outcomes, ReadError, ReadingModel, read_many,
+};
+use crate::workspace::PaperRecord;
 use crate::workspace::Workspace;
 use crate::workspace::records::now_rfc3339;
-
-/// What a question is asked with: the model (every call logged and counted
-/// against `budget`), or none.
-pub struct AskModel {
-    pub client: Arc<ModelClient>,
-    pub budget: Arc<Budget>,
-}
 
 /// What a question asks of which papers.
 #[derive(Clone, Debug)]
@@ -58,7 +51,7 @@ pub enum Progress {
 pub async fn run(
     ws: &Workspace,
     request: AskRequest,
-    model: Option<AskModel>,
+    model: Option<ReadingModel>,
     cancel: CancellationToken,
     progress: Arc<dyn Fn(Progress) + Send + Sync>,
 ) -> Result<AskRecord, ReviewError> {
@@ -71,8 +64,10 @@ pub async fn run(
         let (read_all, offline) = (request.read_all, model.is_none());
         blocking(move || candidates(&ws, &question, &scope, read_all, offline)).await?
     };
+    let id = ask_id(&question, &request.scope, request.read_all);
+    let previous = super::load(ws, &id).ok().flatten();
     let mut record = AskRecord {
-        id: ask_id(&question, &request.scope, request.read_all),
+        id,
         question: question.clone(),
         scope: request.scope.clone(),
         read_all: request.read_all,
@@ -96,19 +91,21 @@ pub async fn run(
         finished_at: None,
         stopped: None,
         // Asked again, a question keeps its place in the report.
-        in_report: super::load(
-            ws,
-            &super::ask_id(&question, &request.scope, request.read_all),
-        )
-        .ok()
-        .flatten()
-        .is_some_and(|r| r.in_report),
+        in_report: previous.as_ref().is_some_and(|r| r.in_report),
     };
-    keep(ws, &record).await?;
+    // Asked again, a question keeps its last answer (which the report may
+    // quote) until a new one is complete: a cancel, a cap, a failure or a
+    // kill on the way loses nothing.
+    let keeps = Keeps {
+        answered_before: previous.is_some_and(|r| r.status == Status::Done),
+    };
+    if !keeps.answered_before {
+        keep(ws, &record).await?;
+    }
     let Some(model) = model else {
         record.sources = passages_of(&chosen);
         record.coverage.contributed = distinct_papers(&record.sources);
-        return finish(ws, record, Status::Done).await;
+        return finish(ws, &keeps, record, Status::Done).await;
     };
     let (answers, ended) = read_all(ws, &question, &chosen, &model, &cancel, &progress).await?;
     // Read means answered now or before; a run stopped early read fewer.
@@ -119,17 +116,23 @@ pub async fn run(
                 record.coverage.quotes_dropped += a.quotes_dropped;
                 record.papers_read.push(title(candidate));
             }
-            Some(Err(reason)) => record
+            Some(Err(e)) => record
                 .coverage
                 .failed
-                .push((title(candidate), reason.clone())),
+                .push((title(candidate), e.reason.clone())),
             None => {}
         }
     }
     record.coverage.read = record.papers_read.len();
-    if let Some((status, reason)) = ended {
-        record.stopped = reason;
-        return finish(ws, record, status).await;
+    let (status, why) = match ended {
+        Ended::Done => (Status::Done, None),
+        Ended::Cancelled => (Status::Cancelled, None),
+        Ended::Stopped(reason) => (Status::Stopped, Some(reason)),
+        Ended::Failed(cause) => (Status::Failed, Some(cause)),
+    };
+    if status != Status::Done {
+        record.stopped = why;
+        return finish(ws, &keeps, record, status).await;
     }
     record.sources = sources_of(&chosen, &answers);
     record.coverage.contributed = distinct_papers(&record.sources);
@@ -137,14 +140,14 @@ pub async fn run(
         record.answer = format!(
             "None of the {considered} papers in scope uses the question's words, so none was read. Asking again with every paper read has each one read in full."
         );
-        return finish(ws, record, Status::Done).await;
+        return finish(ws, &keeps, record, Status::Done).await;
     }
     if record.sources.is_empty() {
         record.answer = format!(
             "None of the {} papers read answers this question with a quote found on its page.",
             chosen.len()
         );
-        return finish(ws, record, Status::Done).await;
+        return finish(ws, &keeps, record, Status::Done).await;
     }
     progress(Progress::Composing {
         sources: record.sources.len(),
@@ -157,7 +160,7 @@ pub async fn run(
         + 600;
     if let Err(over) = model.budget.check(estimate, 1_200) {
         record.stopped = Some(over.0);
-        return finish(ws, record, Status::Stopped).await;
+        return finish(ws, &keeps, record, Status::Stopped).await;
     }
     match compose(&model.client, &question, &record.sources, &cancel).await {
         Ok(composed) => {
@@ -166,7 +169,9 @@ pub async fn run(
             record.coverage.composing_calls = composed.calls;
             record.coverage.composing_rounds = composed.rounds;
         }
-        Err(_) if cancel.is_cancelled() => return finish(ws, record, Status::Cancelled).await,
+        Err(_) if cancel.is_cancelled() => {
+            return finish(ws, &keeps, record, Status::Cancelled).await;
+        }
         Err(e) => {
             // The per-paper answers stand: each claim with its source.
             record.answer = format!(
@@ -175,7 +180,7 @@ pub async fn run(
             );
         }
     }
-    finish(ws, record, Status::Done).await
+    finish(ws, &keeps, record, Status::Done).await
 }
 
 /// What asking `request` would take with `settings`, before anything is
@@ -226,110 +231,78 @@ fn title(c: &Candidate) -> String {
 /// Tokens of one claim as a source line (title, claim, quote), about.
 const CLAIM_TOKENS: u64 = 90;
 
-type Answers = Vec<Option<Result<PaperAnswer, String>>>;
+type Answers = Outcomes<PaperAnswer>;
 
-/// Read every candidate (cached answers first); returns each one's answer
-/// (or why it failed, or `None` when never read) and how the reading ended
-/// early, if it did.
+/// Read every candidate (cached answers first) through the one batch
+/// reader; returns each one's answer (or why it failed, or `None` when never
+/// read) and how the reading ended.
 async fn read_all(
     ws: &Workspace,
     question: &str,
     chosen: &[Candidate],
-    model: &AskModel,
+    model: &ReadingModel,
     cancel: &CancellationToken,
     progress: &Arc<dyn Fn(Progress) + Send + Sync>,
-) -> Result<(Answers, Option<(Status, Option<String>)>), ReviewError> {
+) -> Result<(Answers, Ended), ReviewError> {
     let model_id = model.client.settings().model.clone();
-    let mut answers: Answers = vec![None; chosen.len()];
-    let mut keys = Vec::new();
+    let mut cached: Vec<Option<PaperAnswer>> = Vec::new();
+    let mut jobs = Vec::new();
     for (i, c) in chosen.iter().enumerate() {
         let key = paper::cache_key(&c.paper, question, &model_id);
-        if let Some(cached) = paper::cached(ws, &key)? {
-            answers[i] = Some(Ok(cached));
+        let answer = paper::cached(ws, &key)?;
+        if answer.is_none() {
+            jobs.push(Job {
+                index: i,
+                prompt_tokens: crate::review::reading::chunks::rough_tokens(&c.pages) + 900,
+                work: (c.paper.clone(), c.pages.clone(), key),
+            });
         }
-        keys.push(key);
+        cached.push(answer);
     }
-    let cached = answers.iter().filter(|a| a.is_some()).count();
+    let read_before = cached.iter().flatten().count();
     progress(Progress::Reading {
         papers: chosen.len(),
-        cached,
+        cached: read_before,
     });
-    let slots = Arc::new(Semaphore::new(model.client.settings().concurrency.max(1)));
-    let mut set = JoinSet::new();
-    let mut ended = None;
-    for (i, c) in chosen.iter().enumerate() {
-        if answers[i].is_some() {
-            continue;
-        }
-        if cancel.is_cancelled() {
-            ended = Some((Status::Cancelled, None));
-            break;
-        }
-        let tokens = crate::review::reading::chunks::rough_tokens(&c.pages);
-        let output = model.client.settings().max_output_tokens as u64;
-        if let Err(over) = model.budget.check(tokens + 900, output) {
-            ended = Some((Status::Stopped, Some(over.0)));
-            break;
-        }
-        let permit = slots.clone().acquire_owned().await.ok();
-        let (client, paper, pages) = (model.client.clone(), c.paper.clone(), c.pages.clone());
-        let (question, cancel, ws, key) = (
+    let limits = Limits {
+        concurrency: model.client.settings().concurrency,
+        budget: &model.budget,
+        max_output: model.client.settings().max_output_tokens as u64,
+        cancel,
+        read_before,
+    };
+    let read = |(paper, pages, key): (PaperRecord, Vec<String>, String)| {
+        let (client, ws, question, cancel) = (
+            model.client.clone(),
+            ws.clone(),
             question.to_owned(),
             cancel.clone(),
-            ws.clone(),
-            keys[i].clone(),
         );
-        set.spawn(async move {
-            let answer = paper::answer(&client, &paper, &pages, &question, &cancel).await;
-            drop(permit);
-            let answer = match answer {
-                Ok(answer) => {
-                    let kept = answer.clone();
-                    let written =
-                        tokio::task::spawn_blocking(move || paper::cache(&ws, &key, &kept)).await;
-                    match written {
-                        Ok(Ok(())) => Ok(answer),
-                        Ok(Err(e)) => Err(format!("could not keep the answer: {e}")),
-                        Err(e) => Err(e.to_string()),
-                    }
-                }
-                Err(e) => Err(e.to_string()),
-            };
-            (i, answer)
+        async move {
+            let answer = paper::answer(&client, &paper, &pages, &question, &cancel)
+                .await
+                .map_err(|e| ReadError::new(e.code(), e.to_string()))?;
+            let kept = answer.clone();
+            tokio::task::spawn_blocking(move || paper::cache(&ws, &key, &kept))
+                .await
+                .map_err(|e| ReadError::new("internal", e.to_string()))?
+                .map_err(|e| ReadError::new(e.code(), format!("could not keep the answer: {e}")))?;
+            Ok(answer)
+        }
+    };
+    let (mut answers, ended) = read_many(chosen.len(), jobs, limits, read, |i, answer| {
+        progress(Progress::Read {
+            title: title(&chosen[i]),
+            answers: answer.as_ref().is_ok_and(|a| a.answers),
         });
-        // Answers arriving meanwhile are reported as they come.
-        while let Some(done) = set.try_join_next() {
-            settle(done, &mut answers, chosen, progress);
+    })
+    .await;
+    for (slot, cached) in answers.iter_mut().zip(cached) {
+        if let Some(answer) = cached {
+            *slot = Some(Ok(answer));
         }
     }
-    while let Some(done) = set.join_next().await {
-        settle(done, &mut answers, chosen, progress);
-    }
-    if ended.is_none() && cancel.is_cancelled() {
-        ended = Some((Status::Cancelled, None));
-    }
-    if ended.is_none()
-        && let Some(reason) = model.budget.halted()
-    {
-        ended = Some((Status::Stopped, Some(reason)));
-    }
     Ok((answers, ended))
-}
-
-fn settle(
-    done: Result<(usize, Result<PaperAnswer, String>), tokio::task::JoinError>,
-    answers: &mut Answers,
-    chosen: &[Candidate],
-    progress: &Arc<dyn Fn(Progress) + Send + Sync>,
-) {
-    let Ok((i, answer)) = done else {
-        return;
-    };
-    progress(Progress::Read {
-        title: title(&chosen[i]),
-        answers: answer.as_ref().is_ok_and(|a| a.answers),
-    });
-    answers[i] = Some(answer);
 }
 
 /// The verified claims, numbered in the candidates' order.
@@ -390,14 +363,25 @@ async fn keep(ws: &Workspace, record: &AskRecord) -> Result<(), ReviewError> {
     blocking(move || Ok::<_, ReviewError>(save(&ws, &record)?)).await
 }
 
+/// What a run of a question must not overwrite.
+struct Keeps {
+    /// The question has a complete answer from before.
+    answered_before: bool,
+}
+
+/// The record as it ended; kept, unless it is incomplete and a complete
+/// answer from before stands.
 async fn finish(
     ws: &Workspace,
+    keeps: &Keeps,
     mut record: AskRecord,
     status: Status,
 ) -> Result<AskRecord, ReviewError> {
     record.status = status;
     record.finished_at = Some(now_rfc3339());
     record.prompt_version = PROMPT_VERSION.to_owned();
-    keep(ws, &record).await?;
+    if status == Status::Done || !keeps.answered_before {
+        keep(ws, &record).await?;
+    }
     Ok(record)
 }

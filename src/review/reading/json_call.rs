@@ -16,6 +16,16 @@ pub enum JsonCallError {
     Malformed(String),
 }
 
+impl JsonCallError {
+    /// A stable code: the model error's, or `malformed_response`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Model(e) => e.code(),
+            Self::Malformed(_) => "malformed_response",
+        }
+    }
+}
+
 /// Ask `user` under `system`; returns the object and the calls it took.
 /// `again` says, on a second ask, what the object holds.
 pub async fn json_call(

@@ -8,6 +8,7 @@
 //! relevance with no verified evidence is asked again, once, with the reason.
 //! The caller's context never sees the paper.
 
+pub mod batch;
 pub mod chunks;
 pub mod coherence;
 pub mod front;

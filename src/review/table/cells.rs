@@ -63,6 +63,15 @@ pub enum FillError {
     NoText,
 }
 
+impl FillError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Call(e) => e.code(),
+            Self::NoText => "no_text",
+        }
+    }
+}
+
 /// Read `columns` of one paper; a cell per column, in order.
 pub async fn fill(
     client: &ModelClient,

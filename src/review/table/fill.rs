@@ -1,20 +1,20 @@
 //! A fill of the table: for every chosen paper, the columns whose cells are
 //! not current (new, redefined, or read by another model) are read in one
-//! call per paper, up to the model's concurrency, each checked against the
-//! run's caps first; what is current is never read again.
+//! call per paper, through the one batch reader ([`read_many`]: the model's
+//! concurrency, the run's caps, cancel, a typed end); what is current is
+//! never read again.
 
 use std::sync::Arc;
 
 use serde::Serialize;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{cells, columns, load_cells, save_cells};
+use super::{Column, cells, columns, load_cells, save_cells};
 use crate::blocking::blocking;
+use crate::llm::ModelClient;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
-use crate::review::ask::run::AskModel;
+use crate::review::reading::batch::{Ended, Job, Limits, ReadError, ReadingModel, read_many};
 use crate::review::{ReviewError, paper_text};
 use crate::workspace::{PaperRecord, Workspace};
 
@@ -33,6 +33,8 @@ pub struct FillOutcome {
     pub failed: Vec<(String, String)>,
     /// Why the fill stopped early (cancelled, a cap), when it did.
     pub stopped: Option<String>,
+    /// The cause, when every paper read failed (cut prompts, a server down).
+    pub failure: Option<String>,
 }
 
 /// Where a fill is, for a host's progress display.
@@ -55,10 +57,11 @@ pub type OnFillProgress = Arc<dyn Fn(FillProgress) + Send + Sync>;
 pub async fn fill(
     ws: &Workspace,
     scope: &Scope,
-    model: &AskModel,
+    model: &ReadingModel,
     cancel: &CancellationToken,
     progress: OnFillProgress,
 ) -> Result<FillOutcome, ReviewError> {
+    let model_id = model.client.settings().model.clone();
     let (all_columns, papers) = {
         let (ws, scope) = (ws.clone(), scope.clone());
         blocking(move || Ok::<_, ReviewError>((columns::load(&ws)?, papers_in_scope(&ws, &scope)?)))
@@ -74,85 +77,123 @@ pub async fn fill(
     progress(FillProgress::Started {
         papers: outcome.papers,
     });
-    let model_id = model.client.settings().model.clone();
-    let slots = Arc::new(Semaphore::new(model.client.settings().concurrency.max(1)));
-    let mut set = JoinSet::new();
-    for paper in papers {
-        if cancel.is_cancelled() {
-            outcome.stopped = Some("cancelled".into());
-            break;
-        }
-        let (ws2, id) = (ws.clone(), paper.id.clone());
-        let (existing, pages) = blocking(move || {
-            Ok::<_, ReviewError>((
-                load_cells(&ws2, &id)?,
-                paper_text::load(&ws2, &id)?.unwrap_or_default(),
-            ))
-        })
-        .await?;
-        let needed: Vec<_> = all_columns
-            .iter()
-            .filter(|c| {
-                existing
-                    .get(&c.id)
-                    .is_none_or(|cell| !cell.is_current(c, &model_id))
-            })
-            .cloned()
-            .collect();
-        if needed.is_empty() {
-            progress(FillProgress::Current);
-            continue;
-        }
-        let tokens = crate::review::reading::chunks::rough_tokens(&pages);
-        if let Err(over) = model.budget.check(
-            tokens + 1_200,
-            model.client.settings().max_output_tokens as u64,
-        ) {
-            outcome.stopped = Some(over.0);
-            break;
-        }
-        let permit = slots.clone().acquire_owned().await.ok();
-        let (client, ws, cancel) = (model.client.clone(), ws.clone(), cancel.clone());
-        let progress = progress.clone();
-        set.spawn(async move {
-            let read = cells::fill(&client, &paper, &pages, &needed, &cancel).await;
-            drop(permit);
-            let result = match read {
-                Ok(read) => {
-                    let mut merged = existing;
-                    for (column, cell) in needed.iter().zip(read) {
-                        merged.insert(column.id.clone(), cell);
-                    }
-                    let (ws, id, kept) = (ws.clone(), paper.id.clone(), merged.clone());
-                    match tokio::task::spawn_blocking(move || save_cells(&ws, &id, &kept)).await {
-                        Ok(Ok(())) => Ok(needed
-                            .iter()
-                            .filter_map(|c| merged.get(&c.id))
-                            .cloned()
-                            .collect::<Vec<_>>()),
-                        Ok(Err(e)) => Err(e.to_string()),
-                        Err(e) => Err(e.to_string()),
-                    }
+    // What each paper still needs, read from the workspace in one pass:
+    // papers whose every cell is current are done, and count as read before.
+    let (jobs, current) = {
+        let (ws, model_id) = (ws.clone(), model_id.clone());
+        blocking(move || {
+            let mut jobs = Vec::new();
+            let mut current = 0;
+            for paper in papers {
+                let existing = load_cells(&ws, &paper.id)?;
+                let needed: Vec<Column> = all_columns
+                    .iter()
+                    .filter(|c| {
+                        existing
+                            .get(&c.id)
+                            .is_none_or(|cell| !cell.is_current(c, &model_id))
+                    })
+                    .cloned()
+                    .collect();
+                if needed.is_empty() {
+                    current += 1;
+                    continue;
                 }
-                Err(e) => Err(e.to_string()),
-            };
-            progress(FillProgress::Read {
-                title: paper.title.clone().unwrap_or_else(|| paper.id.0.clone()),
-                failed: result.is_err(),
-            });
-            (paper, result)
+                let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
+                jobs.push(Job {
+                    index: jobs.len(),
+                    prompt_tokens: crate::review::reading::chunks::rough_tokens(&pages) + 1_200,
+                    work: PaperWork {
+                        paper,
+                        pages,
+                        existing,
+                        needed,
+                    },
+                });
+            }
+            Ok::<_, ReviewError>((jobs, current))
+        })
+        .await?
+    };
+    for _ in 0..current {
+        progress(FillProgress::Current);
+    }
+    let titles: Vec<String> = jobs.iter().map(|j| title(&j.work.paper)).collect();
+    let limits = Limits {
+        concurrency: model.client.settings().concurrency,
+        budget: &model.budget,
+        max_output: model.client.settings().max_output_tokens as u64,
+        cancel,
+        read_before: current,
+    };
+    let read = |work: PaperWork| {
+        let (client, ws, cancel) = (model.client.clone(), ws.clone(), cancel.clone());
+        async move { read_cells(&client, &ws, work, &cancel).await }
+    };
+    let (read, ended) = read_many(titles.len(), jobs, limits, read, |i, result| {
+        progress(FillProgress::Read {
+            title: titles[i].clone(),
+            failed: result.is_err(),
         });
+    })
+    .await;
+    for (title, result) in titles.iter().zip(read) {
+        if let Some(result) = result {
+            tally(&mut outcome, title, result);
+        }
     }
-    while let Some(joined) = set.join_next().await {
-        let Ok((paper, result)) = joined else {
-            continue;
-        };
-        tally(&mut outcome, &paper, result);
-    }
-    if outcome.stopped.is_none() && cancel.is_cancelled() {
-        outcome.stopped = Some("cancelled".into());
+    match ended {
+        Ended::Done => {}
+        Ended::Cancelled => outcome.stopped = Some("cancelled".into()),
+        Ended::Stopped(reason) => outcome.stopped = Some(reason),
+        Ended::Failed(cause) => outcome.failure = Some(cause),
     }
     Ok(outcome)
+}
+
+/// One paper's fill: the columns it needs, and the cells it has.
+struct PaperWork {
+    paper: PaperRecord,
+    pages: Vec<String>,
+    existing: std::collections::BTreeMap<String, cells::Cell>,
+    needed: Vec<Column>,
+}
+
+/// Read `work`'s columns in one call and keep them beside its other cells;
+/// the cells read now.
+async fn read_cells(
+    client: &ModelClient,
+    ws: &Workspace,
+    work: PaperWork,
+    cancel: &CancellationToken,
+) -> Result<Vec<cells::Cell>, ReadError> {
+    let PaperWork {
+        paper,
+        pages,
+        existing,
+        needed,
+    } = work;
+    let read = cells::fill(client, &paper, &pages, &needed, cancel)
+        .await
+        .map_err(|e| ReadError::new(e.code(), e.to_string()))?;
+    let mut merged = existing;
+    for (column, cell) in needed.iter().zip(read) {
+        merged.insert(column.id.clone(), cell);
+    }
+    let (ws, id, kept) = (ws.clone(), paper.id.clone(), merged.clone());
+    tokio::task::spawn_blocking(move || save_cells(&ws, &id, &kept))
+        .await
+        .map_err(|e| ReadError::new("internal", e.to_string()))?
+        .map_err(|e| ReadError::new(e.code(), e.to_string()))?;
+    Ok(needed
+        .iter()
+        .filter_map(|c| merged.get(&c.id))
+        .cloned()
+        .collect())
+}
+
+fn title(paper: &PaperRecord) -> String {
+    paper.title.clone().unwrap_or_else(|| paper.id.0.clone())
 }
 
 /// What filling the table for `scope` would take with `settings`: the papers
@@ -188,7 +229,7 @@ pub async fn estimate(
     .await
 }
 
-fn tally(outcome: &mut FillOutcome, paper: &PaperRecord, result: Result<Vec<cells::Cell>, String>) {
+fn tally(outcome: &mut FillOutcome, title: &str, result: Result<Vec<cells::Cell>, ReadError>) {
     match result {
         Ok(cells) => {
             outcome.read += 1;
@@ -201,9 +242,6 @@ fn tally(outcome: &mut FillOutcome, paper: &PaperRecord, result: Result<Vec<cell
                 }
             }
         }
-        Err(reason) => outcome.failed.push((
-            paper.title.clone().unwrap_or_else(|| paper.id.0.clone()),
-            reason,
-        )),
+        Err(e) => outcome.failed.push((title.to_owned(), e.reason)),
     }
 }

@@ -14,9 +14,10 @@ use clap::Args;
 use quire::agent::{Budget, Caps};
 use quire::llm::accounting::{CallLog, PriceTable};
 use quire::llm::{HttpProvider, ModelClient, ModelSettings};
-use quire::review::ask::run::{AskModel, AskRequest, run as ask};
+use quire::review::ask::run::{AskRequest, run as ask};
 use quire::review::ask::{Scope, Status};
 use quire::review::paper_text;
+use quire::review::reading::batch::ReadingModel;
 use quire::review::reading::verify::quote_on_page;
 use quire::review::table::fill::fill;
 use quire::review::table::{Column, columns};
@@ -80,7 +81,7 @@ impl Calls {
     }
 }
 
-fn model(server: &Server, concurrency: usize, log: Arc<Calls>) -> Result<AskModel, String> {
+fn model(server: &Server, concurrency: usize, log: Arc<Calls>) -> Result<ReadingModel, String> {
     let settings = ModelSettings {
         base_url: server.base_url.clone(),
         model: "scripted-reader".into(),
@@ -94,7 +95,7 @@ fn model(server: &Server, concurrency: usize, log: Arc<Calls>) -> Result<AskMode
     let provider = HttpProvider::new(settings, None).map_err(|e| e.to_string())?;
     let client =
         ModelClient::new("bench".to_owned(), provider, PriceTable::builtin()).with_log(log);
-    Ok(AskModel {
+    Ok(ReadingModel {
         client: Arc::new(client),
         budget: Arc::new(Budget::new(Caps::default())),
     })
@@ -145,7 +146,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
                 scope: Scope::All,
                 read_all: true,
             },
-            Some(AskModel {
+            Some(ReadingModel {
                 client: model.client.clone(),
                 budget: model.budget.clone(),
             }),
@@ -283,7 +284,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
 /// Fill the table for every paper of `ws`.
 async fn fill_all(
     ws: &Workspace,
-    model: &AskModel,
+    model: &ReadingModel,
 ) -> Result<quire::review::table::fill::FillOutcome, String> {
     fill(
         ws,

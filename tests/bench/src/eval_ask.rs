@@ -16,7 +16,8 @@ use quire::agent::{Budget, Caps};
 use quire::llm::accounting::PriceTable;
 use quire::llm::{HttpProvider, ModelClient, ModelSettings};
 use quire::review::ask::Scope;
-use quire::review::ask::run::{AskModel, AskRequest, run as ask};
+use quire::review::ask::run::{AskRequest, run as ask};
+use quire::review::reading::batch::ReadingModel;
 use quire::workspace::Workspace;
 use tokio_util::sync::CancellationToken;
 
@@ -98,7 +99,7 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                     scope: Scope::All,
                     read_all,
                 },
-                Some(AskModel {
+                Some(ReadingModel {
                     client: client.clone(),
                     budget: Arc::new(Budget::new(Caps::default())),
                 }),

@@ -25,8 +25,10 @@ mod sceptic;
 pub mod scholar;
 mod script;
 mod server;
+mod tokenizer;
 
 pub use fallible::Mistake;
 pub use request::{Protocol, RecordedRequest};
 pub use script::{Cut, Faults, Quirks, Reply, ScriptedCall, Step};
 pub use server::{Policy, ScriptedServer, ServerOptions, ServerStats};
+pub use tokenizer::Tokenizer;

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::tokenizer::Tokenizer;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Protocol {
     OpenAi,
@@ -121,18 +123,10 @@ impl RecordedRequest {
             .cloned()
     }
 
-    /// The prompt's size as the server counts it: a token per four bytes of
-    /// every turn plus the tool specs (close to a BPE tokenizer on English and
-    /// JSON). Reported as `prompt_tokens`/`input_tokens`, and what the context
-    /// window is enforced on.
+    /// The prompt's size by the default [`Tokenizer`]: a token per four
+    /// bytes of every turn plus the tool specs.
     pub fn prompt_tokens(&self) -> u64 {
-        let turns: usize = self.turns().iter().map(|t| t.text.len()).sum();
-        let tools: usize = self
-            .body
-            .get("tools")
-            .map(|t| t.to_string().len())
-            .unwrap_or(0);
-        (turns + tools).div_ceil(4) as u64
+        Tokenizer::QUARTER.count(self)
     }
 }
 
@@ -140,15 +134,16 @@ impl RecordedRequest {
     /// The request as Ollama reads it when it exceeds a context of `keep`
     /// tokens: cut from the front, the system prompt and tool specs first,
     /// then whole turns, then the front of the first turn left, until what
-    /// remains fits. Ollama answers that, behind a normal 200.
-    pub fn cut_to(&self, keep: u64) -> RecordedRequest {
+    /// remains fits (counted by `tokenizer`). Ollama answers that, behind a
+    /// normal 200, and says it read its whole window.
+    pub fn cut_to(&self, keep: u64, tokenizer: &Tokenizer) -> RecordedRequest {
         let mut cut = self.clone();
         if let Some(body) = cut.body.as_object_mut() {
             body.remove("tools");
             body.remove("system");
         }
         loop {
-            let over = cut.prompt_tokens().saturating_sub(keep);
+            let over = tokenizer.count(&cut).saturating_sub(keep);
             if over == 0 {
                 return cut;
             }
@@ -163,7 +158,7 @@ impl RecordedRequest {
                 return cut;
             };
             let text = first.get("content").map(content_text).unwrap_or_default();
-            let drop = ((over * 4) as usize + 4).min(text.len());
+            let drop = (tokenizer.bytes_of(over) + 4).min(text.len());
             let mut at = drop;
             while !text.is_char_boundary(at) {
                 at += 1;

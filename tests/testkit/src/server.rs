@@ -19,6 +19,7 @@ use crate::reader;
 use crate::render::{self, Answer};
 use crate::request::{Protocol, RecordedRequest};
 use crate::script::{Cut, Reply, Step};
+use crate::tokenizer::Tokenizer;
 
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -34,7 +35,8 @@ pub struct ServerOptions {
     /// The gap between streamed events.
     pub event_gap: Duration,
     /// Refuse prompts longer than this many tokens with llama.cpp's 400
-    /// `exceed_context_size_error`.
+    /// `exceed_context_size_error`; `GET /props` then says it as a slot's
+    /// `n_ctx`, as llama.cpp's server does.
     pub context_window: Option<u64>,
     /// Read only the last this many tokens of a longer prompt and answer
     /// that with a 200, a normal finish and the tokens kept as
@@ -44,6 +46,9 @@ pub struct ServerOptions {
     pub cuts_prompts_to: Option<u64>,
     /// How unscripted requests are answered.
     pub policy: Policy,
+    /// How prompts are counted: for `prompt_tokens`, the context window and
+    /// the Ollama-like cut.
+    pub tokenizer: Tokenizer,
 }
 
 /// The policy for requests no step is scripted for.
@@ -86,6 +91,7 @@ impl Default for ServerOptions {
             context_window: None,
             cuts_prompts_to: None,
             policy: Policy::Diligent,
+            tokenizer: Tokenizer::QUARTER,
         }
     }
 }
@@ -238,6 +244,14 @@ async fn route(
             let body = json!({"object": "list", "data": data, "has_more": false});
             http::write_json(stream, 200, &[], &body).await
         }
+        ("GET", "/props") if shared.options.context_window.is_some() => {
+            let body = json!({
+                "default_generation_settings": {"n_ctx": shared.options.context_window, "params": {}},
+                "total_slots": 1,
+                "model_path": "scripted.gguf",
+            });
+            http::write_json(stream, 200, &[], &body).await
+        }
         ("GET", "/api/tags") => {
             let models: Vec<Value> = shared
                 .options
@@ -319,8 +333,10 @@ async fn answer(
     request: &RecordedRequest,
     shared: &Shared,
 ) -> std::io::Result<()> {
+    let tokenizer = shared.options.tokenizer;
+    let read = tokenizer.count(request);
     if let Some(window) = shared.options.context_window {
-        let tokens = request.prompt_tokens();
+        let tokens = read;
         if tokens > window {
             let body = json!({"error": {
                 "code": 400,
@@ -332,14 +348,15 @@ async fn answer(
             return http::write_json(stream, 400, &[], &body).await;
         }
     }
-    // Ollama past its context: the model sees only the prompt's tail.
+    // Ollama past its context: the model sees only the prompt's tail, and
+    // the server says it read a whole window of it.
     let cut;
-    let request = match shared.options.cuts_prompts_to {
-        Some(keep) if request.prompt_tokens() > keep => {
-            cut = request.cut_to(keep);
-            &cut
+    let (request, read) = match shared.options.cuts_prompts_to {
+        Some(keep) if read > keep => {
+            cut = request.cut_to(keep, &tokenizer);
+            (&cut, keep)
         }
-        _ => request,
+        _ => (request, read),
     };
     let step = lock(&shared.script)
         .pop_front()
@@ -421,7 +438,7 @@ async fn answer(
         text,
         calls,
         model: request.model().to_owned(),
-        prompt_tokens: request.prompt_tokens(),
+        prompt_tokens: read,
         serial: shared.serial.fetch_add(1, Ordering::SeqCst),
     };
     let quirks = &quirks;

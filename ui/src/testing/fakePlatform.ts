@@ -752,7 +752,7 @@ export class FakePlatform implements Platform {
     this.fills.push(params);
     const inScope = this.inScope(params.workspace, params.scope);
     const stopped = FakePlatform.capHit(this.fillWork(params.workspace, params.scope).papers, params.maxTokens);
-    if (stopped !== null) return Promise.resolve({ papers: inScope.length, read: 0, cellsFilled: 0, lowConfidence: 0, failed: [], stopped });
+    if (stopped !== null) return Promise.resolve({ papers: inScope.length, read: 0, cellsFilled: 0, lowConfidence: 0, failed: [], stopped, failure: null });
     const columns = this.tableCols.get(params.workspace) ?? [];
     const cells = this.tableCells.get(params.workspace) ?? new Map<string, Map<string, ShownCell>>();
     let filled = 0;
@@ -781,7 +781,7 @@ export class FakePlatform implements Platform {
     });
     this.tableCells.set(params.workspace, cells);
     if (this.fillGate !== null) await this.fillGate;
-    return Promise.resolve({ papers: inScope.length, read: inScope.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null });
+    return Promise.resolve({ papers: inScope.length, read: inScope.length, cellsFilled: filled, lowConfidence: unsure, failed: [], stopped: null, failure: null });
   }
 
   correctCell(params: CorrectParams): Promise<void> {

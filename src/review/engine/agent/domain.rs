@@ -242,6 +242,12 @@ impl ReviewDomain {
                 });
                 BatchOutcome::NotSaved(reason)
             }
+            Err(ReadFailure { code, reason, .. }) if code == "over_budget" => {
+                // Not the paper's failure either: a cap stops the run under
+                // it, and the paper stays open for a resume with more room.
+                self.coverage().reading.remove(&id);
+                BatchOutcome::Capped(reason)
+            }
             Err(ReadFailure { code, reason, .. }) => {
                 let attempts = {
                     let mut coverage = self.coverage();
@@ -454,6 +460,8 @@ pub enum BatchOutcome {
     },
     /// The run was cancelled before the read finished.
     Cancelled,
+    /// A call of the read would have crossed a cap: the paper stays open.
+    Capped(String),
     /// Read, or about to be, but the workspace cannot keep the result: the
     /// run is halted and the paper stays open.
     NotSaved(String),

@@ -256,6 +256,10 @@ fn digest(lines: &[BatchLine], open: usize) -> String {
             BatchOutcome::Cancelled => {
                 problems.push(format!("{}: not read, the run was cancelled", line.id))
             }
+            BatchOutcome::Capped(reason) => problems.push(format!(
+                "{}: not read, a cap stops the run: {reason}",
+                line.id
+            )),
             BatchOutcome::NotSaved(reason) => {
                 problems.push(format!("{}: not saved, the run stops: {reason}", line.id))
             }

@@ -86,6 +86,7 @@ function SourceLine({ source, onOpen, testid }: { source: AskSource; onOpen: (s:
 function historyNote(r: AskRecord): string {
   if (r.status === "stopped") return "stopped by a cap, not answered";
   if (r.status === "cancelled") return "cancelled, not answered";
+  if (r.status === "failed") return "failed, not answered";
   if (r.mode === "passages") return "passages";
   return `${count(r.coverage.contributed)} of ${count(r.coverage.read)} papers`;
 }
@@ -348,7 +349,9 @@ function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s:
             ? `Stopped before it was answered: ${record.stopped ?? "a cap"}. Asking again resumes.`
             : record.status === "cancelled"
               ? "Cancelled before it was answered. Asking again resumes with the papers already read."
-              : "Still being answered."}
+              : record.status === "failed"
+                ? `Not answered: ${record.stopped ?? "every paper read failed"}.`
+                : "Still being answered."}
         </p>
       )}
       {record.mode === "passages" ? (

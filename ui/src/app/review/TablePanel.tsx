@@ -176,7 +176,8 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
       setOutcome(
         `${plural(o.papers, "paper")}: ${count(o.read)} read now, ${plural(o.cellsFilled, "cell")} filled, ${count(o.lowConfidence)} of them unsure` +
           (o.failed.length > 0 ? `; ${count(o.failed.length)} papers could not be read` : "") +
-          (o.stopped === null ? "" : `; stopped early (${o.stopped}), filling again resumes`),
+          (o.stopped === null ? "" : `; stopped early (${o.stopped}), filling again resumes`) +
+          (o.failure === null ? "" : `. Nothing could be filled: ${o.failure}`),
       );
     });
     setBusy(false);

@@ -504,7 +504,7 @@ export type AskMode = "answer" | "passages";
 /**
  * How a question's run ended.
  */
-export type AskStatus = "running" | "done" | "cancelled" | "stopped";
+export type AskStatus = "running" | "done" | "cancelled" | "stopped" | "failed";
 
 /**
  * A cited source: `[n]` in the answer is this quote, on this page.
@@ -566,7 +566,8 @@ answer: string, sources: Array<AskSource>,
  */
 papersRead: Array<string>, coverage: AskCoverage, model: string | null, promptVersion: string, startedAt: string, finishedAt: string | null, 
 /**
- * Why it ended early, when it did.
+ * Why it ended before an answer, when it did: a cap, or the cause
+ * every paper read failed for.
  */
 stopped: string | null, 
 /**
@@ -699,7 +700,11 @@ failed: Array<[string, string]>,
 /**
  * Why the fill stopped early (cancelled, a cap), when it did.
  */
-stopped: string | null, };
+stopped: string | null, 
+/**
+ * The cause, when every paper read failed (cut prompts, a server down).
+ */
+failure: string | null, };
 
 /**
  * Where a fill is, for a host's progress display.

@@ -1,0 +1,149 @@
+//! The model a run works with, set up once and handed to whichever runs: a
+//! review, a question for the papers, a table fill, a protocol draft. Every
+//! guarantee a run's calls rest on is settled here, alike for all of them:
+//!
+//! - the profile (named, default, or a local Ollama) and its key;
+//! - the context the server really serves: a profile claiming more than an
+//!   Ollama or a llama.cpp slot holds is fitted to it before anything is
+//!   sent, and the client judges a cut prompt by that window, not by a byte
+//!   ratio another tokenizer breaks;
+//! - the price, and the refusal of a cost cap that an unpriced model could
+//!   never keep;
+//! - the counted client: every call logged to the workspace and held
+//!   against the run's caps before it is sent.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::models::{ResolvedModel, resolve_model};
+use super::{AppContext, CommandError, ErrorKind};
+use crate::agent::{Budget, Caps};
+use crate::llm::accounting::{CallLog, PriceTable};
+use crate::llm::call_file::{CallLogs, FileCallLog};
+use crate::llm::served::{ServedContext, served_context};
+use crate::llm::{HttpProvider, ModelClient, ModelSettings, Provider};
+use crate::workspace::Workspace;
+
+/// A profile resolved, fitted to its server and priced.
+pub struct RunModel {
+    pub profile: String,
+    /// The profile's settings, fitted to what the server serves.
+    pub settings: ModelSettings,
+    pub provider: Arc<dyn Provider>,
+    pub prices: PriceTable,
+    /// What the server said it holds a request, when it said.
+    pub served: Option<ServedContext>,
+    pub config_dir: PathBuf,
+}
+
+/// A run's client and what counts its calls; [`Counted::close`] when done.
+pub struct Counted {
+    pub client: Arc<ModelClient>,
+    pub budget: Arc<Budget>,
+    calls: Arc<FileCallLog>,
+}
+
+impl RunModel {
+    /// The profile `profile` (else the default, else a local Ollama), ready
+    /// for a run under `caps`.
+    pub async fn prepare(
+        ctx: &AppContext,
+        profile: Option<&str>,
+        caps: &Caps,
+    ) -> Result<Self, CommandError> {
+        let resolved = resolve_model(ctx.paths().config_dir.clone(), profile).await?;
+        Self::from_resolved(resolved, caps).await
+    }
+
+    /// [`RunModel::prepare`] for a profile already resolved.
+    pub async fn from_resolved(resolved: ResolvedModel, caps: &Caps) -> Result<Self, CommandError> {
+        let mut settings = resolved.settings;
+        let served = served_context(&settings, resolved.key.as_ref().map(|k| &k.0)).await;
+        // A server holding less than the profile claims would cut or refuse
+        // every long prompt: fit the profile to it before anything is sent.
+        if let Some(served) = served.as_ref().filter(|s| s.is_short()) {
+            tracing::warn!("{}", served.advice());
+            settings = served.fit(&settings);
+        }
+        let prices = PriceTable::load(&resolved.config_dir)?;
+        refuse_unkeepable_cost_cap(caps, &settings.model, &prices, &resolved.config_dir)?;
+        let provider: Arc<dyn Provider> =
+            HttpProvider::new(settings.clone(), resolved.key.as_ref().map(|k| k.0.clone()))?;
+        Ok(Self {
+            profile: resolved.profile,
+            settings,
+            provider,
+            prices,
+            served,
+            config_dir: resolved.config_dir,
+        })
+    }
+
+    /// What the server said it holds a request, in tokens.
+    pub fn served_window(&self) -> Option<u32> {
+        self.served.as_ref().map(|s| s.served)
+    }
+
+    /// A client whose calls go to `log` (and to nothing else).
+    pub fn client(&self, log: Option<Arc<dyn CallLog>>) -> ModelClient {
+        let client = ModelClient::new(
+            self.profile.clone(),
+            self.provider.clone(),
+            self.prices.clone(),
+        )
+        .with_served_window(self.served_window());
+        match log {
+            Some(log) => client.with_log(log),
+            None => client,
+        }
+    }
+
+    /// The client for work in `ws`: every call logged to its
+    /// `model-calls.jsonl` and held against `caps` before it is sent.
+    pub fn counted(&self, ws: &Workspace, caps: Caps) -> Counted {
+        let budget = Arc::new(Budget::new(caps));
+        let calls = FileCallLog::start(ws.clone());
+        let logs: Vec<Arc<dyn CallLog>> = vec![calls.clone(), budget.clone()];
+        let client = self
+            .client(Some(Arc::new(CallLogs(logs))))
+            .with_caps(budget.clone());
+        Counted {
+            client: Arc::new(client),
+            budget,
+            calls,
+        }
+    }
+}
+
+impl Counted {
+    /// Every call's record on disk, and the log's hold on the workspace let go.
+    pub async fn close(self) -> Result<(), CommandError> {
+        let calls = self.calls;
+        crate::blocking::blocking(move || {
+            calls.close();
+            Ok::<_, CommandError>(())
+        })
+        .await
+    }
+}
+
+/// A dollar cap on a model with no price could never be reached: the run
+/// would spend without limit. Refused, unless a token cap bounds it anyway.
+pub fn refuse_unkeepable_cost_cap(
+    caps: &Caps,
+    model: &str,
+    prices: &PriceTable,
+    config_dir: &Path,
+) -> Result<(), CommandError> {
+    if caps.max_cost_usd.is_some() && caps.max_tokens.is_none() && prices.price(model).is_none() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "unpriced_model",
+            format!(
+                "a cost cap cannot be kept for {model}: it has no price in the price table. Add its price to prices.toml in {}, or give a token cap (--max-tokens) as well",
+                config_dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
