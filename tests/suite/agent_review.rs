@@ -119,6 +119,21 @@ impl Rig {
         .unwrap()
     }
 
+    /// A review with every model call also recorded in the returned log.
+    pub async fn run_recorded(&self) -> (ReviewSummary, Arc<super::support::Calls>) {
+        let calls = Arc::new(super::support::Calls::default());
+        let mut request = self.request(Caps::default());
+        if let EngineSetup::Agent(setup) = &mut request.engine {
+            setup.extra_log = Some(calls.clone());
+        }
+        let ctx = AppContext::new(AppPaths::new(self.data.path()));
+        let summary = reviews::start(&ctx, request, quire::agent::EventLog::new())
+            .finish()
+            .await
+            .unwrap();
+        (summary, calls)
+    }
+
     pub async fn run(&self, events: Arc<dyn EventSink>) -> ReviewSummary {
         self.run_capped(Caps::default(), events).await
     }

@@ -7,14 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use quire::agent::{Caps, EventLog};
-use quire::commands::reviews;
-use quire::commands::{AppContext, AppPaths};
 use quire::llm::accounting::PriceTable;
 use quire::llm::secrets::ApiKey;
 use quire::llm::{ChatRequest, HttpProvider, LlmError, Message, ModelClient};
 use quire::review::reading::verify::quote_on_page;
-use quire::review::run::EngineSetup;
 use quire::workspace::Workspace;
 use testkit::ServerOptions;
 use tokio_util::sync::CancellationToken;
@@ -32,16 +28,7 @@ async fn a_review_against_a_server_that_cuts_prompts_reads_every_paper_in_smalle
         },
     )
     .await;
-    let calls = Arc::new(Calls::default());
-    let mut request = rig.request(Caps::default());
-    if let EngineSetup::Agent(setup) = &mut request.engine {
-        setup.extra_log = Some(calls.clone());
-    }
-    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
-    let summary = reviews::start(&ctx, request, EventLog::new())
-        .finish()
-        .await
-        .unwrap();
+    let (summary, calls) = rig.run_recorded().await;
 
     // Reader calls over whole papers were cut, caught, and read in parts.
     assert!(calls.cut("reader") > 0, "reader calls were cut");

@@ -19,12 +19,9 @@ use testkit::{ScriptedServer, ServerOptions, Tokenizer};
 
 use super::agent_review::Rig;
 use super::support::{
-    Calls, dev_pdfs, folder_of, offline_review, quire_await, quire_review, scripted_config,
+    dev_pdfs, folder_of, offline_review, quire_await, quire_review, scripted_config,
 };
-use quire::agent::{Caps, EventLog};
-use quire::commands::reviews;
-use quire::commands::{AppContext, AppPaths};
-use quire::review::run::EngineSetup;
+use quire::agent::Caps;
 
 const QUESTION: &str = "How do databases recover from crashes and keep commits durable?";
 
@@ -56,6 +53,23 @@ fn calls_of(ws: &Path) -> Vec<(String, String, u64)> {
         .collect()
 }
 
+/// An Ollama-like server serving a 4k context (its prompts counted by
+/// `tokenizer`), and a profile claiming 32k, as many do.
+async fn default_ollama(tokenizer: Tokenizer) -> (ScriptedServer, tempfile::TempDir) {
+    let server = ScriptedServer::start(ServerOptions {
+        cuts_prompts_to: Some(4_096),
+        tokenizer,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = scripted_config(
+        &server.base_url(),
+        "context_window = 32768\nmax_output_tokens = 4096\n",
+    );
+    (server, config)
+}
+
 /// A review of a few database papers read offline, and its workspace.
 fn reviewed(data: &Path, papers: usize) -> (tempfile::TempDir, String) {
     let folder = folder_of(&dev_pdfs("databases", papers));
@@ -65,17 +79,7 @@ fn reviewed(data: &Path, papers: usize) -> (tempfile::TempDir, String) {
 
 #[tokio::test]
 async fn ask_and_the_table_on_a_default_ollama_are_fitted_to_its_context_and_answer() {
-    let server = ScriptedServer::start(ServerOptions {
-        cuts_prompts_to: Some(4_096),
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
-    // The profile claims 32k, as many do; the Ollama behind it serves 4k.
-    let config = scripted_config(
-        &server.base_url(),
-        "context_window = 32768\nmax_output_tokens = 4096\n",
-    );
+    let (server, config) = default_ollama(Tokenizer::QUARTER).await;
     let data = tempfile::tempdir().unwrap();
     let (_folder, ws) = reviewed(data.path(), 3);
     let (c, d) = (config.path(), data.path());
@@ -92,20 +96,7 @@ async fn ask_and_the_table_on_a_default_ollama_are_fitted_to_its_context_and_ans
         "the papers answered: {asked}"
     );
 
-    let (ok, _, stderr) = quire(
-        c,
-        d,
-        &[
-            "table",
-            "columns",
-            &ws,
-            "--template",
-            "dataset",
-            "--template",
-            "method",
-        ],
-    )
-    .await;
+    let (ok, _, stderr) = quire(c, d, &["table", "columns", &ws, "--template", "method"]).await;
     assert!(ok, "{stderr}");
     let (ok, filled, stderr) = quire(c, d, &["table", "fill", &ws, "--papers", "all"]).await;
     assert!(ok, "{stderr}");
@@ -359,16 +350,7 @@ async fn a_denser_tokenizer_is_not_a_cut_prompt_and_the_agents_run_their_steps()
         },
     )
     .await;
-    let calls = Arc::new(Calls::default());
-    let mut request = rig.request(Caps::default());
-    if let EngineSetup::Agent(setup) = &mut request.engine {
-        setup.extra_log = Some(calls.clone());
-    }
-    let ctx = AppContext::new(AppPaths::new(rig.data.path()));
-    let summary = reviews::start(&ctx, request, EventLog::new())
-        .finish()
-        .await
-        .unwrap();
+    let (summary, calls) = rig.run_recorded().await;
     assert_eq!(calls.cut(""), 0, "no prompt that fits is judged cut");
     let steps = calls
         .0
@@ -393,20 +375,11 @@ async fn a_sparser_tokenizer_that_fills_the_window_is_a_cut_and_the_paper_is_rea
     // Quire's estimate says a prompt fits a 4k Ollama; a tokenizer at a
     // token per 1.5 bytes makes more of it than the window holds. Ollama
     // keeps the tail and says it read its whole window.
-    let server = ScriptedServer::start(ServerOptions {
-        cuts_prompts_to: Some(4_096),
-        tokenizer: Tokenizer {
-            bytes_per_token: 1.5,
-            renders_tools: true,
-        },
-        ..ServerOptions::default()
+    let (_server, config) = default_ollama(Tokenizer {
+        bytes_per_token: 1.5,
+        renders_tools: true,
     })
-    .await
-    .unwrap();
-    let config = scripted_config(
-        &server.base_url(),
-        "context_window = 32768\nmax_output_tokens = 4096\n",
-    );
+    .await;
     let data = tempfile::tempdir().unwrap();
     let folder = folder_of(&dev_pdfs("databases", 2));
     let ws = data.path().join("ws");
