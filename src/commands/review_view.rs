@@ -18,12 +18,11 @@ use crate::review::corrections;
 use crate::review::dual::{DualFile, Policy};
 use crate::review::failures::{self, PaperFailure};
 use crate::review::labels::{self, Label};
-use crate::review::outputs::{
-    ExportFormat, HasVerdict, ResultHead, ReviewFiles, reconcile_paper, result_head_of, result_of,
-};
+use crate::review::outputs::{ExportFormat, ReviewFiles};
 use crate::review::report::prisma::Flow;
 use crate::review::run::extract_papers;
-use crate::review::validation::ValidationFile;
+use crate::review::verdicts::Verdicts;
+use crate::review::verdicts::{ResultHead, result_head_of, result_of};
 use crate::review::{EngineKind, PaperResult, Verdict};
 use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
@@ -146,19 +145,8 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
     blocking(move || {
         let ws = Workspace::open_read_only(&workspace)?;
         let record = find_paper(&ws, &paper)?;
-        let validation = ValidationFile::load(&ws)?;
-        let result = result_of(&ws, &record.id)?.map(|mut r| {
-            r.show_by(&validation);
-            r
-        });
-        let dual = DualFile::load(&ws)?;
-        let (result, readings) = match (&dual, result) {
-            (Some(dual), Some(first)) => {
-                let readings = reconcile_paper(&ws, &record.id, dual.policy, &validation, first)?;
-                (Some(readings.shown.clone()), Some(readings))
-            }
-            (_, result) => (result, None),
-        };
+        let verdicts = Verdicts::load(&ws)?;
+        let (result, readings) = verdicts.shown(&ws, &record.id, result_of(&ws, &record.id)?)?;
         let label = labels::load(&ws, &record.id)?;
         let failure = match &result {
             None if record.status.is_readable() => failures::load(&ws, &record.id)?,
@@ -181,7 +169,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
             first_reading: readings.as_ref().map(|r| r.first.clone()),
             second_reading: readings.as_ref().and_then(|r| r.second.clone()),
             third_reading: readings.and_then(|r| r.third),
-            policy: dual.map(|d| d.policy),
+            policy: verdicts.dual.map(|d| d.policy),
         })
     })
     .await
@@ -376,21 +364,11 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
 /// read on every core: a review of a thousand papers opens in half the time
 /// on two.
 fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, CommandError> {
-    let validation = ValidationFile::load(ws)?;
-    let dual = DualFile::load(ws)?;
+    let verdicts = Verdicts::load(ws)?;
     crate::blocking::on_every_core(records, |record| {
         let record = corrections::corrected_paper(ws, record.clone())?;
-        let head = result_head_of(ws, &record.id)?.map(|mut h| {
-            h.show_by(&validation);
-            h
-        });
-        let (head, disagreed) = match (&dual, head) {
-            (Some(dual), Some(first)) => {
-                let readings = reconcile_paper(ws, &record.id, dual.policy, &validation, first)?;
-                (Some(readings.shown), readings.disagreed)
-            }
-            (_, head) => (head, false),
-        };
+        let (head, readings) = verdicts.shown(ws, &record.id, result_head_of(ws, &record.id)?)?;
+        let disagreed = readings.is_some_and(|r| r.disagreed);
         let label = labels::load(ws, &record.id)?;
         // Only a readable paper with no result can have failed: the rest
         // cost no extra file read.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::error::{LlmError, classify_http};
-use super::provider::{auth_headers, http_client};
+use super::http::{auth_headers, http_client};
 use super::secrets::ApiKey;
 use super::settings::{ModelSettings, Protocol};
 

@@ -12,6 +12,7 @@ pub mod call_file;
 mod client;
 pub mod discovery;
 mod error;
+mod http;
 pub mod openai;
 mod provider;
 pub mod secrets;

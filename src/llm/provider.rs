@@ -10,10 +10,10 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::error::{LlmError, classify_http};
+use super::http::{auth_headers, http_client};
 use super::openai::WireError;
 use super::secrets::ApiKey;
 use super::settings::{ModelSettings, Protocol};
@@ -21,8 +21,6 @@ use super::sse::SseDecoder;
 use super::types::{ChatRequest, ChatResponse};
 use super::{anthropic, openai};
 
-/// The Anthropic API version we speak.
-const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Error bodies are read up to this size; the rest is noise.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -54,50 +52,6 @@ pub struct HttpProvider {
     settings: ModelSettings,
     key: Option<ApiKey>,
     http: reqwest::Client,
-}
-
-/// An HTTP client with the settings' connect and read timeouts. Never a total
-/// `timeout`: on a stream that would be a deadline for the whole answer.
-pub fn http_client(settings: &ModelSettings) -> Result<reqwest::Client, LlmError> {
-    crate::net::install_crypto_provider();
-    reqwest::Client::builder()
-        .connect_timeout(settings.connect_timeout())
-        .read_timeout(settings.read_timeout())
-        .user_agent(concat!("quire/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| LlmError::Unreachable {
-            url: settings.base_url.clone(),
-            message: format!("cannot set up HTTP: {e}"),
-        })
-}
-
-/// The headers that authenticate and version a request. Secrets are marked
-/// sensitive so reqwest and hyper never print them in debug output.
-pub fn auth_headers(protocol: Protocol, key: Option<&ApiKey>) -> HeaderMap {
-    let mut headers = HeaderMap::new();
-    let secret = |value: String| {
-        HeaderValue::from_str(&value).ok().map(|mut v| {
-            v.set_sensitive(true);
-            v
-        })
-    };
-    match protocol {
-        Protocol::Openai => {
-            if let Some(v) = key.and_then(|k| secret(format!("Bearer {}", k.expose()))) {
-                headers.insert(reqwest::header::AUTHORIZATION, v);
-            }
-        }
-        Protocol::Anthropic => {
-            if let Some(v) = key.and_then(|k| secret(k.expose().to_owned())) {
-                headers.insert("x-api-key", v);
-            }
-            headers.insert(
-                "anthropic-version",
-                HeaderValue::from_static(ANTHROPIC_VERSION),
-            );
-        }
-    }
-    headers
 }
 
 impl HttpProvider {

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::provider::{auth_headers, http_client};
+use super::http::{auth_headers, http_client};
 use super::secrets::ApiKey;
 use super::settings::{ModelSettings, Protocol};
 

@@ -22,6 +22,7 @@ pub mod source;
 pub mod status;
 pub mod table;
 pub mod validation;
+pub mod verdicts;
 
 pub use error::ReviewError;
 pub use status::{Outcome, ReviewStatus};

@@ -8,17 +8,16 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::dual::{self, Agreement, DualFile};
+use super::dual::{Agreement, DualFile};
 use super::failures::PaperFailure;
 use super::labels::{self, Label};
 use super::protocol::{InForce, ProtocolFile};
 use super::report::{self, ReportData};
 use super::validation::{Assessment, ValidationFile, assess};
+use super::verdicts::{Verdicts, result_of};
 use super::{EngineKind, PaperResult, ReviewError, ReviewSpec, Verdict, exports};
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{
-    PaperFile, PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout,
-};
+use crate::workspace::{PaperId, PaperRecord, TaskMeta, Workspace, WorkspaceError, WsPath, layout};
 
 /// The formats a review can be exported in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,23 +122,15 @@ impl ReviewFiles {
         undriven: Vec<String>,
     ) -> Result<Self, ReviewError> {
         let papers = super::corrections::corrected(ws)?;
-        let validation = ValidationFile::load(ws)?;
         let protocol = ProtocolFile::load(ws)?.in_force(&spec);
-        // Cut-offs the researcher applied decide the verdicts shown; the
-        // engine's own verdict stays in result.json.
-        validation.show_verdicts(&mut results);
-        // A dual-read review shows each paper's reconciled reading, each
-        // reading's verdict first set by the same cut-offs.
-        let dual = match DualFile::load(ws)? {
-            Some(file) if spec.engine == EngineKind::Agent => {
-                let (mut seconds, mut thirds) = dual::load_readings(ws, results.keys().cloned())?;
-                validation.show_verdicts(&mut seconds);
-                validation.show_verdicts(&mut thirds);
-                let agreement = dual::reconcile(file.policy, &mut results, &seconds, &thirds);
-                Some((file, agreement))
-            }
-            _ => None,
-        };
+        // The verdicts the review shows (the engine's own stays in
+        // result.json); a dual reading only counts for an agent review.
+        let mut verdicts = Verdicts::load(ws)?;
+        if spec.engine != EngineKind::Agent {
+            verdicts.dual = None;
+        }
+        let dual = verdicts.show_all(ws, &mut results)?;
+        let validation = verdicts.validation;
         let table = table_of(ws, &papers, &results)?;
         let mut asks: Vec<_> = super::ask::history(ws)?
             .into_iter()
@@ -266,127 +257,6 @@ fn table_of(
         .map(|p| (p.id.clone(), report::title_of(p)))
         .collect();
     Ok(Some(super::table::view(ws, &kept)?))
-}
-
-/// A paper's result; `None` when it has none yet. A torn or foreign file
-/// counts as none (the next run writes it again), never as an error.
-pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, ReviewError> {
-    read_result(ws, id)
-}
-
-/// A result's score and verdict only: what a list of many papers needs,
-/// without decoding summaries and quotes.
-#[derive(Clone, Copy, Debug, Deserialize)]
-pub struct ResultHead {
-    pub score: f64,
-    pub verdict: Verdict,
-}
-
-pub fn result_head_of(ws: &Workspace, id: &PaperId) -> Result<Option<ResultHead>, ReviewError> {
-    read_result(ws, id)
-}
-
-/// A paper's readings under a dual-read review, each verdict set by the
-/// cut-offs in force, and which one stands.
-#[derive(Clone, Debug)]
-pub struct PaperReadings<T> {
-    /// The reading that stands, with the reconciled verdict.
-    pub shown: T,
-    pub first: T,
-    pub second: Option<T>,
-    pub third: Option<T>,
-    pub disagreed: bool,
-}
-
-/// Reconcile one paper's readings (a full result, or its head) under
-/// `policy`: what the app's rows and detail pane show.
-pub fn reconcile_paper<T>(
-    ws: &Workspace,
-    id: &PaperId,
-    policy: dual::Policy,
-    validation: &ValidationFile,
-    first: T,
-) -> Result<PaperReadings<T>, ReviewError>
-where
-    T: serde::de::DeserializeOwned + Clone + HasVerdict,
-{
-    let read = |file: PaperFile| -> Result<Option<T>, ReviewError> {
-        Ok(ws.read_paper_file::<T>(id, file)?.map(|mut r| {
-            r.show_by(validation);
-            r
-        }))
-    };
-    let second = read(PaperFile::SecondResult)?;
-    let third = read(PaperFile::TiebreakResult)?;
-    let decided = dual::consensus(
-        policy,
-        first.verdict(),
-        second.as_ref().map(HasVerdict::verdict),
-        third.as_ref().map(HasVerdict::verdict),
-    );
-    let mut shown = match decided.shown {
-        dual::Slot::Second => second.clone(),
-        dual::Slot::Tiebreak => third.clone(),
-        dual::Slot::First => None,
-    }
-    .unwrap_or_else(|| first.clone());
-    shown.set_verdict(decided.verdict);
-    Ok(PaperReadings {
-        shown,
-        first,
-        second,
-        third,
-        disagreed: decided.disagreed,
-    })
-}
-
-/// A reading's score and verdict, whole or in head only.
-pub trait HasVerdict {
-    fn score(&self) -> f64;
-    fn verdict_mut(&mut self) -> &mut Verdict;
-
-    fn verdict(&self) -> Verdict;
-
-    fn set_verdict(&mut self, verdict: Verdict) {
-        *self.verdict_mut() = verdict;
-    }
-
-    /// The verdict by the cut-offs in force.
-    fn show_by(&mut self, validation: &ValidationFile) {
-        let shown = validation.shown_verdict(self.score(), self.verdict());
-        self.set_verdict(shown);
-    }
-}
-
-impl HasVerdict for PaperResult {
-    fn score(&self) -> f64 {
-        self.score
-    }
-    fn verdict(&self) -> Verdict {
-        self.verdict
-    }
-    fn verdict_mut(&mut self) -> &mut Verdict {
-        &mut self.verdict
-    }
-}
-
-impl HasVerdict for ResultHead {
-    fn score(&self) -> f64 {
-        self.score
-    }
-    fn verdict(&self) -> Verdict {
-        self.verdict
-    }
-    fn verdict_mut(&mut self) -> &mut Verdict {
-        &mut self.verdict
-    }
-}
-
-fn read_result<T: serde::de::DeserializeOwned>(
-    ws: &Workspace,
-    id: &PaperId,
-) -> Result<Option<T>, ReviewError> {
-    Ok(ws.read_paper_file(id, PaperFile::Result)?)
 }
 
 /// The researcher's labels of `papers`.

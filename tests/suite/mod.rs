@@ -25,5 +25,6 @@ mod support;
 mod table;
 mod tools;
 mod validation;
+mod verdicts;
 mod workspace;
 mod write_failure;

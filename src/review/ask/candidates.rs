@@ -8,10 +8,9 @@ use super::Scope;
 use crate::blocking::on_every_core;
 use crate::offline::Paper;
 use crate::offline::passages::{Passages, passages};
-use crate::review::dual::DualFile;
-use crate::review::outputs::{HasVerdict, reconcile_paper, result_head_of};
-use crate::review::validation::ValidationFile;
-use crate::review::{ReviewError, Verdict, labels, paper_text};
+use crate::review::verdicts::Verdicts;
+use crate::review::verdicts::result_head_of;
+use crate::review::{ReviewError, Verdict, paper_text};
 use crate::workspace::{PaperRecord, Workspace};
 
 /// Papers a model reads for a question unless every paper is asked for.
@@ -105,12 +104,11 @@ pub fn papers_in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>
             chosen
         }
         Scope::Included => {
-            let validation = ValidationFile::load(ws)?;
-            let dual = DualFile::load(ws)?;
+            let verdicts = Verdicts::load(ws)?;
             let mut kept = Vec::new();
             let mut reviewed = false;
             for paper in &readable {
-                let Some(verdict) = shown_verdict(ws, paper, &validation, dual.as_ref())? else {
+                let Some(verdict) = verdicts.of_paper(ws, &paper.id)? else {
                     continue;
                 };
                 reviewed = true;
@@ -121,27 +119,4 @@ pub fn papers_in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>
             if reviewed { kept } else { readable }
         }
     })
-}
-
-/// The verdict the review shows for a paper: the researcher's label, else
-/// the (reconciled, calibrated) result's; `None` when it has neither.
-fn shown_verdict(
-    ws: &Workspace,
-    paper: &PaperRecord,
-    validation: &ValidationFile,
-    dual: Option<&DualFile>,
-) -> Result<Option<Verdict>, ReviewError> {
-    if let Some(verdict) = labels::load(ws, &paper.id)?.and_then(|l| l.verdict) {
-        return Ok(Some(verdict));
-    }
-    let Some(mut head) = result_head_of(ws, &paper.id)? else {
-        return Ok(None);
-    };
-    head.show_by(validation);
-    Ok(Some(match dual {
-        Some(dual) => reconcile_paper(ws, &paper.id, dual.policy, validation, head)?
-            .shown
-            .verdict(),
-        None => head.verdict(),
-    }))
 }

@@ -18,6 +18,7 @@ use crate::agent::Budget;
 use crate::agent::budget::OverBudget;
 use crate::llm::accounting::count_tokens;
 use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
+use crate::review::verdicts::Verdicts;
 use crate::review::{PaperResult, ReviewSpec, Verdict};
 use crate::workspace::{PaperFile, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
@@ -63,13 +64,26 @@ pub struct DigestStats {
     pub stopped: Option<String>,
 }
 
-/// The included papers with their results, best first.
+/// The papers the review shows as included (the researcher's label, else
+/// the engine's reading by the applied cut-offs and dual reading), with
+/// their results, best first.
 pub fn included(ws: &Workspace, papers: &[PaperRecord]) -> Vec<(PaperRecord, PaperResult)> {
+    let verdicts = match Verdicts::load(ws) {
+        Ok(verdicts) => Some(verdicts),
+        Err(e) => {
+            tracing::warn!(error = %e, "the verdicts' files could not be read; the engine's verdicts stand");
+            None
+        }
+    };
     let mut rows: Vec<(PaperRecord, PaperResult)> = papers
         .iter()
         .filter_map(|p| {
             let result: PaperResult = ws.read_paper_file(&p.id, PaperFile::Result).ok()??;
-            (result.verdict == Verdict::Include).then(|| (p.clone(), result))
+            let shown = match &verdicts {
+                Some(verdicts) => verdicts.of_paper(ws, &p.id).ok().flatten()?,
+                None => result.verdict,
+            };
+            (shown == Verdict::Include).then(|| (p.clone(), result))
         })
         .collect();
     rows.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.id.cmp(&b.0.id)));

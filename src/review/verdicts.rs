@@ -1,0 +1,205 @@
+//! One owner of the verdict a paper shows. A paper's engine result (its
+//! `result.json`, which keeps the engine's own verdict) is shown by the
+//! cut-offs the researcher applied, then, in a dual-read review, reconciled
+//! with its second (and tie-breaking) reading under the chosen policy; the
+//! researcher's label stands above all of it. The app's rows and detail pane,
+//! Ask's and the table's "papers the review keeps", the synthesis, the report,
+//! PRISMA and the exports all ask here, so none of them puts the verdict
+//! together by hand.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::dual::{self, Agreement, DualFile};
+use super::labels;
+use super::validation::ValidationFile;
+use super::{PaperResult, ReviewError, Verdict};
+use crate::workspace::{PaperFile, PaperId, Workspace};
+
+/// A paper's result; `None` when it has none yet. A torn or foreign file
+/// counts as none (the next run writes it again), never as an error.
+pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, ReviewError> {
+    read_result(ws, id)
+}
+
+/// A result's score and verdict only: what a list of many papers needs,
+/// without decoding summaries and quotes.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct ResultHead {
+    pub score: f64,
+    pub verdict: Verdict,
+}
+
+pub fn result_head_of(ws: &Workspace, id: &PaperId) -> Result<Option<ResultHead>, ReviewError> {
+    read_result(ws, id)
+}
+
+fn read_result<T: DeserializeOwned>(
+    ws: &Workspace,
+    id: &PaperId,
+) -> Result<Option<T>, ReviewError> {
+    Ok(ws.read_paper_file(id, PaperFile::Result)?)
+}
+
+/// What every verdict of a review is shown by: its applied cut-offs and its
+/// dual-reading policy, read once for many papers.
+pub struct Verdicts {
+    pub validation: ValidationFile,
+    pub dual: Option<DualFile>,
+}
+
+impl Verdicts {
+    pub fn load(ws: &Workspace) -> Result<Self, ReviewError> {
+        Ok(Self {
+            validation: ValidationFile::load(ws)?,
+            dual: DualFile::load(ws)?,
+        })
+    }
+
+    /// A paper's first reading as the review shows it (by the applied
+    /// cut-offs, reconciled under dual reading), and its readings side by
+    /// side when it was read twice.
+    pub fn shown<T>(
+        &self,
+        ws: &Workspace,
+        id: &PaperId,
+        first: Option<T>,
+    ) -> Result<(Option<T>, Option<PaperReadings<T>>), ReviewError>
+    where
+        T: DeserializeOwned + Clone + HasVerdict,
+    {
+        let Some(mut first) = first else {
+            return Ok((None, None));
+        };
+        first.show_by(&self.validation);
+        match &self.dual {
+            Some(dual) => {
+                let readings = reconcile_paper(ws, id, dual.policy, &self.validation, first)?;
+                Ok((Some(readings.shown.clone()), Some(readings)))
+            }
+            None => Ok((Some(first), None)),
+        }
+    }
+
+    /// The verdict the review shows for a paper: the researcher's label,
+    /// else its shown reading's; `None` when it has neither.
+    pub fn of_paper(&self, ws: &Workspace, id: &PaperId) -> Result<Option<Verdict>, ReviewError> {
+        if let Some(verdict) = labels::load(ws, id)?.and_then(|l| l.verdict) {
+            return Ok(Some(verdict));
+        }
+        let (shown, _) = self.shown::<ResultHead>(ws, id, result_head_of(ws, id)?)?;
+        Ok(shown.map(|h| h.verdict))
+    }
+
+    /// Every result set to the reading the review shows (engine verdicts by
+    /// the applied cut-offs, reconciled under dual reading); with dual
+    /// reading, the file and how far the readers agreed.
+    pub fn show_all(
+        &self,
+        ws: &Workspace,
+        results: &mut BTreeMap<PaperId, PaperResult>,
+    ) -> Result<Option<(DualFile, Agreement)>, ReviewError> {
+        self.validation.show_verdicts(results);
+        let Some(file) = &self.dual else {
+            return Ok(None);
+        };
+        let (mut seconds, mut thirds) = dual::load_readings(ws, results.keys().cloned())?;
+        self.validation.show_verdicts(&mut seconds);
+        self.validation.show_verdicts(&mut thirds);
+        let agreement = dual::reconcile(file.policy, results, &seconds, &thirds);
+        Ok(Some((file.clone(), agreement)))
+    }
+}
+
+/// A paper's readings under a dual-read review, each verdict set by the
+/// cut-offs in force, and which one stands.
+#[derive(Clone, Debug)]
+pub struct PaperReadings<T> {
+    /// The reading that stands, with the reconciled verdict.
+    pub shown: T,
+    pub first: T,
+    pub second: Option<T>,
+    pub third: Option<T>,
+    pub disagreed: bool,
+}
+
+/// Reconcile one paper's readings (a full result, or its head) under
+/// `policy`.
+fn reconcile_paper<T>(
+    ws: &Workspace,
+    id: &PaperId,
+    policy: dual::Policy,
+    validation: &ValidationFile,
+    first: T,
+) -> Result<PaperReadings<T>, ReviewError>
+where
+    T: serde::de::DeserializeOwned + Clone + HasVerdict,
+{
+    let read = |file: PaperFile| -> Result<Option<T>, ReviewError> {
+        Ok(ws.read_paper_file::<T>(id, file)?.map(|mut r| {
+            r.show_by(validation);
+            r
+        }))
+    };
+    let second = read(PaperFile::SecondResult)?;
+    let third = read(PaperFile::TiebreakResult)?;
+    let decided = dual::consensus(
+        policy,
+        first.verdict(),
+        second.as_ref().map(HasVerdict::verdict),
+        third.as_ref().map(HasVerdict::verdict),
+    );
+    let mut shown = match decided.shown {
+        dual::Slot::Second => second.clone(),
+        dual::Slot::Tiebreak => third.clone(),
+        dual::Slot::First => None,
+    }
+    .unwrap_or_else(|| first.clone());
+    shown.set_verdict(decided.verdict);
+    Ok(PaperReadings {
+        shown,
+        first,
+        second,
+        third,
+        disagreed: decided.disagreed,
+    })
+}
+
+/// A reading's score and verdict, whole or in head only.
+pub trait HasVerdict {
+    fn score(&self) -> f64;
+    fn verdict_mut(&mut self) -> &mut Verdict;
+
+    fn verdict(&self) -> Verdict;
+
+    fn set_verdict(&mut self, verdict: Verdict) {
+        *self.verdict_mut() = verdict;
+    }
+
+    /// The verdict by the cut-offs in force.
+    fn show_by(&mut self, validation: &ValidationFile) {
+        let shown = validation.shown_verdict(self.score(), self.verdict());
+        self.set_verdict(shown);
+    }
+}
+
+/// A full result and its head read their score and verdict alike.
+macro_rules! has_verdict {
+    ($($reading:ty),*) => {$(
+        impl HasVerdict for $reading {
+            fn score(&self) -> f64 {
+                self.score
+            }
+            fn verdict(&self) -> Verdict {
+                self.verdict
+            }
+            fn verdict_mut(&mut self) -> &mut Verdict {
+                &mut self.verdict
+            }
+        }
+    )*};
+}
+
+has_verdict!(PaperResult, ResultHead);
