@@ -9,7 +9,8 @@ use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
 use quire::commands::review_view::{
-    self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, ReviewView,
+    self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow,
+    ReviewView,
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
@@ -22,7 +23,6 @@ use quire::review::ask::estimate::Estimate as WorkEstimate;
 use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
-use quire::review::labels::Label;
 use quire::review::outputs::ExportFormat;
 use quire::review::report::prisma::Flow;
 use quire::review::table::fill::{FillOutcome, FillProgress};
@@ -155,7 +155,7 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Response, Co
 }
 
 #[tauri::command]
-pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
+pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandError> {
     view::paper_label(params).await
 }
 

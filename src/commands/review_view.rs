@@ -22,7 +22,7 @@ use crate::review::outputs::{ExportFormat, ReviewFiles};
 use crate::review::report::prisma::Flow;
 use crate::review::run::extract_papers;
 use crate::review::verdicts::Verdicts;
-use crate::review::verdicts::{ResultHead, result_head_of, result_of};
+use crate::review::verdicts::{ResultHead, result_head_of, result_of, with_label};
 use crate::review::{EngineKind, PaperResult, Verdict};
 use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
@@ -81,9 +81,15 @@ pub struct PaperRow {
     /// The text was read by OCR.
     pub ocr: bool,
     pub duplicates: usize,
+    /// The engine's reading (by the applied cut-offs, reconciled under
+    /// dual reading).
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
     pub label: Option<Label>,
+    /// What the review shows, the researcher's label over the reading: what
+    /// the table sorts, filters and counts by. The app applies nothing itself.
+    pub shown_score: Option<f64>,
+    pub shown_verdict: Option<Verdict>,
     /// Why a readable paper has no result: the model could not read it.
     pub failure: Option<PaperFailure>,
     /// Its two independent readings disagreed (dual reading).
@@ -208,19 +214,36 @@ pub struct PaperLabelParams {
     pub clear: bool,
 }
 
-/// Set or clear a paper's label; returns the label now in force.
-pub async fn paper_label(params: PaperLabelParams) -> Result<Option<Label>, CommandError> {
+/// Set or clear a paper's label; returns its row as the review now shows it.
+pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandError> {
     let label = params.label;
+    let workspace = label.workspace.clone();
+    let paper = label.paper.clone();
     if params.clear {
-        return blocking(move || {
-            let ws = Workspace::open(&label.workspace)?;
-            let record = find_paper(&ws, &label.paper)?;
+        let (workspace, paper) = (workspace.clone(), paper.clone());
+        blocking(move || {
+            let ws = Workspace::open(&workspace)?;
+            let record = find_paper(&ws, &paper)?;
             labels::clear(&ws, &record.id)?;
-            Ok(None)
+            Ok::<_, CommandError>(())
         })
-        .await;
+        .await?;
+    } else {
+        super::reviews::label_set(label).await?;
     }
-    super::reviews::label_set(label).await.map(Some)
+    paper_row(workspace, paper).await
+}
+
+/// One paper's row as the review now shows it.
+pub async fn paper_row(workspace: PathBuf, paper: String) -> Result<PaperRow, CommandError> {
+    blocking(move || {
+        let ws = Workspace::open_read_only(&workspace)?;
+        let record = find_paper(&ws, &paper)?;
+        rows_of(&ws, &[record])?
+            .pop()
+            .ok_or_else(|| CommandError::internal("no row for the paper"))
+    })
+    .await
 }
 
 /// The detail pane's metadata edit: the fields to correct, or `clear` to
@@ -395,6 +418,7 @@ fn row(
     label: Option<Label>,
     failure: Option<PaperFailure>,
 ) -> PaperRow {
+    let shown = with_label(label.as_ref(), result.as_ref());
     PaperRow {
         id: record.id.0.clone(),
         file: record.file.clone(),
@@ -408,6 +432,8 @@ fn row(
         duplicates: record.duplicates.len(),
         score: result.map(|r| r.score),
         verdict: result.map(|r| r.verdict),
+        shown_score: shown.0,
+        shown_verdict: shown.1,
         label,
         failure,
         disagreed: false,

@@ -43,6 +43,18 @@ fn read_result<T: DeserializeOwned>(
     Ok(ws.read_paper_file(id, PaperFile::Result)?)
 }
 
+/// The score and verdict the review shows for a paper: the researcher's
+/// label, field by field, over the reading's.
+pub fn with_label(
+    label: Option<&labels::Label>,
+    reading: Option<&ResultHead>,
+) -> (Option<f64>, Option<Verdict>) {
+    (
+        label.and_then(|l| l.score).or(reading.map(|r| r.score)),
+        label.and_then(|l| l.verdict).or(reading.map(|r| r.verdict)),
+    )
+}
+
 /// What every verdict of a review is shown by: its applied cut-offs and its
 /// dual-reading policy, read once for many papers.
 pub struct Verdicts {
@@ -86,11 +98,12 @@ impl Verdicts {
     /// The verdict the review shows for a paper: the researcher's label,
     /// else its shown reading's; `None` when it has neither.
     pub fn of_paper(&self, ws: &Workspace, id: &PaperId) -> Result<Option<Verdict>, ReviewError> {
-        if let Some(verdict) = labels::load(ws, id)?.and_then(|l| l.verdict) {
+        let label = labels::load(ws, id)?;
+        if let Some(verdict) = label.as_ref().and_then(|l| l.verdict) {
             return Ok(Some(verdict));
         }
         let (shown, _) = self.shown::<ResultHead>(ws, id, result_head_of(ws, id)?)?;
-        Ok(shown.map(|h| h.verdict))
+        Ok(with_label(label.as_ref(), shown.as_ref()).1)
     }
 
     /// Every result set to the reading the review shows (engine verdicts by

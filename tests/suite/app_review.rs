@@ -195,7 +195,11 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     let set = view::paper_label(label(Some(Verdict::Exclude), false))
         .await
         .unwrap();
-    assert_eq!(set.unwrap().verdict, Some(Verdict::Exclude));
+    // The row comes back as the review now shows it: the label over the
+    // engine's reading, which stays beside it.
+    assert_eq!(set.label.unwrap().verdict, Some(Verdict::Exclude));
+    assert_eq!(set.shown_verdict, Some(Verdict::Exclude));
+    let engine_verdict = set.verdict;
     let out = tempfile::tempdir().unwrap();
     let dest = out.path().join("review.md");
     let written = view::review_export(root.clone(), ExportFormat::Markdown, dest.clone())
@@ -214,13 +218,10 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     let row = opened.papers.iter().find(|p| p.id == paper).unwrap();
     assert_eq!(row.label.as_ref().unwrap().verdict, Some(Verdict::Exclude));
 
-    // Undo takes the label away again.
-    assert!(
-        view::paper_label(label(None, true))
-            .await
-            .unwrap()
-            .is_none()
-    );
+    // Undo takes the label away again: the engine's reading shows.
+    let cleared = view::paper_label(label(None, true)).await.unwrap();
+    assert!(cleared.label.is_none());
+    assert_eq!(cleared.shown_verdict, engine_verdict);
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
     assert!(opened.papers.iter().all(|p| p.label.is_none()));
     let markdown = view::review_render(root.clone(), ExportFormat::Markdown)

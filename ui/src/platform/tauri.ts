@@ -14,8 +14,8 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
-  Label,
   PaperDetail,
+  PaperRow,
   ProtocolView,
   ReviewView,
   RunEvent,
@@ -111,7 +111,7 @@ export const tauriPlatform: Platform = {
   paperPdf: (workspace, paper) => call<ArrayBuffer>("paper_pdf", { workspace, paper }),
 
   setLabel: (workspace, paper, label) =>
-    call<Label | null>("paper_label", {
+    call<PaperRow>("paper_label", {
       params: label === null ? { workspace, paper, clear: true } : { workspace, paper, ...label },
     }),
 

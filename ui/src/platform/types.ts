@@ -32,8 +32,8 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
-  Label,
   PaperDetail,
+  PaperRow,
   ReviewLaunch,
   ReviewView,
   AskProgress,
@@ -90,8 +90,8 @@ export interface Platform {
   paperDetail(workspace: string, paper: string): Promise<PaperDetail>;
   /** The paper's PDF, for the built-in viewer. */
   paperPdf(workspace: string, paper: string): Promise<ArrayBuffer>;
-  /** Set a label, or clear it with `null`; returns the label in force. */
-  setLabel(workspace: string, paper: string, label: LabelChange | null): Promise<Label | null>;
+  /** Set a label, or clear it with `null`; returns the paper's row as the review now shows it. */
+  setLabel(workspace: string, paper: string, label: LabelChange | null): Promise<PaperRow>;
   /**
    * Correct a paper's metadata by hand (kept apart from extraction, which never
    * overwrites it), or take every correction away with `null`; returns the

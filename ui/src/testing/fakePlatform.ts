@@ -227,7 +227,8 @@ export class FakePlatform implements Platform {
 
   openReview(root: string) {
     try {
-      return Promise.resolve(structuredClone(this.review(root)));
+      const view = structuredClone(this.review(root));
+      return Promise.resolve({ ...view, papers: view.papers.map(shown) });
     } catch (e) {
       return Promise.reject(QuireError.from(e));
     }
@@ -427,7 +428,7 @@ export class FakePlatform implements Platform {
     };
     const readings = this.readings.get(paper);
     return Promise.resolve({
-      paper: structuredClone(row),
+      paper: shown(structuredClone(row)),
       meta,
       result: this.results.get(paper) ?? null,
       firstReading: readings?.first ?? null,
@@ -441,7 +442,7 @@ export class FakePlatform implements Platform {
     return Promise.resolve(new TextEncoder().encode("%PDF-1.4").buffer);
   }
 
-  setLabel(root: string, paper: string, label: LabelChange | null): Promise<Label | null> {
+  setLabel(root: string, paper: string, label: LabelChange | null): Promise<PaperRow> {
     this.labelCalls.push({ paper, label });
     this.clock += 1000;
     const saved: Label | null =
@@ -450,7 +451,9 @@ export class FakePlatform implements Platform {
         : { verdict: label.verdict ?? null, score: label.score ?? null, note: label.note ?? null, at: new Date(this.clock).toISOString() };
     const view = this.review(root);
     view.papers = view.papers.map((p) => (p.id === paper ? { ...p, label: saved } : p));
-    return Promise.resolve(saved);
+    const row = view.papers.find((p) => p.id === paper);
+    if (row === undefined) return Promise.reject(new QuireError("not_found", "paper_not_found", `no paper ${paper} in this review`));
+    return Promise.resolve(shown(structuredClone(row)));
   }
 
   metaCalls: { paper: string; change: MetaChange | null }[] = [];
@@ -881,6 +884,8 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     score: null,
     verdict: null,
     label: null,
+    shownScore: null,
+    shownVerdict: null,
     failure: null,
     disagreed: false,
   });
@@ -896,4 +901,9 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     secondProfile: null,
     papers: [paper(1, "alpha.pdf"), paper(2, "beta.pdf"), paper(3, "gamma.pdf")],
   };
+}
+
+/** A row with what the review shows, as Quire computes it: the researcher's label over the engine's reading. */
+function shown(row: PaperRow): PaperRow {
+  return { ...row, shownScore: row.label?.score ?? row.score, shownVerdict: row.label?.verdict ?? row.verdict };
 }

@@ -58,7 +58,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
     try {
       const saved = await platform.setLabel(view.root, row.id, label);
       if (remember) setUndo((u) => [...u, { paper: row.id, previous: row.label }]);
-      onRowChange({ ...row, label: saved });
+      onRowChange(saved);
       setMessage(null);
     } catch (raw) {
       setMessage({ text: QuireError.from(raw).message, error: true });

@@ -100,8 +100,7 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
   const label = async (verdict: Verdict) => {
     if (next === null || row === null || busy) return;
     try {
-      const saved = await platform.setLabel(workspace, next.id, { verdict });
-      onRowChange({ ...row, label: saved });
+      onRowChange(await platform.setLabel(workspace, next.id, { verdict }));
       await ask({});
     } catch (raw) {
       setError(QuireError.from(raw).message);

@@ -18,6 +18,8 @@ const paper: PaperRow = {
   score: 5,
   verdict: "maybe",
   label: { verdict: "include", score: null, note: "strong", at: "" },
+  shownScore: 5,
+  shownVerdict: "include",
   failure: null,
 };
 

@@ -4,7 +4,7 @@ import type { PaperRow } from "../../platform";
 import { DEFAULT_QUERY, histogram, titleOf, visibleRows } from "./table";
 
 function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
-  return {
+  return shown({
     id,
     file: `/papers/${id}.pdf`,
     title: `Paper ${id}`,
@@ -20,8 +20,15 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     verdict: null,
     label: null,
     failure: null,
+    shownScore: null,
+    shownVerdict: null,
     ...p,
-  };
+  });
+}
+
+/** What Quire sends: the row with the label shown over the engine's reading. */
+function shown(r: PaperRow): PaperRow {
+  return { ...r, shownScore: r.label?.score ?? r.score, shownVerdict: r.label?.verdict ?? r.verdict };
 }
 
 const rows = [

@@ -36,12 +36,14 @@ export const DEFAULT_QUERY: TableQuery = {
 /** Statuses whose text can be read. */
 const READABLE = new Set(["ok", "damaged", "pending"]);
 
+/** The score the review shows (the researcher's over the engine's), as Quire gives it. */
 export function scoreOf(row: PaperRow): number | null {
-  return row.label?.score ?? row.score;
+  return row.shownScore;
 }
 
+/** The verdict the review shows (the researcher's over the engine's), as Quire gives it. */
 export function verdictOf(row: PaperRow): Verdict | null {
-  return row.label?.verdict ?? row.verdict;
+  return row.shownVerdict;
 }
 
 export function titleOf(row: PaperRow): string {

@@ -170,7 +170,17 @@ export type PaperRow = { id: string, file: string, title: string | null, authors
 /**
  * The text was read by OCR.
  */
-ocr: boolean, duplicates: number, score: number | null, verdict: Verdict | null, label: Label | null, 
+ocr: boolean, duplicates: number, 
+/**
+ * The engine's reading (by the applied cut-offs, reconciled under
+ * dual reading).
+ */
+score: number | null, verdict: Verdict | null, label: Label | null, 
+/**
+ * What the review shows, the researcher's label over the reading: what
+ * the table sorts, filters and counts by. The app applies nothing itself.
+ */
+shownScore: number | null, shownVerdict: Verdict | null, 
 /**
  * Why a readable paper has no result: the model could not read it.
  */
