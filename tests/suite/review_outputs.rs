@@ -120,6 +120,57 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
             .count(),
         1
     );
+    drop(ws);
+
+    // The groups are digested all at once, so each must fit beside the
+    // others: under a cap with room for one group's worst case but not for
+    // both, the synthesis stops before asking (never a group "failed" by a
+    // call the client held back), and no cap is crossed.
+    let ws = Workspace::open(&rig.workspace()).unwrap();
+    std::fs::remove_dir_all(rig.workspace().join(quire::workspace::layout::DIGESTS_DIR)).unwrap();
+    let cap = 4_000;
+    let budget = quire::agent::Budget::new(quire::agent::Caps {
+        max_tokens: Some(cap),
+        max_cost_usd: None,
+    });
+    let budget = std::sync::Arc::new(budget);
+    let provider = quire::llm::HttpProvider::new(
+        rig.settings.clone(),
+        Some(quire::llm::secrets::ApiKey::new(rig.key.clone())),
+    )
+    .unwrap();
+    let client = quire::llm::ModelClient::new(
+        "scripted",
+        provider,
+        quire::llm::accounting::PriceTable::builtin(),
+    )
+    .with_log(budget.clone())
+    .with_caps(budget.clone());
+    let spec = quire::review::ReviewSpec {
+        question: rig.question.into(),
+        criteria: Vec::new(),
+        engine: quire::review::EngineKind::Agent,
+        protocol: None,
+    };
+    let papers = ws.papers().unwrap();
+    let (_, digested) = quire::review::engine::agent::synthesis::digest_included(
+        &ws,
+        &spec,
+        &papers,
+        &client,
+        &budget,
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let (input, output) = budget.tokens();
+    eprintln!(
+        "synthesis digests: {} tokens spent under a cap of {cap}; overshoot {}",
+        input + output,
+        (input + output).saturating_sub(cap)
+    );
+    assert!(input + output <= cap);
+    assert!(digested.stopped.is_some(), "{digested:?}");
 }
 
 #[tokio::test]

@@ -253,6 +253,8 @@ pub async fn digest_included(
     }
     let mut digests: Vec<Option<Digest>> = Vec::with_capacity(total);
     let mut to_ask = Vec::new();
+    // The groups are asked all at once: each must fit beside the others.
+    let (mut asked_in, mut asked_out) = (0u64, 0u64);
     for (i, (path, prompt, titles)) in jobs.iter().enumerate() {
         match ws.read_string(path) {
             Ok(text) if uncited(&text, titles).is_empty() => {
@@ -266,10 +268,14 @@ pub async fn digest_included(
             _ => {
                 digests.push(None);
                 let input = count_tokens(SYSTEM_PROMPT) + count_tokens(prompt);
-                if let Err(OverBudget(reason)) = budget.check(input, MAX_DIGEST_TOKENS as u64) {
+                let output = MAX_DIGEST_TOKENS as u64;
+                if let Err(OverBudget(reason)) = budget.check(asked_in + input, asked_out + output)
+                {
                     outcome.stopped.get_or_insert(reason);
                     continue;
                 }
+                asked_in += input;
+                asked_out += output;
                 to_ask.push(i);
             }
         }
@@ -295,6 +301,12 @@ pub async fn digest_included(
                 digest
             }
             Err(LlmError::Cancelled) => return Ok((Vec::new(), outcome)),
+            // The client held the call back for a cap: stopped, not failed;
+            // the other groups' digests are still kept for the next run.
+            Err(LlmError::OverBudget(reason)) => {
+                outcome.stopped.get_or_insert(reason);
+                continue;
+            }
             // The group is still named, paper by paper, with the reason.
             Err(e) => {
                 let refs: Vec<&String> = titles.iter().collect();
