@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use quire::commands::models::{WorkspaceCallLog, models_list, resolve_model};
+use quire::commands::run_model::RunModel;
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::llm::secrets::{ApiKey, delete_key, store_key};
 use quire::llm::{ChatRequest, Message, StreamEvent};
@@ -118,8 +119,10 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
 }
 
 pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
+    // Set up like every run's model: fitted to the context its server holds.
     let resolved = resolve_model(config_dir()?, args.profile.as_deref()).await?;
-    let mut client = resolved.client()?;
+    let model = RunModel::from_resolved(resolved, &Default::default()).await?;
+    let mut client = model.client(None);
     let mut call_log = None;
     if let Some(root) = &args.workspace {
         let ctx = AppContext::new(AppPaths::from_env()?);

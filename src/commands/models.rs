@@ -9,12 +9,12 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::{AppContext, CommandError};
-use crate::llm::accounting::{CallLog, PriceTable};
+use crate::llm::accounting::CallLog;
 use crate::llm::call_file::FileCallLog;
 use crate::llm::discovery::{detect_ollama, list_models};
 use crate::llm::secrets::{ApiKey, KeySource, resolve_key};
 use crate::llm::settings::{SettingsError, SettingsFile};
-use crate::llm::{HttpProvider, ModelClient, ModelSettings};
+use crate::llm::ModelSettings;
 use crate::workspace::{ModelCallRecord, Workspace};
 
 /// The profile name used for an auto-detected local Ollama.
@@ -60,16 +60,6 @@ pub async fn resolve_model(
 }
 
 impl ResolvedModel {
-    /// A client for this profile, with the price table from the config folder.
-    pub fn client(&self) -> Result<ModelClient, CommandError> {
-        let provider = HttpProvider::new(
-            self.settings.clone(),
-            self.key.as_ref().map(|k| k.0.clone()),
-        )?;
-        let prices = PriceTable::load(&self.config_dir)?;
-        Ok(ModelClient::new(self.profile.clone(), provider, prices))
-    }
-
     /// The models the endpoint lists.
     pub async fn models(&self) -> Result<Vec<String>, CommandError> {
         Ok(list_models(&self.settings, self.key.as_ref().map(|k| &k.0)).await?)
