@@ -9,12 +9,12 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::{AppContext, CommandError};
+use crate::llm::ModelSettings;
 use crate::llm::accounting::CallLog;
 use crate::llm::call_file::FileCallLog;
 use crate::llm::discovery::{detect_ollama, list_models};
 use crate::llm::secrets::{ApiKey, KeySource, resolve_key};
 use crate::llm::settings::{SettingsError, SettingsFile};
-use crate::llm::ModelSettings;
 use crate::workspace::{ModelCallRecord, Workspace};
 
 /// The profile name used for an auto-detected local Ollama.
