@@ -144,19 +144,7 @@ async fn a_profile_claiming_more_context_than_ollama_serves_is_fitted_before_the
     assert_eq!(summary["status"], "done", "{summary}");
     assert_eq!(summary["counts"]["notScored"], 0, "{summary}");
     // No prompt was sent that the server had to cut: every one fit.
-    let chats: Vec<_> = server
-        .requests()
-        .into_iter()
-        .filter(|r| r.path.ends_with("/chat/completions"))
-        .collect();
-    assert!(!chats.is_empty());
-    for r in &chats {
-        assert!(
-            r.prompt_tokens() <= 4_096,
-            "a prompt of {} tokens",
-            r.prompt_tokens()
-        );
-    }
+    super::support::assert_every_prompt_within(&server, 4_096);
     let calls = std::fs::read_to_string(ws.join("model-calls.jsonl")).unwrap();
     assert!(!calls.contains("\"prompt_cut\""), "{calls}");
 }

@@ -12,16 +12,15 @@
 //! - no token cap is crossed by calls in flight together.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::Value;
 use testkit::{ScriptedServer, ServerOptions, Tokenizer};
 
 use super::agent_review::Rig;
 use super::support::{
-    dev_pdfs, folder_of, offline_review, quire_await, quire_review, scripted_config,
+    assert_every_prompt_within, capped_client, dev_pdfs, folder_of, offline_review, quire_await,
+    quire_review, scripted_config,
 };
-use quire::agent::Caps;
 
 const QUESTION: &str = "How do databases recover from crashes and keep commits durable?";
 
@@ -70,6 +69,32 @@ async fn default_ollama(tokenizer: Tokenizer) -> (ScriptedServer, tempfile::Temp
     (server, config)
 }
 
+/// A scripted server with its default profile, and a workspace of `papers`
+/// database papers reviewed offline (in `data`).
+struct Plain {
+    server: ScriptedServer,
+    config: tempfile::TempDir,
+    data: tempfile::TempDir,
+    _folder: tempfile::TempDir,
+    ws: String,
+}
+
+async fn plain(papers: usize) -> Plain {
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let data = tempfile::tempdir().unwrap();
+    let (_folder, ws) = reviewed(data.path(), papers);
+    Plain {
+        server,
+        config,
+        data,
+        _folder,
+        ws,
+    }
+}
+
 /// A review of a few database papers read offline, and its workspace.
 fn reviewed(data: &Path, papers: usize) -> (tempfile::TempDir, String) {
     let folder = folder_of(&dev_pdfs("databases", papers));
@@ -105,19 +130,7 @@ async fn ask_and_the_table_on_a_default_ollama_are_fitted_to_its_context_and_ans
     assert!(filled["failure"].is_null(), "{filled}");
 
     // Every prompt fit the window the server holds: nothing was cut.
-    let chats: Vec<_> = server
-        .requests()
-        .into_iter()
-        .filter(|r| r.path.ends_with("/chat/completions"))
-        .collect();
-    assert!(!chats.is_empty());
-    for r in &chats {
-        assert!(
-            r.prompt_tokens() <= 4_096,
-            "a prompt of {}",
-            r.prompt_tokens()
-        );
-    }
+    assert_every_prompt_within(&server, 4_096);
     let calls = calls_of(Path::new(&ws));
     assert!(
         calls.iter().all(|(_, outcome, _)| outcome != "prompt_cut"),
@@ -127,13 +140,8 @@ async fn ask_and_the_table_on_a_default_ollama_are_fitted_to_its_context_and_ans
 
 #[tokio::test]
 async fn a_cost_cap_an_unpriced_model_cannot_keep_is_refused_for_ask_and_the_table() {
-    let server = ScriptedServer::start(ServerOptions::default())
-        .await
-        .unwrap();
-    let config = scripted_config(&server.base_url(), "");
-    let data = tempfile::tempdir().unwrap();
-    let (_folder, ws) = reviewed(data.path(), 2);
-    let (c, d) = (config.path(), data.path());
+    let rig = plain(2).await;
+    let (c, d, ws) = (rig.config.path(), rig.data.path(), rig.ws.clone());
     let (ok, _, stderr) = quire(c, d, &["ask-papers", &ws, QUESTION, "--max-cost", "0.01"]).await;
     assert!(!ok && stderr.contains("unpriced_model"), "{stderr}");
     quire(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
@@ -193,25 +201,20 @@ async fn every_paper_failing_for_one_cause_fails_ask_and_the_table_with_the_caus
 
 #[tokio::test]
 async fn asked_again_a_question_keeps_its_answer_until_the_new_one_is_complete() {
-    let server = ScriptedServer::start(ServerOptions::default())
-        .await
-        .unwrap();
-    let config = scripted_config(&server.base_url(), "");
-    let data = tempfile::tempdir().unwrap();
-    let (_folder, ws) = reviewed(data.path(), 3);
-    let (c, d) = (config.path(), data.path());
+    let rig = plain(3).await;
+    let (c, d, ws) = (rig.config.path(), rig.data.path(), rig.ws.clone());
     let (ok, first, stderr) = quire(c, d, &["ask-papers", &ws, QUESTION, "--papers", "all"]).await;
     assert!(ok, "{stderr}");
     assert_eq!(first["status"], "done");
 
     // Asked again under another model, with a cap too small for any paper:
     // the run stops, and the answer kept is still the complete one.
-    let other = scripted_config(&server.base_url(), "");
+    let other = scripted_config(&rig.server.base_url(), "");
     std::fs::write(
         other.path().join("models.toml"),
         format!(
             "default = \"s\"\n[profiles.s]\nbase_url = \"{}\"\nmodel = \"another-reader\"\n",
-            server.base_url()
+            rig.server.base_url()
         ),
     )
     .unwrap();
@@ -416,18 +419,7 @@ async fn calls_in_flight_together_never_cross_a_cap_between_them() {
         ..quire::llm::ModelSettings::default()
     };
     let cap = 5_000;
-    let budget = Arc::new(quire::agent::Budget::new(Caps {
-        max_tokens: Some(cap),
-        max_cost_usd: None,
-    }));
-    let provider = quire::llm::HttpProvider::new(settings, None).unwrap();
-    let client = quire::llm::ModelClient::new(
-        "scripted",
-        provider,
-        quire::llm::accounting::PriceTable::builtin(),
-    )
-    .with_log(budget.clone())
-    .with_caps(budget.clone());
+    let (client, budget) = capped_client(settings, None, cap);
     // Eight calls of about 1,000 tokens each, each checked before it starts
     // as every run does, all at once.
     let request = quire::llm::ChatRequest {

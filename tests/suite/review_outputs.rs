@@ -129,23 +129,8 @@ async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuse
     let ws = Workspace::open(&rig.workspace()).unwrap();
     std::fs::remove_dir_all(rig.workspace().join(quire::workspace::layout::DIGESTS_DIR)).unwrap();
     let cap = 4_000;
-    let budget = quire::agent::Budget::new(quire::agent::Caps {
-        max_tokens: Some(cap),
-        max_cost_usd: None,
-    });
-    let budget = std::sync::Arc::new(budget);
-    let provider = quire::llm::HttpProvider::new(
-        rig.settings.clone(),
-        Some(quire::llm::secrets::ApiKey::new(rig.key.clone())),
-    )
-    .unwrap();
-    let client = quire::llm::ModelClient::new(
-        "scripted",
-        provider,
-        quire::llm::accounting::PriceTable::builtin(),
-    )
-    .with_log(budget.clone())
-    .with_caps(budget.clone());
+    let (client, budget) =
+        super::support::capped_client(rig.settings.clone(), Some(rig.key.clone()), cap);
     let spec = quire::review::ReviewSpec {
         question: rig.question.into(),
         criteria: Vec::new(),

@@ -282,3 +282,47 @@ pub fn user_messages_under(server: &testkit::ScriptedServer, marker: &str) -> Ve
         })
         .collect()
 }
+
+/// Every chat request `server` got fit a window of `window` tokens, as the
+/// server counts them: nothing was sent that it had to cut or refuse.
+pub fn assert_every_prompt_within(server: &testkit::ScriptedServer, window: u64) {
+    let chats: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect();
+    assert!(!chats.is_empty(), "no chat request was sent");
+    for r in &chats {
+        assert!(
+            r.prompt_tokens() <= window,
+            "a prompt of {} tokens",
+            r.prompt_tokens()
+        );
+    }
+}
+
+/// A client of `settings` (with `key`) whose every call is counted and held
+/// against a token cap of `cap`, and the budget it is held against.
+pub fn capped_client(
+    settings: quire::llm::ModelSettings,
+    key: Option<String>,
+    cap: u64,
+) -> (
+    quire::llm::ModelClient,
+    std::sync::Arc<quire::agent::Budget>,
+) {
+    let budget = std::sync::Arc::new(quire::agent::Budget::new(quire::agent::Caps {
+        max_tokens: Some(cap),
+        max_cost_usd: None,
+    }));
+    let provider =
+        quire::llm::HttpProvider::new(settings, key.map(quire::llm::secrets::ApiKey::new)).unwrap();
+    let client = quire::llm::ModelClient::new(
+        "scripted",
+        provider,
+        quire::llm::accounting::PriceTable::builtin(),
+    )
+    .with_log(budget.clone())
+    .with_caps(budget.clone());
+    (client, budget)
+}
