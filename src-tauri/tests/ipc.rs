@@ -210,14 +210,22 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_code_an
         json!({"params": {"workspace": root, "paper": paper, "verdict": "maybe", "score": 6.5}}),
     )
     .unwrap();
-    assert_eq!(label["verdict"], "maybe");
+    // The paper's row comes back as the review now shows it.
+    assert_eq!(label["id"], paper);
+    assert_eq!(label["label"]["verdict"], "maybe");
+    assert_eq!(label["shownVerdict"], "maybe");
+    assert_eq!(label["shownScore"], 6.5);
     let cleared = invoke(
         &window,
         "paper_label",
         json!({"params": {"workspace": root, "paper": paper, "clear": true}}),
     )
     .unwrap();
-    assert!(cleared.is_null());
+    assert!(cleared["label"].is_null());
+    assert!(
+        cleared["shownVerdict"].is_null(),
+        "no result, no label: {cleared}"
+    );
 
     let relative = invoke(
         &window,
