@@ -12,11 +12,12 @@
 //! - a run in which every paper read failed ends [`Ended::Failed`] with the
 //!   cause, never as a run that found nothing.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::Budget;
@@ -95,7 +96,7 @@ pub async fn read_many<W, T, F, Fut>(
     jobs: Vec<Job<W>>,
     limits: Limits<'_>,
     read: F,
-    mut settled: impl FnMut(usize, &Result<T, ReadError>),
+    settled: impl FnMut(usize, &Result<T, ReadError>),
 ) -> (Outcomes<T>, Ended)
 where
     W: Send + 'static,
@@ -103,8 +104,39 @@ where
     F: Fn(W) -> Fut,
     Fut: Future<Output = Result<T, ReadError>> + Send + 'static,
 {
+    read_prepared(len, jobs, limits, std::future::ready, read, settled).await
+}
+
+/// [`read_many`] for work that is prepared before its calls (a paper loaded
+/// and split into parts: CPU work): `prepare` runs a few papers ahead, a core
+/// each and in order, while the calls in flight hold the model's slots, so
+/// the next paper is ready when a slot frees.
+pub async fn read_prepared<W, P, T, Prep, PFut, F, Fut>(
+    len: usize,
+    jobs: Vec<Job<W>>,
+    limits: Limits<'_>,
+    prepare: Prep,
+    read: F,
+    mut settled: impl FnMut(usize, &Result<T, ReadError>),
+) -> (Outcomes<T>, Ended)
+where
+    W: Send + 'static,
+    P: Send + 'static,
+    T: Send + 'static,
+    Prep: Fn(W) -> PFut,
+    PFut: Future<Output = P> + Send + 'static,
+    F: Fn(P) -> Fut,
+    Fut: Future<Output = Result<T, ReadError>> + Send + 'static,
+{
     let mut outcomes: Outcomes<T> = (0..len).map(|_| None).collect();
     let slots = Arc::new(Semaphore::new(limits.concurrency.max(1)));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut ahead = Ahead {
+        cores: Arc::new(Semaphore::new(cores)),
+        most: limits.concurrency.max(1) + cores,
+        queue: VecDeque::new(),
+    };
+    let mut jobs = jobs.into_iter();
     let mut set = JoinSet::new();
     let mut ended = None;
     let mut capped = None;
@@ -122,7 +154,11 @@ where
             }
         }
     };
-    for job in jobs {
+    loop {
+        ahead.fill(&mut jobs, &prepare);
+        let Some((index, prompt_tokens, prepared)) = ahead.queue.pop_front() else {
+            break;
+        };
         if limits.cancel.is_cancelled() {
             ended = Some(Ended::Cancelled);
             break;
@@ -138,21 +174,35 @@ where
         while let Some(done) = set.try_join_next() {
             settle(done, &mut outcomes, &mut capped);
         }
-        if let Some(reason) = &capped {
-            ended = Some(Ended::Stopped(reason.clone()));
+        if let Some(reason) = capped.clone().or_else(|| limits.budget.halted()) {
+            ended = Some(Ended::Stopped(reason));
             break;
         }
-        if let Err(over) = limits.budget.check(job.prompt_tokens, limits.max_output) {
+        if let Err(over) = limits.budget.check(prompt_tokens, limits.max_output) {
             ended = Some(Ended::Stopped(over.0));
             break;
         }
-        let work = read(job.work);
-        let index = job.index;
+        let prepared = tokio::select! {
+            _ = limits.cancel.cancelled() => {
+                ended = Some(Ended::Cancelled);
+                break;
+            }
+            prepared = prepared => prepared,
+        };
+        // A preparation that panicked leaves its paper without an outcome.
+        let Ok(prepared) = prepared else { continue };
+        let work = read(prepared);
         set.spawn(async move {
             let outcome = work.await;
             drop(permit);
             (index, outcome)
         });
+    }
+    // Papers prepared ahead and never read are waited for, not aborted: a
+    // preparation is short CPU work that holds what the caller lent it (a
+    // workspace, and its lock), which must be free once the batch returns.
+    for (_, _, preparing) in ahead.queue {
+        let _ = preparing.await;
     }
     while let Some(done) = set.join_next().await {
         settle(done, &mut outcomes, &mut capped);
@@ -164,6 +214,34 @@ where
         .or_else(|| every_read_failed(&outcomes, limits.read_before).map(Ended::Failed))
         .unwrap_or(Ended::Done);
     (outcomes, ended)
+}
+
+/// Papers being prepared ahead of their calls, in order: at most `most`,
+/// each holding one of `cores` while it runs.
+struct Ahead<P> {
+    cores: Arc<Semaphore>,
+    most: usize,
+    queue: VecDeque<(usize, u64, JoinHandle<P>)>,
+}
+
+impl<P: Send + 'static> Ahead<P> {
+    fn fill<W, Prep, PFut>(&mut self, jobs: &mut impl Iterator<Item = Job<W>>, prepare: &Prep)
+    where
+        Prep: Fn(W) -> PFut,
+        PFut: Future<Output = P> + Send + 'static,
+    {
+        while self.queue.len() < self.most {
+            let Some(job) = jobs.next() else { return };
+            let (work, cores) = (prepare(job.work), self.cores.clone());
+            let preparing = tokio::spawn(async move {
+                // Semaphores queue fairly: papers take cores in their order.
+                let _core = cores.acquire_owned().await.ok();
+                work.await
+            });
+            self.queue
+                .push_back((job.index, job.prompt_tokens, preparing));
+        }
+    }
 }
 
 /// The cause, when papers were read and every one failed: the reason most

@@ -5,15 +5,14 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use sha2::{Digest, Sha256};
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::coverage::{Coverage, result_key};
-use crate::agent::budget::OverBudget;
 use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
 use crate::review::dual::Slot;
 use crate::review::error::write_failed;
+use crate::review::reading::batch::{self, Ended, Job, Limits, read_prepared};
+use crate::review::reading::chunks::Chunk;
 use crate::review::reading::{PaperInput, Reader, Reading};
 use crate::review::{
     EngineKind, PaperResult, Provenance, ReviewSpec, Verdict, failures, paper_text,
@@ -90,42 +89,25 @@ impl ReviewDomain {
         }))
     }
 
-    /// Whether reading `ids` could cross a budget cap: their text and the
-    /// reader's instructions in, an answer per paper out.
-    pub fn batch_fits(&self, ids: &[String]) -> Result<(), OverBudget> {
-        let papers: Vec<PaperRecord> = {
-            let coverage = self.coverage();
-            ids.iter()
-                .filter_map(|id| {
-                    coverage
-                        .readable
-                        .get(&PaperId(id.trim().to_owned()))
-                        .cloned()
-                })
-                .filter(|p| !coverage.done.contains(&p.id))
-                .collect()
-        };
-        let mut input = 0u64;
-        for paper in &papers {
-            // The text file's size in bytes is within a small factor of its
-            // tokens; four bytes a token, plus the reader's instructions.
-            let bytes = crate::review::paper_text::text_path(&paper.id)
-                .ok()
-                .and_then(|p| self.ws.entry(&p).ok())
-                .map_or(0, |e| e.size);
-            input += bytes / 4 + 1_000;
-        }
-        self.budget
-            .check(input, papers.len() as u64 * self.reader.max_output_tokens())
+    /// A paper's prompt tokens for the batch's cap check: its text at three
+    /// bytes a token (what a call holds against the caps), plus the reader's
+    /// instructions.
+    fn prompt_tokens(&self, id: &PaperId) -> u64 {
+        let bytes = crate::review::paper_text::text_path(id)
+            .ok()
+            .and_then(|p| self.ws.entry(&p).ok())
+            .map_or(0, |e| e.size);
+        bytes / 3 + 1_000
     }
 
     pub fn coverage(&self) -> MutexGuard<'_, Coverage> {
         self.coverage.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Read the papers `ids` (up to the reader's concurrency at once), write
-    /// each result to its file, and say how each went, in order.
-    pub async fn read_batch(self: &Arc<Self>, ids: &[String], by: CoveredBy) -> Vec<BatchLine> {
+    /// Read the papers `ids` through the batch reader (up to the reader's
+    /// concurrency at once, each checked against the caps), write each result
+    /// to its file, and say how each went, in order, and how the batch ended.
+    pub async fn read_batch(self: &Arc<Self>, ids: &[String], by: CoveredBy) -> BatchRead {
         let mut outcomes: Vec<Option<BatchOutcome>> = vec![None; ids.len()];
         let mut todo: Vec<(usize, PaperRecord)> = Vec::new();
         {
@@ -147,52 +129,108 @@ impl ReviewDomain {
                 outcomes[i] = skipped.map(BatchOutcome::Skipped);
             }
         }
-        let gates = Gates {
-            // Planning is CPU work: a core each, in batch order, so the first
-            // papers are ready first.
-            plan: Arc::new(Semaphore::new(
-                std::thread::available_parallelism().map_or(2, |n| n.get()),
-            )),
-            call: Arc::new(Semaphore::new(self.reader.concurrency())),
-        };
-        let mut set = JoinSet::new();
-        for (i, paper) in todo {
-            let domain = self.clone();
-            let gates = gates.clone();
-            self.events.emit(RunEvent::PaperStatus {
-                paper: paper.id.0.clone(),
-                phase: PaperPhase::Queued,
-                detail: None,
-            });
-            set.spawn(async move { (i, domain.read_one(&paper, by, gates).await) });
-        }
-        while let Some(joined) = set.join_next().await {
-            if let Ok((i, outcome)) = joined {
-                outcomes[i] = Some(outcome);
-            }
-        }
-        outcomes
+        let jobs: Vec<Job<PaperRecord>> = todo
             .into_iter()
-            .zip(ids)
-            .map(|(outcome, id)| BatchLine {
-                id: id.trim().to_owned(),
-                outcome: outcome.unwrap_or(BatchOutcome::Incomplete),
+            .map(|(index, paper)| {
+                self.events.emit(RunEvent::PaperStatus {
+                    paper: paper.id.0.clone(),
+                    phase: PaperPhase::Queued,
+                    detail: None,
+                });
+                Job {
+                    index,
+                    prompt_tokens: self.prompt_tokens(&paper.id),
+                    work: paper,
+                }
             })
-            .collect()
+            .collect();
+        let limits = Limits {
+            concurrency: self.reader.concurrency(),
+            budget: &self.budget,
+            max_output: self.reader.max_output_tokens(),
+            cancel: &self.cancel,
+            read_before: 0,
+        };
+        let prepare = |paper: PaperRecord| {
+            let domain = self.clone();
+            async move {
+                let prepared = domain.prepare(&paper).await;
+                (paper, prepared)
+            }
+        };
+        let read = |(paper, prepared): (PaperRecord, Result<Prepared, ReadFailure>)| {
+            let domain = self.clone();
+            async move { domain.read_one(&paper, prepared, by).await }
+        };
+        let (read, ended) = read_prepared(ids.len(), jobs, limits, prepare, read, |_, _| {}).await;
+        let lines = outcomes
+            .into_iter()
+            .zip(read)
+            .zip(ids)
+            .map(|((skipped, read), id)| {
+                let id = id.trim().to_owned();
+                let outcome = match (skipped, read) {
+                    (Some(skipped), _) => skipped,
+                    (None, Some(Ok(outcome))) => outcome,
+                    (None, Some(Err(e))) => BatchOutcome::Failed {
+                        attempts: 0,
+                        reason: e.reason,
+                    },
+                    // Named and never read: open again, for a resume.
+                    (None, None) => {
+                        self.coverage().reading.remove(&PaperId(id.clone()));
+                        self.unread(&ended)
+                    }
+                };
+                BatchLine { id, outcome }
+            })
+            .collect();
+        BatchRead { lines, ended }
     }
 
-    /// Read one paper, holding a call slot of the batch's `gates` for its
-    /// model calls only: loading and planning it happen before, while other
-    /// papers' calls are in flight, and writing its result after, so neither
-    /// keeps the next paper waiting.
+    /// Why a paper of a batch that ended `ended` was not read.
+    fn unread(&self, ended: &Ended) -> BatchOutcome {
+        match ended {
+            Ended::Cancelled => BatchOutcome::Cancelled,
+            Ended::Stopped(reason) if self.budget.halted().is_some() => {
+                BatchOutcome::NotSaved(reason.clone())
+            }
+            Ended::Stopped(reason) => BatchOutcome::Capped(reason.clone()),
+            Ended::Done | Ended::Failed(_) => BatchOutcome::Incomplete,
+        }
+    }
+
+    /// Load a paper's text and split it into the reader's parts: CPU work,
+    /// done while other papers' calls are in flight.
+    async fn prepare(&self, paper: &PaperRecord) -> Result<Prepared, ReadFailure> {
+        let (ws, id, reader) = (self.ws.clone(), paper.id.clone(), self.reader.clone());
+        let (title, spec) = (paper.title.clone(), self.spec.clone());
+        tokio::task::spawn_blocking(move || {
+            let pages = paper_text::load(&ws, &id)
+                .map_err(ReadFailure::from)?
+                .unwrap_or_default();
+            let plan = reader.plan(&PaperInput::for_review(&spec, title.as_deref(), &pages));
+            Ok::<_, ReadFailure>(Prepared { pages, plan })
+        })
+        .await
+        .map_err(ReadFailure::from)?
+    }
+
+    /// Read one prepared paper (the batch reader holds a model slot for it)
+    /// and keep its result: a refusal for a cap is the batch's end, not an
+    /// outcome of the paper.
     async fn read_one(
         self: &Arc<Self>,
         paper: &PaperRecord,
+        prepared: Result<Prepared, ReadFailure>,
         by: CoveredBy,
-        gates: Gates,
-    ) -> BatchOutcome {
+    ) -> Result<BatchOutcome, batch::ReadError> {
         let id = paper.id.clone();
-        match self.read_and_save(paper, by, gates).await {
+        let read = match prepared {
+            Ok(prepared) => self.read_and_save(paper, prepared, by).await,
+            Err(e) => Err(e),
+        };
+        Ok(match read {
             Ok((result, reading)) => {
                 let mut coverage = self.coverage();
                 coverage.reading.remove(&id);
@@ -246,88 +284,59 @@ impl ReviewDomain {
                 // Not the paper's failure either: a cap stops the run under
                 // it, and the paper stays open for a resume with more room.
                 self.coverage().reading.remove(&id);
-                BatchOutcome::Capped(reason)
+                return Err(batch::ReadError::new(code, reason));
             }
-            Err(ReadFailure { code, reason, .. }) => {
-                let attempts = {
-                    let mut coverage = self.coverage();
-                    coverage.reading.remove(&id);
-                    let entry = coverage
-                        .failed
-                        .entry(id.clone())
-                        .or_insert((0, String::new()));
-                    entry.0 += 1;
-                    entry.1 = reason.clone();
-                    entry.0
-                };
-                // A second or third reading that fails leaves the paper's
-                // first reading standing: only the run's account counts it.
-                if self.slot != Slot::First {
-                    self.events.emit(RunEvent::PaperStatus {
-                        paper: id.0.clone(),
-                        phase: PaperPhase::Failed,
-                        detail: Some(reason.clone()),
-                    });
-                    return BatchOutcome::Failed { attempts, reason };
-                }
-                // The failure is on record for the report, `--json` and the
-                // app until a later read succeeds.
-                let failure = failures::PaperFailure {
-                    code,
-                    reason: reason.clone(),
-                    model: Some(self.reader.model().to_owned()),
-                    attempts,
-                    at: now_rfc3339(),
-                };
-                let (ws, paper_id) = (self.ws.clone(), id.clone());
-                let saved =
-                    tokio::task::spawn_blocking(move || failures::save(&ws, &paper_id, &failure))
-                        .await;
-                if let Ok(Err(e)) = saved {
-                    tracing::warn!(paper = %id.0, error = %e, "could not record why the paper failed");
-                    self.budget.halt(write_failed(&e.to_string()));
-                }
-                self.events.emit(RunEvent::PaperStatus {
-                    paper: id.0.clone(),
-                    phase: PaperPhase::Failed,
-                    detail: Some(reason.clone()),
-                });
-                BatchOutcome::Failed { attempts, reason }
+            Err(ReadFailure { code, reason, .. }) => self.failed(&id, code, reason).await,
+        })
+    }
+
+    /// Count a paper's failed read, and keep it on record (a first reading's).
+    async fn failed(&self, id: &PaperId, code: String, reason: String) -> BatchOutcome {
+        let attempts = {
+            let mut coverage = self.coverage();
+            coverage.reading.remove(id);
+            let entry = coverage
+                .failed
+                .entry(id.clone())
+                .or_insert((0, String::new()));
+            entry.0 += 1;
+            entry.1 = reason.clone();
+            entry.0
+        };
+        // A second or third reading that fails leaves the paper's first
+        // reading standing: only the run's account counts it.
+        if self.slot == Slot::First {
+            // The failure is on record for the report, `--json` and the app
+            // until a later read succeeds.
+            let failure = failures::PaperFailure {
+                code,
+                reason: reason.clone(),
+                model: Some(self.reader.model().to_owned()),
+                attempts,
+                at: now_rfc3339(),
+            };
+            let (ws, paper_id) = (self.ws.clone(), id.clone());
+            let saved =
+                tokio::task::spawn_blocking(move || failures::save(&ws, &paper_id, &failure)).await;
+            if let Ok(Err(e)) = saved {
+                tracing::warn!(paper = %id.0, error = %e, "could not record why the paper failed");
+                self.budget.halt(write_failed(&e.to_string()));
             }
         }
+        self.events.emit(RunEvent::PaperStatus {
+            paper: id.0.clone(),
+            phase: PaperPhase::Failed,
+            detail: Some(reason.clone()),
+        });
+        BatchOutcome::Failed { attempts, reason }
     }
 
     async fn read_and_save(
         &self,
         paper: &PaperRecord,
+        Prepared { pages, plan }: Prepared,
         by: CoveredBy,
-        gates: Gates,
     ) -> Result<(PaperResult, Reading), ReadFailure> {
-        if self.cancel.is_cancelled() {
-            return Err(ReadFailure::new("cancelled", "the run was cancelled"));
-        }
-        if let Some(reason) = self.budget.halted() {
-            return Err(ReadFailure::unsaved(reason));
-        }
-        let (pages, plan) = {
-            let _planning = gates.plan.acquire().await.ok();
-            let (ws, id, reader) = (self.ws.clone(), paper.id.clone(), self.reader.clone());
-            let (title, spec) = (paper.title.clone(), self.spec.clone());
-            tokio::task::spawn_blocking(move || {
-                let pages = paper_text::load(&ws, &id)
-                    .map_err(ReadFailure::from)?
-                    .unwrap_or_default();
-                let plan = reader.plan(&PaperInput::for_review(&spec, title.as_deref(), &pages));
-                Ok::<_, ReadFailure>((pages, plan))
-            })
-            .await
-            .map_err(ReadFailure::from)??
-        };
-        let permit = gates.call.acquire().await.ok();
-        // The run may have been halted while this paper waited for a slot.
-        if let Some(reason) = self.budget.halted() {
-            return Err(ReadFailure::unsaved(reason));
-        }
         self.events.emit(RunEvent::PaperStatus {
             paper: paper.id.0.clone(),
             phase: PaperPhase::Reading,
@@ -339,9 +348,7 @@ impl ReviewDomain {
             Ok(plan) => self.reader.read_planned(&input, plan).await,
             Err(e) => Err(e),
         }
-        .map_err(|e| ReadFailure::new(e.code(), e.to_string()));
-        drop(permit);
-        let reading = reading?;
+        .map_err(|e| ReadFailure::new(e.code(), e.to_string()))?;
         let answer = reading.answer.clone();
         let result = PaperResult {
             summary: answer.summary.into_iter().take(5).collect(),
@@ -436,11 +443,17 @@ impl From<tokio::task::JoinError> for ReadFailure {
     }
 }
 
-/// A batch's slots: for planning papers (CPU) and for their model calls.
-#[derive(Clone)]
-struct Gates {
-    plan: Arc<Semaphore>,
-    call: Arc<Semaphore>,
+/// A paper loaded and split into the reader's parts, ready for its calls.
+struct Prepared {
+    pages: Vec<String>,
+    plan: Result<Vec<Chunk>, crate::review::reading::ReadError>,
+}
+
+/// How a batch read went: each paper named, in order, and how it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchRead {
+    pub lines: Vec<BatchLine>,
+    pub ended: Ended,
 }
 
 /// How one paper of a batch went.

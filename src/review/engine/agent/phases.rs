@@ -17,6 +17,7 @@ use super::{
 use crate::agent::{AgentSet, RunStats, Runtime, RuntimeError, TaskGraph, TaskOutcome, TaskState};
 use crate::review::dual::{self, Policy, Slot};
 use crate::review::protocol::ProtocolFile;
+use crate::review::reading::batch::Ended;
 use crate::review::{Outcome, PaperResult, ReviewSpec};
 use crate::workspace::{PaperFile, PaperId, Workspace, WsPath, layout};
 
@@ -155,10 +156,10 @@ impl<'a> Pass<'a> {
             if self.engine.cancel.is_cancelled() {
                 return Ok(Outcome::Cancelled);
             }
-            if let Err(over) = self.domain.batch_fits(batch) {
-                return Ok(Outcome::Stopped(over.0));
+            let read = self.domain.read_batch(batch, CoveredBy::Pilot).await;
+            if let Ended::Stopped(reason) = read.ended {
+                return Ok(Outcome::Stopped(reason));
             }
-            self.domain.read_batch(batch, CoveredBy::Pilot).await;
         }
         if self.engine.cancel.is_cancelled() {
             return Ok(Outcome::Cancelled);
@@ -356,7 +357,8 @@ impl<'a> Pass<'a> {
 }
 
 /// Read every open paper of `domain`, batch by batch, until none is open,
-/// the run is cancelled, or a batch could cross a cap.
+/// the run is cancelled, or a cap (or a workspace that cannot be written)
+/// stops a batch.
 async fn sweep(domain: &Arc<ReviewDomain>, by: CoveredBy) -> Outcome {
     let cancel = &domain.cancel;
     loop {
@@ -370,10 +372,10 @@ async fn sweep(domain: &Arc<ReviewDomain>, by: CoveredBy) -> Outcome {
             break;
         }
         for batch in open.chunks(domain.batch_max) {
-            if let Err(over) = domain.batch_fits(batch) {
-                return Outcome::Stopped(over.0);
+            let read = domain.read_batch(batch, by).await;
+            if let Ended::Stopped(reason) = read.ended {
+                return Outcome::Stopped(reason);
             }
-            domain.read_batch(batch, by).await;
         }
     }
     if cancel.is_cancelled() {

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::domain::{BatchLine, BatchOutcome, CoveredBy, ReviewDomain};
+use crate::review::reading::batch::Ended;
 use crate::review::{PaperResult, Verdict, labels, paper_text};
 use crate::tools::{Tool, ToolContext, ToolError, parse_args};
 use crate::workspace::{PaperFile, PaperId};
@@ -178,12 +179,22 @@ impl Tool for ReadPapers {
                     .into(),
             );
         }
-        if let Err(over) = self.0.batch_fits(&ids) {
-            return Err(ToolError::exhausted(over.0));
+        let read = self.0.read_batch(&ids, CoveredBy::Agent).await;
+        let none_read = !read
+            .lines
+            .iter()
+            .any(|line| matches!(line.outcome, BatchOutcome::Scored { .. }));
+        match read.ended {
+            // A cap stopped the batch before it read anything: the step
+            // cannot go on, which the runtime hears as an exhausted budget.
+            Ended::Stopped(reason) if none_read && self.0.budget.halted().is_none() => {
+                Err(ToolError::exhausted(reason))
+            }
+            _ => {
+                let open = self.0.coverage().open().len();
+                Ok(digest(&read.lines, open))
+            }
         }
-        let lines = self.0.read_batch(&ids, CoveredBy::Agent).await;
-        let open = self.0.coverage().open().len();
-        Ok(digest(&lines, open))
     }
 }
 
