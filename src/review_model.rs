@@ -165,6 +165,11 @@ pub struct Provenance {
     pub model: Option<String>,
     /// Hash of the inputs that decide the result; equal hash = up to date.
     pub input_hash: String,
+    /// The fingerprint of the review's inputs the result was made under
+    /// (question, criteria, protocol, engine, prompt version): a result
+    /// whose fingerprint is not the current one is stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<String>,
     pub extractor: Option<String>,
     pub started_at: String,
     pub finished_at: String,
@@ -200,6 +205,7 @@ impl Provenance {
             engine,
             model,
             input_hash,
+            inputs: None,
             extractor,
             started_at,
             finished_at,

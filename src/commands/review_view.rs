@@ -94,6 +94,9 @@ pub struct PaperRow {
     pub failure: Option<PaperFailure>,
     /// Its two independent readings disagreed (dual reading).
     pub disagreed: bool,
+    /// Why its reading is stale (made under an earlier question, protocol,
+    /// engine or model): it counts nowhere until the paper is read again.
+    pub stale: Option<String>,
 }
 
 /// The detail pane's paper.
@@ -115,6 +118,9 @@ pub struct PaperDetail {
     pub third_reading: Option<PaperResult>,
     /// The dual-reading policy the readings were reconciled under.
     pub policy: Option<Policy>,
+    /// The reading made under earlier inputs, when it is stale (`paper.stale`
+    /// says why): shown as such, never as the review's.
+    pub stale_reading: Option<PaperResult>,
 }
 
 /// The review in `workspace`, with every paper.
@@ -152,7 +158,10 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         let ws = Workspace::open_read_only(&workspace)?;
         let record = find_paper(&ws, &paper)?;
         let verdicts = Verdicts::load(&ws)?;
-        let (result, readings) = verdicts.shown(&ws, &record.id, result_of(&ws, &record.id)?)?;
+        let read = result_of(&ws, &record.id)?;
+        let stale = read.as_ref().and_then(|r| verdicts.stale(r));
+        let stale_reading = read.clone().filter(|_| stale.is_some());
+        let (result, readings) = verdicts.shown(&ws, &record.id, read)?;
         let label = labels::load(&ws, &record.id)?;
         let failure = match &result {
             None if record.status.is_readable() => failures::load(&ws, &record.id)?,
@@ -163,11 +172,13 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
             result.as_ref().map(|r| ResultHead {
                 score: r.score,
                 verdict: r.verdict,
+                provenance: Default::default(),
             }),
             label,
             failure,
         );
         paper.disagreed = readings.as_ref().is_some_and(|r| r.disagreed);
+        paper.stale = stale;
         Ok(PaperDetail {
             paper,
             meta: record.meta.clone(),
@@ -176,6 +187,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
             second_reading: readings.as_ref().and_then(|r| r.second.clone()),
             third_reading: readings.and_then(|r| r.third),
             policy: verdicts.dual.map(|d| d.policy),
+            stale_reading,
         })
     })
     .await
@@ -390,7 +402,9 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
     let verdicts = Verdicts::load(ws)?;
     crate::blocking::on_every_core(records, |record| {
         let record = corrections::corrected_paper(ws, record.clone())?;
-        let (head, readings) = verdicts.shown(ws, &record.id, result_head_of(ws, &record.id)?)?;
+        let read = result_head_of(ws, &record.id)?;
+        let stale = read.as_ref().and_then(|r| verdicts.stale(r));
+        let (head, readings) = verdicts.shown(ws, &record.id, read)?;
         let disagreed = readings.is_some_and(|r| r.disagreed);
         let label = labels::load(ws, &record.id)?;
         // Only a readable paper with no result can have failed: the rest
@@ -401,6 +415,7 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
         };
         let mut row = row(&record, head, label, failure);
         row.disagreed = disagreed;
+        row.stale = stale;
         Ok(row)
     })
 }
@@ -430,13 +445,14 @@ fn row(
         pages: record.pages,
         ocr: record.ocr,
         duplicates: record.duplicates.len(),
-        score: result.map(|r| r.score),
-        verdict: result.map(|r| r.verdict),
+        score: result.as_ref().map(|r| r.score),
+        verdict: result.as_ref().map(|r| r.verdict),
         shown_score: shown.0,
         shown_verdict: shown.1,
         label,
         failure,
         disagreed: false,
+        stale: None,
     }
 }
 

@@ -382,11 +382,16 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
     blocking(move || {
         let ws = Workspace::open(&params.workspace)?;
         let paper = paper_by_prefix(&ws, &params.paper)?;
+        let task = ws.task()?;
         let label = Label {
             verdict: params.verdict,
             score: params.score,
             note: params.note,
             at: crate::workspace::records::now_rfc3339(),
+            question: task
+                .question
+                .as_deref()
+                .map(|q| crate::review::inputs::question_key(q, &task.criteria)),
         };
         save(&ws, &paper, &label)?;
         Ok(label)

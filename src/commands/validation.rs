@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::{CommandError, ErrorKind};
 use crate::blocking::blocking;
 use crate::review::EngineKind;
+use crate::review::inputs::InputsFile;
 use crate::review::outputs::ReviewFiles;
 use crate::review::report::title_of;
 use crate::review::validation::{self, Assessment, ValidationFile};
@@ -85,7 +86,9 @@ pub async fn validate(params: ValidateParams) -> Result<ValidationView, CommandE
                     "this workspace has no review yet; run one before validating it",
                 )
             })?;
+        let inputs = InputsFile::load(&ws)?;
         let mut file = ValidationFile::load(&ws)?;
+        file.follow(&inputs);
         if let Some(target) = params.target {
             file.target = Some(target);
         }
@@ -96,10 +99,11 @@ pub async fn validate(params: ValidateParams) -> Result<ValidationView, CommandE
         }
         if params.reset {
             file.applied = None;
+            file.stale_applied = None;
         }
         if params.apply {
             let files = ReviewFiles::read(&ws, engine)?;
-            if validation::apply(&files.results, &files.labels, &mut file).is_none() {
+            if validation::apply(&files.results, &files.labels, &mut file, &inputs).is_none() {
                 return Err(CommandError::invalid(
                     "too_few_labels",
                     format!(

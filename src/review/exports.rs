@@ -348,6 +348,7 @@ mod tests {
             papers,
             results,
             date: "2026-11-30T10:00:00Z",
+            stale: &BTreeMap::new(),
             model: None,
             synthesis: None,
             labels,
@@ -377,6 +378,7 @@ mod tests {
                 score: Some(7.0),
                 note: Some("the baseline, \"v2\", everyone compares with".into()),
                 at: "2026-11-30T10:00:00Z".into(),
+                question: None,
             },
         );
 

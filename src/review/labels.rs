@@ -19,6 +19,11 @@ pub struct Label {
     #[serde(default)]
     pub note: Option<String>,
     pub at: String,
+    /// The key of the question (and criteria) the label was given under
+    /// ([`super::inputs::question_key`]); none on labels from before it was
+    /// kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
 }
 
 /// The paper's label, if the researcher gave one.

@@ -11,6 +11,7 @@ mod error;
 pub mod estimate;
 pub mod exports;
 pub mod failures;
+pub mod inputs;
 pub mod labels;
 pub mod outputs;
 pub mod paper_text;

@@ -82,6 +82,9 @@ pub struct ReviewFiles {
     pub table: Option<super::table::TableView>,
     /// The questions the researcher put in the report, oldest first.
     pub asks: Vec<super::ask::AskRecord>,
+    /// Papers whose reading is stale (made under earlier inputs), with why:
+    /// not in `results`.
+    pub stale: BTreeMap<PaperId, String>,
 }
 
 impl ReviewFiles {
@@ -103,13 +106,12 @@ impl ReviewFiles {
             engine,
             protocol: None,
         };
-        let model = results.values().find_map(|r| r.provenance.model.clone());
         let undriven = ws
             .runs()?
             .last()
             .map(|run| run.undriven.clone())
             .unwrap_or_default();
-        Self::assemble(ws, spec, results, model, undriven)
+        Self::assemble(ws, spec, results, None, undriven)
     }
 
     /// The outputs of a run that just ended: its results, model and undriven
@@ -129,6 +131,8 @@ impl ReviewFiles {
         if spec.engine != EngineKind::Agent {
             verdicts.dual = None;
         }
+        let stale = verdicts.take_stale(ws, &papers, &mut results)?;
+        let model = model.or_else(|| results.values().find_map(|r| r.provenance.model.clone()));
         let dual = verdicts.show_all(ws, &mut results)?;
         let validation = verdicts.validation;
         let table = table_of(ws, &papers, &results)?;
@@ -147,6 +151,7 @@ impl ReviewFiles {
             dual,
             table,
             asks,
+            stale,
             undriven,
             spec,
             papers,
@@ -211,6 +216,7 @@ impl ReviewFiles {
             protocol: self.protocol.as_ref(),
             table: self.table.as_ref(),
             asks: &self.asks,
+            stale: &self.stale,
             dual: self
                 .dual
                 .as_ref()

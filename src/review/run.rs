@@ -18,6 +18,7 @@ use super::engine::EngineRun;
 use super::engine::agent::AgentReport;
 use super::enrich::{EnrichOutcome, enrich_papers};
 use super::failures::PaperFailure;
+use super::inputs::{Inputs, InputsFile};
 use super::source::{canonical_source, register_papers};
 use super::{PaperResult, ReviewError, ReviewSpec, ReviewStatus, Verdict, paper_text, report};
 use crate::agent::{EventSink, PaperPhase, RunEvent};
@@ -29,7 +30,7 @@ use crate::scholar::Lookup;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{
     PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
-    TaskStatus, Workspace, WorkspaceId, layout,
+    TaskStatus, Workspace, WorkspaceId, WsPath, layout,
 };
 
 /// What to review and how.
@@ -79,6 +80,9 @@ pub struct PaperLine {
     /// Why a readable paper has no score: the model could not read it (the
     /// reason it gave), or the run stopped before it. None when scored.
     pub not_scored: Option<String>,
+    /// Why its reading is stale (made under earlier inputs), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 /// Review `request.source` in `request.workspace`: register and extract the
@@ -94,8 +98,9 @@ pub async fn run_review(
     {
         let (ws, spec) = (workspace.clone(), request.spec.clone());
         let dual = dual_of(&request.engine);
+        let model = model_of(&request.engine);
         blocking(move || {
-            record_start(&ws, &spec)?;
+            record_start(&ws, &spec, model.as_deref())?;
             record_dual(&ws, dual)
         })
         .await?;
@@ -291,13 +296,30 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
 }
 
 /// The task now runs, for this question and these criteria.
-fn record_start(ws: &Workspace, spec: &ReviewSpec) -> Result<(), ReviewError> {
+fn record_start(ws: &Workspace, spec: &ReviewSpec, model: Option<&str>) -> Result<(), ReviewError> {
+    if InputsFile::record(ws, Inputs::new(spec, model))? {
+        // The synthesis was written for the previous inputs: it is no
+        // synthesis of this review's (and while it stood, the writer would
+        // not write one). This run writes it again.
+        let synthesis = WsPath::parse(layout::SYNTHESIS_FILE)?;
+        if ws.entry(&synthesis).is_ok() {
+            ws.remove_file(&synthesis)?;
+        }
+    }
     let mut task = ws.task()?;
     task.question = Some(spec.question.clone());
     task.criteria = spec.criteria.clone();
     task.status = TaskStatus::Running;
     task.updated_at = now_rfc3339();
     Ok(ws.save_task(&task)?)
+}
+
+/// The model an agent run reads with.
+fn model_of(engine: &EngineSetup) -> Option<String> {
+    match engine {
+        EngineSetup::Agent(setup) => Some(setup.provider.settings().model.clone()),
+        _ => None,
+    }
 }
 
 /// The dual reading a run asks for: its policy and second model.
@@ -422,7 +444,7 @@ fn write_report(
             None => spec.engine.label().to_owned(),
         },
         counts,
-        papers: paper_lines(&files.papers, &files.results, &files.failures),
+        papers: paper_lines(&files.papers, &files.results, &files.failures, &files.stale),
         agent,
         status,
         lookups: None,
@@ -461,6 +483,7 @@ fn paper_lines(
     papers: &[PaperRecord],
     results: &BTreeMap<PaperId, PaperResult>,
     failures: &BTreeMap<PaperId, PaperFailure>,
+    stale: &BTreeMap<PaperId, String>,
 ) -> Vec<PaperLine> {
     let mut lines = Vec::new();
     for p in papers {
@@ -475,11 +498,13 @@ fn paper_lines(
             score: result.map(|r| r.score),
             verdict: result.map(|r| r.verdict),
             not_scored: (p.status.is_readable() && result.is_none()).then(|| {
-                failures.get(&p.id).map_or_else(
-                    || "not read: the run stopped before this paper".to_owned(),
-                    |f| f.reason.clone(),
-                )
+                match (stale.get(&p.id), failures.get(&p.id)) {
+                    (Some(why), _) => format!("stale, {why}: read again on the next run"),
+                    (None, Some(f)) => f.reason.clone(),
+                    (None, None) => report::NOT_READ.to_owned(),
+                }
             }),
+            stale: stale.get(&p.id).cloned(),
         });
         for copy in &p.duplicates {
             lines.push(PaperLine {
@@ -492,6 +517,7 @@ fn paper_lines(
                 score: None,
                 verdict: None,
                 not_scored: None,
+                stale: None,
             });
         }
     }

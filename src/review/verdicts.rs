@@ -13,10 +13,11 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::dual::{self, Agreement, DualFile};
+use super::inputs::InputsFile;
 use super::labels;
 use super::validation::ValidationFile;
 use super::{PaperResult, ReviewError, Verdict};
-use crate::workspace::{PaperFile, PaperId, Workspace};
+use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace};
 
 /// A paper's result; `None` when it has none yet. A torn or foreign file
 /// counts as none (the next run writes it again), never as an error.
@@ -24,12 +25,23 @@ pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, Re
     read_result(ws, id)
 }
 
-/// A result's score and verdict only: what a list of many papers needs,
-/// without decoding summaries and quotes.
-#[derive(Clone, Copy, Debug, Deserialize)]
+/// A result's score and verdict only (and what it was made under): what a
+/// list of many papers needs, without decoding summaries and quotes.
+#[derive(Clone, Debug, Deserialize)]
 pub struct ResultHead {
     pub score: f64,
     pub verdict: Verdict,
+    #[serde(default)]
+    pub provenance: Made,
+}
+
+/// What a reading was made under: its inputs' fingerprint and its model.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Made {
+    #[serde(default)]
+    pub inputs: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 pub fn result_head_of(ws: &Workspace, id: &PaperId) -> Result<Option<ResultHead>, ReviewError> {
@@ -55,19 +67,69 @@ pub fn with_label(
     )
 }
 
-/// What every verdict of a review is shown by: its applied cut-offs and its
-/// dual-reading policy, read once for many papers.
+/// What every verdict of a review is shown by: its applied cut-offs, its
+/// dual-reading policy and its current inputs (a stale reading is never
+/// shown as a verdict), read once for many papers.
 pub struct Verdicts {
     pub validation: ValidationFile,
     pub dual: Option<DualFile>,
+    pub inputs: InputsFile,
 }
 
 impl Verdicts {
     pub fn load(ws: &Workspace) -> Result<Self, ReviewError> {
+        let inputs = InputsFile::load(ws)?;
+        let mut validation = ValidationFile::load(ws)?;
+        validation.follow(&inputs);
         Ok(Self {
-            validation: ValidationFile::load(ws)?,
+            validation,
             dual: DualFile::load(ws)?,
+            inputs,
         })
+    }
+
+    /// Why a paper's first reading is stale (made under earlier inputs, or
+    /// by another model); `None` when it is current.
+    pub fn stale<T: HasVerdict>(&self, first: &T) -> Option<String> {
+        let expected = self
+            .inputs
+            .current
+            .as_ref()
+            .and_then(|c| c.model.as_deref());
+        self.stale_by(first, expected)
+    }
+
+    fn stale_by<T: HasVerdict>(&self, reading: &T, model: Option<&str>) -> Option<String> {
+        let made = reading.made();
+        self.inputs
+            .staleness(made.inputs.as_deref(), made.model.as_deref(), model)
+    }
+
+    /// Take the stale results out of `results` (they count nowhere as
+    /// current), and find the stale readings of the other readable papers
+    /// of `papers` (a run hands over only what it made). Returns each stale
+    /// paper with why.
+    pub fn take_stale(
+        &self,
+        ws: &Workspace,
+        papers: &[PaperRecord],
+        results: &mut BTreeMap<PaperId, PaperResult>,
+    ) -> Result<BTreeMap<PaperId, String>, ReviewError> {
+        let mut stale: BTreeMap<PaperId, String> = results
+            .iter()
+            .filter_map(|(id, r)| self.stale(r).map(|why| (id.clone(), why)))
+            .collect();
+        results.retain(|id, _| !stale.contains_key(id));
+        for paper in papers {
+            if !paper.status.is_readable() || results.contains_key(&paper.id) {
+                continue;
+            }
+            let why = result_head_of(ws, &paper.id)?.and_then(|head| self.stale(&head));
+            if let Some(why) = why {
+                stale.insert(paper.id.clone(), why);
+            }
+        }
+        Ok(stale)
     }
 
     /// A paper's first reading as the review shows it (by the applied
@@ -82,13 +144,13 @@ impl Verdicts {
     where
         T: DeserializeOwned + Clone + HasVerdict,
     {
-        let Some(mut first) = first else {
+        let Some(mut first) = first.filter(|f| self.stale(f).is_none()) else {
             return Ok((None, None));
         };
         first.show_by(&self.validation);
         match &self.dual {
             Some(dual) => {
-                let readings = reconcile_paper(ws, id, dual.policy, &self.validation, first)?;
+                let readings = reconcile_paper(ws, id, self, dual, first)?;
                 Ok((Some(readings.shown.clone()), Some(readings)))
             }
             None => Ok((Some(first), None)),
@@ -119,6 +181,8 @@ impl Verdicts {
             return Ok(None);
         };
         let (mut seconds, mut thirds) = dual::load_readings(ws, results.keys().cloned())?;
+        seconds.retain(|_, r| self.stale_by(r, file.second_model.as_deref()).is_none());
+        thirds.retain(|_, r| self.stale_by(r, None).is_none());
         self.validation.show_verdicts(&mut seconds);
         self.validation.show_verdicts(&mut thirds);
         let agreement = dual::reconcile(file.policy, results, &seconds, &thirds);
@@ -138,26 +202,30 @@ pub struct PaperReadings<T> {
     pub disagreed: bool,
 }
 
-/// Reconcile one paper's readings (a full result, or its head) under
-/// `policy`.
+/// Reconcile one paper's readings (a full result, or its head) under the
+/// dual file's policy; a stale later reading counts as none.
 fn reconcile_paper<T>(
     ws: &Workspace,
     id: &PaperId,
-    policy: dual::Policy,
-    validation: &ValidationFile,
+    verdicts: &Verdicts,
+    dual: &DualFile,
     first: T,
 ) -> Result<PaperReadings<T>, ReviewError>
 where
     T: serde::de::DeserializeOwned + Clone + HasVerdict,
 {
-    let read = |file: PaperFile| -> Result<Option<T>, ReviewError> {
-        Ok(ws.read_paper_file::<T>(id, file)?.map(|mut r| {
-            r.show_by(validation);
-            r
-        }))
+    let read = |file: PaperFile, model: Option<&str>| -> Result<Option<T>, ReviewError> {
+        Ok(ws
+            .read_paper_file::<T>(id, file)?
+            .filter(|r| verdicts.stale_by(r, model).is_none())
+            .map(|mut r| {
+                r.show_by(&verdicts.validation);
+                r
+            }))
     };
-    let second = read(PaperFile::SecondResult)?;
-    let third = read(PaperFile::TiebreakResult)?;
+    let second = read(PaperFile::SecondResult, dual.second_model.as_deref())?;
+    let third = read(PaperFile::TiebreakResult, None)?;
+    let policy = dual.policy;
     let decided = dual::consensus(
         policy,
         first.verdict(),
@@ -183,6 +251,7 @@ where
 /// A reading's score and verdict, whole or in head only.
 pub trait HasVerdict {
     fn score(&self) -> f64;
+    fn made(&self) -> Made;
     fn verdict_mut(&mut self) -> &mut Verdict;
 
     fn verdict(&self) -> Verdict;
@@ -198,21 +267,35 @@ pub trait HasVerdict {
     }
 }
 
-/// A full result and its head read their score and verdict alike.
-macro_rules! has_verdict {
-    ($($reading:ty),*) => {$(
-        impl HasVerdict for $reading {
-            fn score(&self) -> f64 {
-                self.score
-            }
-            fn verdict(&self) -> Verdict {
-                self.verdict
-            }
-            fn verdict_mut(&mut self) -> &mut Verdict {
-                &mut self.verdict
-            }
+impl HasVerdict for PaperResult {
+    fn score(&self) -> f64 {
+        self.score
+    }
+    fn made(&self) -> Made {
+        Made {
+            inputs: self.provenance.inputs.clone(),
+            model: self.provenance.model.clone(),
         }
-    )*};
+    }
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    fn verdict_mut(&mut self) -> &mut Verdict {
+        &mut self.verdict
+    }
 }
 
-has_verdict!(PaperResult, ResultHead);
+impl HasVerdict for ResultHead {
+    fn score(&self) -> f64 {
+        self.score
+    }
+    fn made(&self) -> Made {
+        self.provenance.clone()
+    }
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    fn verdict_mut(&mut self) -> &mut Verdict {
+        &mut self.verdict
+    }
+}

@@ -42,6 +42,9 @@ pub const PROTOCOL_FILE: &str = "protocol.json";
 pub const PROTOCOL_TEXT_FILE: &str = "protocol.md";
 /// The dual-reading policy a review's papers are read twice under (Quire's).
 pub const DUAL_FILE: &str = "dual.json";
+/// The inputs of the latest run and a few earlier ones: what tells a current
+/// result from a stale one (Quire's).
+pub const INPUTS_FILE: &str = "inputs.json";
 /// Questions asked of the papers: `asks/<id>/ask.json` and `answer.md`, and
 /// `asks/cache/` with each paper's answer to each question (Quire's).
 pub const ASKS_DIR: &str = "asks";
@@ -88,6 +91,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         PROTOCOL_FILE,
         PROTOCOL_TEXT_FILE,
         DUAL_FILE,
+        INPUTS_FILE,
         ASKS_DIR,
         TABLE_DIR,
     ]

@@ -21,6 +21,7 @@ mod reading_layer;
 mod review;
 mod review_outputs;
 mod scholar;
+mod stale;
 mod support;
 mod table;
 mod tools;

@@ -11,7 +11,9 @@ use super::EngineRun;
 use crate::agent::{EventSink, PaperPhase, RunEvent};
 use crate::blocking::blocking;
 use crate::offline;
-use crate::review::{Outcome, PaperResult, Provenance, ReviewError, ReviewSpec, paper_text};
+use crate::review::{
+    Outcome, PaperResult, Provenance, ReviewError, ReviewSpec, inputs, paper_text,
+};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperFile, PaperId, PaperRecord, Workspace};
 
@@ -79,10 +81,20 @@ fn offline_results(
         .collect();
     let findings = offline::review(&spec.question, &spec.criteria, &offline_papers);
     let finished_at = now_rfc3339();
+    let made_under = inputs::fingerprint_of(spec);
     for (paper, f) in readable.iter().zip(findings) {
         if results.contains_key(&paper.id) {
             continue;
         }
+        let mut provenance = Provenance::new(
+            spec.engine,
+            None,
+            input_hash.clone(),
+            paper.extractor.clone(),
+            started_at.to_owned(),
+            finished_at.clone(),
+        );
+        provenance.inputs = Some(made_under.clone());
         let result = PaperResult {
             summary: f.summary,
             key_points: f.key_points,
@@ -91,14 +103,7 @@ fn offline_results(
             rationale: f.rationale,
             evidence: f.evidence,
             criteria: f.criteria,
-            provenance: Provenance::new(
-                spec.engine,
-                None,
-                input_hash.clone(),
-                paper.extractor.clone(),
-                started_at.to_owned(),
-                finished_at.clone(),
-            ),
+            provenance,
             front_matter: None,
         };
         ws.write_paper_file(&paper.id, PaperFile::Result, &result)?;

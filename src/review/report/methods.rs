@@ -34,10 +34,16 @@ fn interval(p: &Proportion) -> String {
 
 /// The sentence on what the researcher's labels show, when there are any.
 fn validation_sentence(a: &Assessment) -> String {
+    let earlier = match a.earlier_labels {
+        0 => String::new(),
+        1 => " 1 label given under an earlier question was not counted.".to_owned(),
+        n => format!(" {n} labels given under an earlier question were not counted."),
+    };
     if a.labelled == 0 {
-        return "The researcher did not label papers to validate the screening, so its accuracy in this review \
-                was not measured."
-            .to_owned();
+        return format!(
+            "The researcher did not label papers under this question to validate the screening, so its accuracy \
+             in this review was not measured.{earlier}"
+        );
     }
     let mut parts = Vec::new();
     if let Some(r) = &a.recall {
@@ -73,7 +79,7 @@ fn validation_sentence(a: &Assessment) -> String {
         )
     };
     format!(
-        "The researcher labelled {} of those screened ({} relevant; a paper labelled maybe counted as relevant){figures}. {support}",
+        "The researcher labelled {} of those screened ({} relevant; a paper labelled maybe counted as relevant){figures}. {support}{earlier}",
         papers(a.labelled),
         a.relevant
     )
@@ -91,6 +97,13 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
         flow.unreadable_total(),
         env!("CARGO_PKG_VERSION")
     );
+    if flow.stale > 0 {
+        text.push_str(&format!(
+            "; {} read under earlier inputs (an earlier question, protocol, engine or model) are not \
+             counted below and await a new reading",
+            papers(flow.stale)
+        ));
+    }
     let started = data
         .results
         .values()

@@ -5,6 +5,8 @@ mod methods;
 mod oversight;
 pub mod prisma;
 mod sections;
+
+pub use sections::NOT_READ;
 pub mod validation;
 
 use std::collections::BTreeMap;
@@ -47,6 +49,9 @@ pub struct ReportData<'a> {
     pub table: Option<&'a crate::review::table::TableView>,
     /// The questions asked of the papers that the researcher put in the report.
     pub asks: &'a [crate::review::ask::AskRecord],
+    /// Papers whose reading was made under earlier inputs, with why: not in
+    /// `results`, counted as not scored until they are read again.
+    pub stale: &'a BTreeMap<PaperId, String>,
 }
 
 /// PRISMA-style flow counts.
@@ -65,6 +70,9 @@ pub struct Counts {
     /// Screened papers with no result: the model could not read them, or
     /// the run stopped first. Screened = included + maybe + excluded + this.
     pub not_scored: usize,
+    /// Of the not scored, those whose reading is stale (made under earlier
+    /// inputs).
+    pub stale: usize,
 }
 
 impl ReportData<'_> {
@@ -87,7 +95,10 @@ impl ReportData<'_> {
                 Some(Verdict::Include) => counts.included += 1,
                 Some(Verdict::Maybe) => counts.maybe += 1,
                 Some(Verdict::Exclude) => counts.excluded += 1,
-                None => counts.not_scored += 1,
+                None => {
+                    counts.not_scored += 1;
+                    counts.stale += usize::from(self.stale.contains_key(&p.id));
+                }
             }
         }
         counts
@@ -357,6 +368,7 @@ pub(crate) mod tests {
             papers: &papers,
             results: &results,
             date: "2026-11-30T10:00:00Z",
+            stale: &BTreeMap::new(),
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),

@@ -48,6 +48,9 @@ pub struct Flow {
     pub screened: usize,
     /// Screened but with no result and no label: no decision yet.
     pub not_scored: usize,
+    /// Of the not scored, those with a stale reading (made under earlier
+    /// inputs): they await a new reading.
+    pub stale: usize,
     /// Excluded by the engine and not checked by the researcher.
     pub excluded_by_automation: usize,
     /// Excluded by the researcher's label.
@@ -107,6 +110,7 @@ impl ReportData<'_> {
                 (None, Some(r)) => (r.verdict, false),
                 (None, None) => {
                     flow.not_scored += 1;
+                    flow.stale += usize::from(self.stale.contains_key(&p.id));
                     continue;
                 }
             };
@@ -165,6 +169,7 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
     rows.extend([
         ("screened", String::new(), flow.screened),
         ("not_scored", String::new(), flow.not_scored),
+        ("not_scored_stale", String::new(), flow.stale),
         (
             "excluded_by_automation",
             String::new(),

@@ -151,8 +151,12 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
     push(
         md,
         &format!(
-            "| Not scored: no result and no label | {} |",
-            flow.not_scored
+            "| Not scored: no result and no label | {}{} |",
+            flow.not_scored,
+            match flow.stale {
+                0 => String::new(),
+                n => format!(" (of which {n} read under earlier inputs, awaiting a new reading)"),
+            }
         ),
     );
     push(
@@ -305,8 +309,12 @@ pub(super) fn push(md: &mut String, line: &str) {
     md.push('\n');
 }
 
-/// Readable papers without a result, each with why: a model's failure on
-/// that paper, or a run that stopped before reaching it.
+/// Why a readable paper with no result, no failure and no stale reading has
+/// none.
+pub const NOT_READ: &str = "not read: the run stopped before this paper";
+
+/// Readable papers without a result, each with why: a stale reading, a
+/// model's failure on that paper, or a run that stopped before reaching it.
 pub(super) fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
     let missing: Vec<&PaperRecord> = data
         .papers
@@ -324,9 +332,10 @@ pub(super) fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
     push(md, "| Paper | Model | Reason |");
     push(md, "|---|---|---|");
     for p in missing {
-        let (model, reason) = match data.failures.get(&p.id) {
-            Some(f) => (f.model.as_deref().unwrap_or("—"), f.reason.as_str()),
-            None => ("—", "not read: the run stopped before this paper"),
+        let (model, reason) = match (data.stale.get(&p.id), data.failures.get(&p.id)) {
+            (Some(why), _) => ("—", format!("stale, {why}: read again on the next run")),
+            (None, Some(f)) => (f.model.as_deref().unwrap_or("—"), f.reason.clone()),
+            (None, None) => ("—", NOT_READ.to_owned()),
         };
         push(
             md,
@@ -334,7 +343,7 @@ pub(super) fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
                 "| {} | {} | {} |",
                 inline(&title_of(p)),
                 inline(model),
-                inline(reason)
+                inline(&reason)
             ),
         );
     }

@@ -12,6 +12,26 @@ pub(super) fn validation_section(md: &mut String, data: &ReportData<'_>) {
     md.push_str(&validation_markdown(&assessment, data));
 }
 
+/// What was made under earlier inputs and counts nowhere below, in words
+/// (empty when nothing was).
+pub fn earlier_inputs(a: &Assessment) -> String {
+    let mut notes = String::new();
+    if let Some(at) = &a.stale_cutoffs {
+        notes.push_str(&format!(
+            "The cut-offs applied {at} were set on the scores of earlier inputs (another question, protocol, \
+             engine or model): they are not in force; apply cut-offs again once the papers are read again.\n\n"
+        ));
+    }
+    if a.earlier_labels > 0 {
+        notes.push_str(&format!(
+            "{} of the researcher's labels were given under an earlier question: they are kept, and counted \
+             in none of the figures below, which are for the current question.\n\n",
+            a.earlier_labels
+        ));
+    }
+    notes
+}
+
 fn proportion(p: Option<Proportion>) -> String {
     match p {
         Some(p) => format!(
@@ -25,6 +45,7 @@ fn proportion(p: Option<Proportion>) -> String {
 /// The section's Markdown for an assessment of this review's papers.
 pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     let mut md = String::from("## Screening validation\n\n");
+    md.push_str(&earlier_inputs(a));
     let cut = a.cutoffs;
     let cutoffs = format!(
         "include from {:.1}, maybe from {:.1}",

@@ -149,7 +149,7 @@ pub const MORE_CAP: usize = 10_000;
 mod tests {
     use super::*;
 
-    use crate::review::validation::tests::judged;
+    use crate::review::validation::tests::judged_paper as judged;
 
     #[test]
     fn calibration_reaches_below_the_lowest_relevant_label_by_their_spread() {

@@ -148,7 +148,7 @@ pub fn wss_at_95(judged: &[Judged]) -> Option<f64> {
 mod tests {
     use super::*;
 
-    use crate::review::validation::tests::judged;
+    use crate::review::validation::tests::judged_paper as judged;
 
     #[test]
     fn the_confusion_matrix_counts_maybe_cut_decisions() {

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::inputs::{Inputs, InputsFile, question_key};
 use super::labels::Label;
 use crate::review_model::{PaperResult, Verdict};
 use crate::workspace::records::now_rfc3339;
@@ -50,6 +51,10 @@ pub struct AppliedCutoffs {
     pub labelled: usize,
     pub relevant: usize,
     pub at: String,
+    /// The fingerprint of the review's inputs whose scores they were set
+    /// on: under other inputs they are not in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<String>,
 }
 
 /// `validation.json`: the sample to label and the cut-offs in force.
@@ -65,6 +70,14 @@ pub struct ValidationFile {
     pub target: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applied: Option<AppliedCutoffs>,
+    /// The key of the current question ([`Self::follow`]): labels given
+    /// under another are not counted.
+    #[serde(skip)]
+    pub question: Option<String>,
+    /// Cut-offs applied under earlier inputs ([`Self::follow`]): on record,
+    /// not in force.
+    #[serde(skip)]
+    pub stale_applied: Option<AppliedCutoffs>,
 }
 
 fn file_path() -> Result<WsPath, WorkspaceError> {
@@ -78,7 +91,40 @@ impl ValidationFile {
     }
 
     pub fn save(&self, ws: &Workspace) -> Result<(), WorkspaceError> {
-        ws.write_json(&file_path()?, self)
+        // Cut-offs set aside by `follow` stay on record: going back to the
+        // inputs they were set under puts them in force again.
+        let mut on_record = self.clone();
+        if on_record.applied.is_none() {
+            on_record.applied = self.stale_applied.clone();
+        }
+        ws.write_json(&file_path()?, &on_record)
+    }
+
+    /// Follow the review's current inputs: cut-offs set on earlier inputs'
+    /// scores are set aside, and only labels given under the current
+    /// question count.
+    pub fn follow(&mut self, inputs: &InputsFile) {
+        let Some(current) = &inputs.current else {
+            return;
+        };
+        self.question = Some(question_key(&current.question, &current.criteria));
+        let fingerprint = current.fingerprint();
+        if self
+            .applied
+            .as_ref()
+            .is_some_and(|a| a.inputs.as_ref().is_some_and(|made| *made != fingerprint))
+        {
+            self.stale_applied = self.applied.take();
+        }
+    }
+
+    /// Whether `label` was given under the current question (a label from
+    /// before the question was kept counts).
+    fn counts(&self, label: &Label) -> bool {
+        match (&self.question, &label.question) {
+            (Some(current), Some(given)) => current == given,
+            _ => true,
+        }
     }
 
     /// The cut-offs verdicts are shown by: the applied ones, else the defaults.
@@ -122,11 +168,13 @@ fn relevant(label: &Label) -> Option<bool> {
 pub fn judged(
     results: &BTreeMap<PaperId, PaperResult>,
     labels: &BTreeMap<PaperId, Label>,
+    file: &ValidationFile,
 ) -> Vec<Judged> {
     results
         .iter()
         .filter_map(|(id, result)| {
-            let relevant = relevant(labels.get(id)?)?;
+            let label = labels.get(id).filter(|l| file.counts(l))?;
+            let relevant = relevant(label)?;
             Some(Judged {
                 id: id.0.clone(),
                 score: result.score,
@@ -161,6 +209,12 @@ pub struct Assessment {
     /// The cut-offs the labels support at the target recall.
     pub proposed: Option<Cutoffs>,
     pub stopping: StoppingRule,
+    /// Labels given under an earlier question: kept (the researcher's),
+    /// counted nowhere in these figures.
+    pub earlier_labels: usize,
+    /// When cut-offs set on earlier inputs' scores were applied: on record,
+    /// not in force.
+    pub stale_cutoffs: Option<String>,
 }
 
 /// Assess the engine on the labelled papers, at the cut-offs in force.
@@ -169,7 +223,7 @@ pub fn assess(
     labels: &BTreeMap<PaperId, Label>,
     file: &ValidationFile,
 ) -> Assessment {
-    let judged = judged(results, labels);
+    let judged = judged(results, labels, file);
     let cutoffs = file.cutoffs();
     let confusion = Confusion::of(&judged, cutoffs.maybe);
     let mut lost: Vec<&Judged> = judged
@@ -199,6 +253,11 @@ pub fn assess(
         lost: lost.into_iter().map(|j| j.id.clone()).collect(),
         proposed: calibrate::supported(&judged, file.target()),
         stopping: calibrate::stopping_rule(&judged, cutoffs.maybe, file.target()),
+        earlier_labels: labels
+            .values()
+            .filter(|l| !file.counts(l) && relevant(l).is_some())
+            .count(),
+        stale_cutoffs: file.stale_applied.as_ref().map(|a| a.at.clone()),
     }
 }
 
@@ -225,8 +284,9 @@ pub fn apply(
     results: &BTreeMap<PaperId, PaperResult>,
     labels: &BTreeMap<PaperId, Label>,
     file: &mut ValidationFile,
+    inputs: &InputsFile,
 ) -> Option<AppliedCutoffs> {
-    let judged = judged(results, labels);
+    let judged = judged(results, labels, file);
     let cutoffs = calibrate::supported(&judged, file.target())?;
     let applied = AppliedCutoffs {
         cutoffs,
@@ -234,17 +294,86 @@ pub fn apply(
         labelled: judged.len(),
         relevant: judged.iter().filter(|j| j.relevant).count(),
         at: now_rfc3339(),
+        inputs: inputs.current.as_ref().map(Inputs::fingerprint),
     };
+    file.stale_applied = None;
     file.applied = Some(applied.clone());
     Some(applied)
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::Judged;
+    use super::*;
+    use crate::review::ReviewSpec;
+    use crate::review_model::EngineKind;
+
+    fn inputs_for(question: &str) -> InputsFile {
+        let spec = ReviewSpec {
+            question: question.into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+            protocol: None,
+        };
+        InputsFile {
+            current: Some(Inputs::new(&spec, None)),
+            earlier: Vec::new(),
+        }
+    }
+
+    fn label(verdict: Verdict, question: Option<&str>) -> Label {
+        Label {
+            verdict: Some(verdict),
+            score: None,
+            note: None,
+            at: "2026-12-03T12:00:00Z".into(),
+            question: question.map(|q| question_key(q, &[])),
+        }
+    }
+
+    #[test]
+    fn labels_of_an_earlier_question_and_cut_offs_of_earlier_inputs_count_for_nothing() {
+        let scored = r#"{"summary":[],"keyPoints":[],"score":8,"verdict":"include","rationale":"r",
+            "evidence":[],"provenance":{"engine":"offline","inputHash":"h","extractor":null,
+            "startedAt":"t","finishedAt":"t"}}"#;
+        let results: BTreeMap<PaperId, PaperResult> = ["a", "b", "c"]
+            .into_iter()
+            .map(|id| (PaperId(id.into()), serde_json::from_str(scored).unwrap()))
+            .collect();
+        let labels: BTreeMap<PaperId, Label> = [
+            ("a", label(Verdict::Include, Some("Q2"))),
+            ("b", label(Verdict::Exclude, Some("Q1"))),
+            // Given before labels kept their question: it counts.
+            ("c", label(Verdict::Include, None)),
+        ]
+        .into_iter()
+        .map(|(id, l)| (PaperId(id.into()), l))
+        .collect();
+        let mut file = ValidationFile {
+            applied: Some(AppliedCutoffs {
+                cutoffs: Cutoffs::DEFAULT,
+                target: 0.95,
+                labelled: 10,
+                relevant: 5,
+                at: "2026-12-01".into(),
+                inputs: inputs_for("Q1").current.map(|c| c.fingerprint()),
+            }),
+            ..ValidationFile::default()
+        };
+        file.follow(&inputs_for("Q2"));
+        let a = assess(&results, &labels, &file);
+        assert_eq!((a.labelled, a.earlier_labels), (2, 1));
+        assert_eq!(a.confusion.false_positive, 0, "Q1's exclude is not judged");
+        assert!(!a.calibrated);
+        assert_eq!(a.stale_cutoffs.as_deref(), Some("2026-12-01"));
+        // Back under the first question, its cut-offs are in force again.
+        let mut again = file.clone();
+        again.applied = again.stale_applied.take();
+        again.follow(&inputs_for("Q1"));
+        assert!(again.applied.is_some() && again.stale_applied.is_none());
+    }
 
     /// A labelled paper for the metric tests.
-    pub(crate) fn judged(score: f64, relevant: bool) -> Judged {
+    pub(crate) fn judged_paper(score: f64, relevant: bool) -> Judged {
         Judged {
             id: format!("{score}-{relevant}"),
             score,

@@ -411,6 +411,24 @@ export class FakePlatform implements Platform {
     this.runEvent(root, { type: "finished", coveredByAgent: Object.keys(first).length, coveredBySweep: 0 });
   }
 
+  /** Each stale paper's old reading. */
+  staleReadings = new Map<string, PaperResult>();
+
+  /**
+   * The review's inputs changed (a new question, say) and no run has read the
+   * papers again: like the core, every reading is stale and counts nowhere.
+   */
+  makeStale(root: string, why: string) {
+    const view = this.review(root);
+    view.papers = view.papers.map((p) => {
+      const old = this.results.get(p.id);
+      if (old === undefined) return p;
+      this.staleReadings.set(p.id, old);
+      this.results.delete(p.id);
+      return { ...p, score: null, verdict: null, stale: why };
+    });
+  }
+
   cancelReview(root: string) {
     this.cancelled.push(root);
     return Promise.resolve(this.runHandlers.has(root));
@@ -435,6 +453,7 @@ export class FakePlatform implements Platform {
       secondReading: readings?.second ?? null,
       thirdReading: null,
       policy: readings === undefined ? null : this.dualPolicy,
+      staleReading: this.staleReadings.get(paper) ?? null,
     });
   }
 
@@ -549,6 +568,8 @@ export class FakePlatform implements Platform {
         lost: relevant.filter((p) => !kept(p)).map((p) => p.id),
         proposed,
         stopping: { target: params.target ?? 0.95, recall, supportsExclusion: false, moreRelevantNeeded: 70 },
+        earlierLabels: 0,
+        staleCutoffs: null,
       },
       toLabel: toLabel.map((id) => ({ id, title: view.papers.find((p) => p.id === id)?.title ?? id })),
       markdown:
@@ -816,6 +837,7 @@ export class FakePlatform implements Platform {
       unreadable: [...unreadable].map(([reason, papers]) => ({ reason, papers })),
       screened: readable.length,
       notScored: decided.filter((d) => d.verdict === null).length,
+      stale: readable.filter((p) => p.stale !== null && p.label?.verdict == null).length,
       excludedByAutomation: automation,
       excludedByResearcher: excludedBy("researcher"),
       reasons: automation > 0 ? [{ reason: "score below the maybe cut-off", papers: automation }] : [],
@@ -888,6 +910,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     shownVerdict: null,
     failure: null,
     disagreed: false,
+    stale: null,
   });
   return {
     root,

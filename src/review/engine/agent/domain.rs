@@ -11,6 +11,7 @@ use super::coverage::{Coverage, result_key};
 use crate::agent::{Budget, EventSink, PaperPhase, RunEvent};
 use crate::review::dual::Slot;
 use crate::review::error::write_failed;
+use crate::review::inputs;
 use crate::review::reading::batch::{self, Ended, Job, Limits, read_prepared};
 use crate::review::reading::chunks::Chunk;
 use crate::review::reading::{PaperInput, Reader, Reading};
@@ -364,6 +365,7 @@ impl ReviewDomain {
                 engine: EngineKind::Agent,
                 model: Some(self.reader.model().to_owned()),
                 input_hash: result_key(paper, &self.spec, &self.fingerprint),
+                inputs: Some(inputs::fingerprint_of(&self.spec)),
                 extractor: paper.extractor.clone(),
                 started_at,
                 finished_at: now_rfc3339(),

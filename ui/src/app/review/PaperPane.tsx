@@ -159,6 +159,13 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           {[row.label.verdict, row.label.score === null ? null : `score ${row.label.score}/10`].filter(Boolean).join(" · ")}
         </p>
       )}
+      {result === null && row.stale !== null && detail.staleReading !== null && (
+        <p class="pane__stale" data-testid="pane-stale">
+          Stale: {row.stale}. Its old reading ({detail.staleReading.score.toFixed(1)}, {detail.staleReading.verdict}
+          {detail.staleReading.provenance.model === null ? "" : `, by ${detail.staleReading.provenance.model}`}) counts
+          nowhere until the paper is read again.
+        </p>
+      )}
       {result === null && row.failure !== null ? (
         <p class="pane__failure" data-testid="pane-failure">
           Could not be scored{row.failure.model === null ? "" : ` by ${row.failure.model}`}: {row.failure.reason}

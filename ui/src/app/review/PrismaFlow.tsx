@@ -58,7 +58,10 @@ function FlowDiagram({ flow }: { flow: Flow }) {
       <div class="prisma__row">
         <Box title="Awaiting a decision" n={flow.maybe + flow.notScored} testId="prisma-awaiting">
           <p class="prisma__detail">Maybe: {count(flow.maybe)}</p>
-          <p class="prisma__detail">Not scored: {count(flow.notScored)}</p>
+          <p class="prisma__detail">
+            Not scored: {count(flow.notScored)}
+            {flow.stale > 0 && ` (${count(flow.stale)} read under earlier inputs, awaiting a new reading)`}
+          </p>
         </Box>
       </div>
       <p class="prisma__stage">Included</p>

@@ -151,6 +151,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
         >
           <option value="any">Any status</option>
           <option value="scored">Scored</option>
+          <option value="stale">Stale: read under earlier inputs</option>
           <option value="unread">Not read yet</option>
           <option value="unreadable">Cannot be read</option>
         </select>

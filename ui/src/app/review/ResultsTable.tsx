@@ -127,7 +127,17 @@ export function ResultsTable({ rows, selected, query, onSort, onSelect }: Result
                     )}
                   </span>
                   <span role="gridcell" class="col-status">
-                    {row.score !== null ? "scored" : row.status === "ok" ? "not read" : row.status.replace("_", " ")}
+                    {row.stale !== null ? (
+                      <span class="stale" title={`Stale: ${row.stale}`}>
+                        stale
+                      </span>
+                    ) : row.score !== null ? (
+                      "scored"
+                    ) : row.status === "ok" ? (
+                      "not read"
+                    ) : (
+                      row.status.replace("_", " ")
+                    )}
                   </span>
                 </div>
               );

@@ -600,6 +600,29 @@ describe("a review that did not finish", () => {
   });
 });
 
+describe("a review whose inputs changed", () => {
+  it("shows every stale paper as stale, counts none of them, and reads them again", async () => {
+    await runToResults();
+    platform.makeStale(ROOT, "made before the question changed");
+    await click("[data-testid=back]");
+    await click("[data-testid=recent-open]");
+    const banner = $("[data-testid=stale]")?.textContent ?? "";
+    expect(banner).toContain("3 papers were read under earlier inputs (made before the question changed)");
+    expect($("[data-testid=results-count]")?.textContent).toContain("0 scored");
+    const rows = all("[data-testid=result-row]");
+    expect(rows.map((r) => r.querySelector(".col-status")?.textContent)).toEqual(["stale", "stale", "stale"]);
+    expect(rows.every((r) => r.querySelector(".verdict") === null)).toBe(true);
+    await act(() => {
+      (rows[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-stale]")?.textContent).toContain("Stale: made before the question changed");
+    expect($("[data-testid=pane-score]")).toBeNull();
+    await click("[data-testid=read-stale]");
+    expect(platform.launches.at(-1)).toMatchObject({ question: "How are query plans optimised?", engine: "offline" });
+  });
+});
+
 describe("the results", () => {
   it("lists every paper best first with a histogram, and opens one's detail", async () => {
     await runToResults();

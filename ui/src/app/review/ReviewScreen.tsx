@@ -217,6 +217,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       view.state === "stopped" ||
       (view.state === "running" && run === undefined));
   const scoredCount = view === null ? 0 : view.papers.filter((p) => p.score !== null).length;
+  const stale = view === null ? [] : view.papers.filter((p) => p.stale !== null);
   return (
     <main class="review-screen" data-testid="review-screen">
       <div class="review-screen__head">
@@ -314,6 +315,17 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
               Resume
             </button>
           )}
+        </div>
+      )}
+      {!interrupted && !running && stale.length > 0 && (
+        <div class="banner" role="status" data-testid="stale">
+          <span>
+            {count(stale.length)} {stale.length === 1 ? "paper was" : "papers were"} read under earlier inputs (
+            {stale[0]?.stale}). They count nowhere (results, report, exports) until they are read again.
+          </span>
+          <button type="button" class="button button--small button--primary" data-testid="read-stale" onClick={resume}>
+            Read them again
+          </button>
         </div>
       )}
       {view !== null && view.state === "pilot" && !running && (

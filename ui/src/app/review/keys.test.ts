@@ -14,6 +14,7 @@ const paper: PaperRow = {
   pages: 1,
   ocr: false,
   disagreed: false,
+  stale: null,
   duplicates: 0,
   score: 5,
   verdict: "maybe",

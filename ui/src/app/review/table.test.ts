@@ -14,6 +14,7 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     reason: null,
     pages: 10,
     disagreed: false,
+    stale: null,
     ocr: false,
     duplicates: 0,
     score: null,

@@ -10,7 +10,7 @@ export interface TableQuery {
   text: string;
   verdict: Verdict | "any";
   /** scored: has a result; unread: readable, no result yet; unreadable: cannot be read. */
-  status: "any" | "scored" | "unread" | "unreadable";
+  status: "any" | "scored" | "stale" | "unread" | "unreadable";
   label: "any" | "labelled" | "unlabelled";
   /** disagree: the two independent readings disagree (dual reading). */
   readers: "any" | "disagree";
@@ -54,6 +54,7 @@ export function titleOf(row: PaperRow): string {
 
 function statusGroup(row: PaperRow): TableQuery["status"] {
   if (row.score !== null) return "scored";
+  if (row.stale !== null) return "stale";
   return READABLE.has(row.status) ? "unread" : "unreadable";
 }
 

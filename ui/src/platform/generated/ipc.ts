@@ -32,7 +32,13 @@ model: string | null,
 /**
  * Hash of the inputs that decide the result; equal hash = up to date.
  */
-inputHash: string, extractor: string | null, startedAt: string, finishedAt: string, 
+inputHash: string, 
+/**
+ * The fingerprint of the review's inputs the result was made under
+ * (question, criteria, protocol, engine, prompt version): a result
+ * whose fingerprint is not the current one is stale.
+ */
+inputs?: string | null, extractor: string | null, startedAt: string, finishedAt: string, 
 /**
  * Hash of the reader's prompt (agent engine).
  */
@@ -114,7 +120,13 @@ export type Label = { verdict: Verdict | null,
 /**
  * 0-10, overriding the engine's score.
  */
-score: number | null, note: string | null, at: string, };
+score: number | null, note: string | null, at: string, 
+/**
+ * The key of the question (and criteria) the label was given under
+ * ([`super::inputs::question_key`]); none on labels from before it was
+ * kept.
+ */
+question?: string | null, };
 
 export type PaperFailure = { 
 /**
@@ -188,7 +200,12 @@ failure: PaperFailure | null,
 /**
  * Its two independent readings disagreed (dual reading).
  */
-disagreed: boolean, };
+disagreed: boolean, 
+/**
+ * Why its reading is stale (made under an earlier question, protocol,
+ * engine or model): it counts nowhere until the paper is read again.
+ */
+stale: string | null, };
 
 export type ReviewView = { root: string, title: string, source: string | null, question: string | null, criteria: Array<string>, state: ReviewState, 
 /**
@@ -228,7 +245,12 @@ thirdReading: PaperResult | null,
 /**
  * The dual-reading policy the readings were reconciled under.
  */
-policy: DualPolicy | null, };
+policy: DualPolicy | null, 
+/**
+ * The reading made under earlier inputs, when it is stale (`paper.stale`
+ * says why): shown as such, never as the review's.
+ */
+staleReading: PaperResult | null, };
 
 /**
  * Whether a review looks its papers up in the scholarly indexes (sending
@@ -473,6 +495,11 @@ unreadable: Array<Unreadable>, screened: number,
  * Screened but with no result and no label: no decision yet.
  */
 notScored: number, 
+/**
+ * Of the not scored, those with a stale reading (made under earlier
+ * inputs): they await a new reading.
+ */
+stale: number, 
 /**
  * Excluded by the engine and not checked by the researcher.
  */
@@ -840,7 +867,17 @@ lost: Array<string>,
 /**
  * The cut-offs the labels support at the target recall.
  */
-proposed: Cutoffs | null, stopping: StoppingRule, };
+proposed: Cutoffs | null, stopping: StoppingRule, 
+/**
+ * Labels given under an earlier question: kept (the researcher's),
+ * counted nowhere in these figures.
+ */
+earlierLabels: number, 
+/**
+ * When cut-offs set on earlier inputs' scores were applied: on record,
+ * not in force.
+ */
+staleCutoffs: string | null, };
 
 /**
  * A paper of the sample still to label: its id and title, never its score
