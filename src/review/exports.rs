@@ -5,8 +5,9 @@
 //! `quire-label:<verdict>` (RIS `KW`, BibTeX `keywords`, both imported as tags
 //! by Zotero and EndNote).
 
+use super::csv_field::cell as csv_cell;
 use super::labels::Label;
-use super::report::{ReportData, csv_cell, title_of};
+use super::report::{ReportData, title_of};
 use crate::workspace::PaperRecord;
 
 /// Every paper of the review in rank order, then the unreadable ones.

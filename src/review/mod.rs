@@ -4,6 +4,7 @@
 
 pub mod ask;
 pub mod corrections;
+mod csv_field;
 pub mod dual;
 pub mod engine;
 pub mod enrich;

@@ -70,6 +70,25 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
         "{}",
         String::from_utf8_lossy(&label.stderr)
     );
+    // And asks the papers the review keeps a question, put in the report.
+    let ws_arg = ws.to_str().unwrap();
+    let asked = quire_await(
+        config,
+        data_dir,
+        &[
+            "ask-papers",
+            ws_arg,
+            "How is a commit made durable?",
+            "--json",
+        ],
+    )
+    .await;
+    let asked = json_of(&asked);
+    assert_eq!(asked["status"], "done", "{asked:#}");
+    assert!(asked["stale"].is_null());
+    let id = asked["id"].as_str().unwrap();
+    let put = quire_await(config, data_dir, &["asks", ws_arg, "--to-report", id]).await;
+    assert!(put.status.success());
 
     // The question changes; a token cap stops the run before any paper is
     // read again, so every result on disk was made for the first question.
@@ -141,6 +160,16 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     let detail = view::paper_detail(ws.clone(), paper).await.unwrap();
     assert!(detail.result.is_none());
     assert!(detail.stale_reading.is_some());
+
+    // The answer over the papers the review kept is marked stale where it
+    // stands in the report, and in the app's history.
+    assert!(
+        report.contains("*Stale: asked before the review's inputs changed"),
+        "{report}"
+    );
+    let history = quire_await(config, data_dir, &["asks", ws_arg, "--json"]).await;
+    let history = json_of(&history);
+    assert!(history[0]["stale"].as_str().is_some(), "{history:#}");
 
     // The label stands as the researcher's; the validation counts it for
     // nothing under the new question, and says so.

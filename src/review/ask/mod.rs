@@ -24,6 +24,7 @@ pub mod run;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::review::inputs::InputsFile;
 use crate::workspace::{Workspace, WorkspaceError, WsPath, layout};
 
 pub use render::markdown;
@@ -160,6 +161,31 @@ pub struct AskRecord {
     /// The researcher asked for it in the review's report.
     #[serde(default)]
     pub in_report: bool,
+    /// The fingerprint of the review's inputs when it was asked: the papers
+    /// the review keeps follow them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_inputs: Option<String>,
+    /// Why the answer is stale, when it read the papers the review kept
+    /// under earlier inputs. Worked out on reading (what a file says is
+    /// overwritten).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
+}
+
+/// Why an answer over the papers the review keeps no longer reads those
+/// papers: the review's inputs changed since it was asked. An answer over
+/// all papers or named ones does not depend on them.
+fn staleness(record: &AskRecord, inputs: &InputsFile) -> Option<String> {
+    if record.scope != Scope::Included {
+        return None;
+    }
+    let current = inputs.current.as_ref()?.fingerprint();
+    let asked_under = record.review_inputs.as_ref()?;
+    (*asked_under != current).then(|| {
+        "asked before the review's inputs changed: the papers it read may not be those the review keeps now; \
+         ask again"
+            .to_owned()
+    })
 }
 
 /// A question's id: the same question over the same papers is the same ask.
@@ -186,7 +212,12 @@ pub fn save(ws: &Workspace, record: &AskRecord) -> Result<(), WorkspaceError> {
 }
 
 pub fn load(ws: &Workspace, id: &str) -> Result<Option<AskRecord>, WorkspaceError> {
-    ws.read_json_if_any(&record_path(id)?)
+    let record: Option<AskRecord> = ws.read_json_if_any(&record_path(id)?)?;
+    let inputs = InputsFile::load(ws)?;
+    Ok(record.map(|mut r| {
+        r.stale = staleness(&r, &inputs);
+        r
+    }))
 }
 
 /// Put a question (and its answer) in the review's report, or take it out.

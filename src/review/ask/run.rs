@@ -17,6 +17,7 @@ use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, as
 use crate::blocking::blocking;
 use crate::llm::accounting::count_tokens;
 use crate::review::ReviewError;
+use crate::review::inputs::InputsFile;
 use crate::review::reading::batch::{
     Ended, Job, Limits, Outcomes, ReadError, ReadingModel, read_many,
 };
@@ -92,6 +93,10 @@ pub async fn run(
         stopped: None,
         // Asked again, a question keeps its place in the report.
         in_report: previous.as_ref().is_some_and(|r| r.in_report),
+        review_inputs: InputsFile::load(ws)?
+            .current
+            .map(|inputs| inputs.fingerprint()),
+        stale: None,
     };
     // Asked again, a question keeps its last answer (which the report may
     // quote) until a new one is complete: a cancel, a cap, a failure or a

@@ -174,15 +174,6 @@ fn block(text: &str) -> String {
         .join("\n")
 }
 
-/// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break.
-pub(crate) fn csv_cell(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
-}
-
 fn label_of(status: &str) -> &'static str {
     PaperStatus::ALL
         .into_iter()

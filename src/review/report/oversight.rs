@@ -187,7 +187,13 @@ pub(super) fn asks_section(md: &mut String, data: &ReportData<'_>) {
     for ask in data.asks {
         // Each answer's own heading sits one level below the section's.
         let answer = crate::review::ask::markdown(ask);
-        md.push_str(&answer.replacen("## ", "### ", 1));
+        let mut answer = answer.replacen("## ", "### ", 1);
+        if let Some(why) = &ask.stale {
+            // Under its heading: never mixed in as an answer of this review.
+            let at = answer.find('\n').map_or(answer.len(), |i| i + 1);
+            answer.insert_str(at, &format!("\n*Stale: {why}.*\n"));
+        }
+        md.push_str(&answer);
         md.push('\n');
     }
 }

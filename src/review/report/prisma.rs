@@ -195,7 +195,10 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
     ]);
     let mut out = String::from("stage,detail,papers\n");
     for (stage, detail, papers) in rows {
-        out.push_str(&format!("{stage},{},{papers}\n", super::csv_cell(&detail)));
+        out.push_str(&format!(
+            "{stage},{},{papers}\n",
+            crate::review::csv_field::cell(&detail)
+        ));
     }
     out
 }

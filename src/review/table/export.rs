@@ -2,7 +2,7 @@
 //! quote, the researcher's corrections in place of the extracted values.
 
 use super::TableView;
-use crate::review::report::csv_cell;
+use crate::review::csv_field::cell as csv_cell;
 
 /// CSV: paper, title, then value, page and quote per column, and whether
 /// the value is low-confidence.

@@ -566,3 +566,123 @@ async fn quitting_the_app_with_sigterm_mid_run_cancels_cleanly_and_resumes() -> 
     );
     Ok(())
 }
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_finished_review_whose_question_changes_shows_its_old_results_stale_until_read_again()
+-> Result<()> {
+    // Slow answers, one at a time: a run under the new question can be
+    // quit after its first paper, leaving the others read for the old one.
+    let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "1000"])?;
+    let data = tempfile::tempdir()?;
+    let config = server.profile_in(data.path(), "concurrency = 1")?;
+    let env = vec![
+        ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
+        ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let app = App::start_with(&env).await?;
+    let (_papers, root) = open_review(&app, "databases", 4).await?;
+    ask(&app, "How do databases recover from crashes?").await?;
+    app.approve_drafted_protocol().await?;
+    app.click("[data-testid=start]").await?;
+    scored_rows(&app, 4).await?;
+
+    // The researcher changes the question and runs again, then quits once
+    // the first paper is read under the new one.
+    app.click("[data-testid=new-run]").await?;
+    app.retype(
+        "[data-testid=question]",
+        "How do databases choose an index for a query?",
+    )
+    .await?;
+    app.approve_drafted_protocol().await?;
+    app.click("[data-testid=start]").await?;
+    // The new run's own count (the last run's board said 4 of 4).
+    eventually(
+        "a paper read under the new question",
+        UI_TIMEOUT,
+        || async {
+            let counts = app
+                .text_content("[data-testid=run-counts]")
+                .await?
+                .unwrap_or_default();
+            let some = ["1 of 4", "2 of 4", "3 of 4"];
+            Ok(some.iter().any(|s| counts.starts_with(s)).then_some(()))
+        },
+    )
+    .await?;
+    terminate_app(data.path(), Duration::from_secs(10)).await?;
+    let _ = app.stop().await;
+
+    // Reopened: the papers read for the old question are stale, count as
+    // nothing, and the report says so.
+    let app = App::start_with(&env).await?;
+    app.click("[data-testid=recent-open]").await?;
+    let rows = eventually("the results table", UI_TIMEOUT, || async {
+        let rows = app.text_contents("[data-testid=result-row]").await?;
+        Ok((rows.len() == 4).then_some(rows))
+    })
+    .await?;
+    let stale = rows.iter().filter(|r| r.ends_with("stale")).count();
+    assert!(stale >= 1 && stale < 4, "{rows:?}");
+    let count = app
+        .wait_text("[data-testid=results-count]", UI_TIMEOUT)
+        .await?;
+    assert!(count.ends_with(&format!("{} scored", 4 - stale)), "{count}");
+    for row in app
+        .client
+        .find_all(Locator::Css("[data-testid=result-row]"))
+        .await?
+    {
+        if row.text().await?.ends_with("stale") {
+            row.click().await?;
+            break;
+        }
+    }
+    let pane = app
+        .wait_text("[data-testid=pane-stale]", UI_TIMEOUT)
+        .await?;
+    assert!(pane.contains("made before the question"), "{pane}");
+    app.screenshot("stale").await?;
+    app.click("[data-testid=preview-report]").await?;
+    let preview = eventually("the report preview", UI_TIMEOUT, || async {
+        let text = app.text_content("[data-testid=report-preview] .md").await?;
+        Ok(text.filter(|t| t.contains("read under earlier inputs")))
+    })
+    .await?;
+    assert!(
+        preview.contains("How do databases choose an index"),
+        "{preview}"
+    );
+    app.click("[data-testid=preview-close]").await?;
+    let out = tempfile::tempdir()?;
+    let dest = out.path().join("review.csv");
+    let _written = app
+        .invoke(
+            "review_export",
+            json!({ "workspace": root, "format": "csv", "dest": dest }),
+        )
+        .await?;
+    let csv = std::fs::read_to_string(&dest)?;
+    let verdicts = csv
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            [",include,", ",maybe,", ",exclude,"]
+                .iter()
+                .any(|v| l.contains(v))
+        })
+        .count();
+    assert_eq!(
+        verdicts,
+        4 - stale,
+        "only current readings are exported: {csv}"
+    );
+
+    // Resumed, the run reads them again under the new question.
+    app.click("[data-testid=resume-interrupted]").await?;
+    let rows = scored_rows(&app, 4).await?;
+    assert!(rows.iter().all(|r| !r.ends_with("stale")), "{rows:?}");
+    app.stop().await
+}

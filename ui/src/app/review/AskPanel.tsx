@@ -87,6 +87,7 @@ function historyNote(r: AskRecord): string {
   if (r.status === "stopped") return "stopped by a cap, not answered";
   if (r.status === "cancelled") return "cancelled, not answered";
   if (r.status === "failed") return "failed, not answered";
+  if (r.stale != null) return "stale: the review changed";
   if (r.mode === "passages") return "passages";
   return `${count(r.coverage.contributed)} of ${count(r.coverage.read)} papers`;
 }
@@ -352,6 +353,11 @@ function AskResult({ record, onOpen, actions }: { record: AskRecord; onOpen: (s:
               : record.status === "failed"
                 ? `Not answered: ${record.stopped ?? "every paper read failed"}.`
                 : "Still being answered."}
+        </p>
+      )}
+      {record.stale != null && (
+        <p class="notice" role="status" data-testid="ask-stale">
+          Stale: {record.stale}.
         </p>
       )}
       {record.mode === "passages" ? (

@@ -170,7 +170,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
         <p class="pane__failure" data-testid="pane-failure">
           Could not be scored{row.failure.model === null ? "" : ` by ${row.failure.model}`}: {row.failure.reason}
         </p>
-      ) : result === null ? (
+      ) : result === null && row.stale !== null ? null : result === null ? (
         <p class="muted">
           {row.status === "ok" || row.status === "damaged"
             ? "Not reviewed yet."

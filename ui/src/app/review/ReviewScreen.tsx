@@ -304,7 +304,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           <span>
             {view.state === "running"
               ? "A run of this review is going on in the background."
-              : `${view.state === "cancelled" ? "This review was cancelled" : "This review stopped before it finished"}: ${count(scoredCount)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work.`}
+              : `${view.state === "cancelled" ? "This review was cancelled" : "This review stopped before it finished"}: ${count(scoredCount)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work${stale.length === 0 ? "" : ` and reads again the ${count(stale.length)} read under earlier inputs`}.`}
           </span>
           {view.state === "running" ? (
             <button type="button" class="button button--small" onClick={cancel}>

@@ -610,7 +610,18 @@ stopped: string | null,
 /**
  * The researcher asked for it in the review's report.
  */
-inReport: boolean, };
+inReport: boolean, 
+/**
+ * The fingerprint of the review's inputs when it was asked: the papers
+ * the review keeps follow them.
+ */
+reviewInputs?: string | null, 
+/**
+ * Why the answer is stale, when it read the papers the review kept
+ * under earlier inputs. Worked out on reading (what a file says is
+ * overwritten).
+ */
+stale?: string | null, };
 
 /**
  * A question for the papers of a review.
