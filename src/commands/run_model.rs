@@ -62,7 +62,7 @@ impl RunModel {
         // A server holding less than the profile claims would cut or refuse
         // every long prompt: fit the profile to it before anything is sent.
         if let Some(served) = served.as_ref().filter(|s| s.is_short()) {
-            tracing::warn!("{}", served.advice());
+            warn_once(served.advice());
             settings = served.fit(&settings);
         }
         let prices = PriceTable::load(&resolved.config_dir)?;
@@ -146,4 +146,18 @@ pub fn refuse_unkeepable_cost_cap(
         ));
     }
     Ok(())
+}
+
+/// Log `advice` once per process: one review sets its model up for the
+/// protocol draft, the estimate and the run, and the same server's advice
+/// three times over reads like three problems.
+fn warn_once(advice: String) {
+    static SAID: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if said.insert(advice.clone()) {
+        tracing::warn!("{advice}");
+    }
 }
