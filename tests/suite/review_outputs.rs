@@ -199,3 +199,32 @@ async fn the_title_and_authors_the_reader_reads_on_page_one_stand_where_the_page
     let report = std::fs::read_to_string(&summary.report).unwrap();
     assert!(report.contains("Replicated Logs Under Attack"), "{report}");
 }
+
+#[test]
+fn a_title_that_would_run_as_a_spreadsheet_formula_is_exported_as_text() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = super::support::folder_of(&dev_pdfs("databases", 2));
+    let question = "How do databases recover from crashes?";
+    let ws = super::support::offline_review(data.path(), folder.path(), question);
+    let review = super::support::quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "-q",
+            question,
+            "--json",
+        ],
+    );
+    let id = &review["papers"][0]["sha256"].as_str().unwrap()[..12];
+    let hostile = "=HYPERLINK(\"http://evil.example\",\"Click\")";
+    super::support::quire_json(data.path(), &["meta", "set", &ws, id, "--title", hostile]);
+    // The next run writes the exports again, with the corrected title.
+    super::support::offline_review(data.path(), folder.path(), question);
+    let csv = std::fs::read_to_string(std::path::Path::new(&ws).join("report.csv")).unwrap();
+    assert!(
+        csv.contains("\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"Click\"\")\""),
+        "{csv}"
+    );
+    assert!(!csv.contains(",\"=HYPERLINK"), "{csv}");
+}
