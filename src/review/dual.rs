@@ -220,8 +220,9 @@ pub struct Agreement {
     /// Both kept or both excluded.
     pub agreed: usize,
     /// Cohen's kappa between the two readings (maybe counts as include);
-    /// `None` when every paper went one way.
+    /// `None` when it is not defined, and `kappa_undefined` says why.
     pub kappa: Option<f64>,
+    pub kappa_undefined: Option<String>,
     /// Papers whose readings disagreed, by id.
     pub disagreements: Vec<String>,
     /// Disagreements a third reading decided.
@@ -276,6 +277,9 @@ pub fn reconcile(
         *first = shown;
     }
     agreement.kappa = pairs.kappa();
+    agreement.kappa_undefined = pairs
+        .kappa_undefined()
+        .map(|k| k.describe("the first reading", "the second reading"));
     agreement
 }
 

@@ -151,8 +151,13 @@ async fn each_paper_is_read_twice_and_disagreements_are_settled_by_the_policy_ch
         )),
         "{report}"
     );
+    // The strict screener excludes every paper: kappa's formula would say
+    // 0.00 ("no agreement beyond chance"); it is not defined, and says why.
     assert!(
-        report.contains("Cohen's kappa, maybe counting as include): 0.00"),
+        report.contains(
+            "Cohen's kappa, maybe counting as include): not defined: the second reading excluded \
+             every paper"
+        ),
         "{report}"
     );
     let methods = report

@@ -201,3 +201,33 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("target recall"));
 }
+
+#[test]
+fn kappa_with_every_label_on_one_side_is_not_defined_and_says_why() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let ws = super::support::offline_review(
+        data.path(),
+        folder.path(),
+        "How do databases recover from crashes?",
+    );
+    let papers: Vec<String> = std::fs::read_dir(Path::new(&ws).join("papers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    // The researcher finds every paper relevant: nothing to agree on.
+    for paper in &papers {
+        quire(data.path(), &["label", &ws, paper, "--verdict", "include"]);
+    }
+    let view = quire(data.path(), &["validate", &ws, "--json"]);
+    let a = &view["assessment"];
+    assert_eq!(a["labelled"], 3, "{a:#}");
+    assert!(a["kappa"].is_null(), "{a:#}");
+    let why = a["kappaUndefined"].as_str().unwrap();
+    assert!(why.contains("the researcher kept every paper"), "{why}");
+    let markdown = view["markdown"].as_str().unwrap();
+    assert!(
+        markdown.contains("Cohen's kappa: not defined: the researcher kept every paper"),
+        "{markdown}"
+    );
+}

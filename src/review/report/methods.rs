@@ -55,8 +55,10 @@ fn validation_sentence(a: &Assessment) -> String {
     if let Some(p) = &a.precision {
         parts.push(format!("precision {}", interval(p)));
     }
-    if let Some(k) = a.kappa {
-        parts.push(format!("Cohen's kappa {k:.2}"));
+    match (a.kappa, &a.kappa_undefined) {
+        (Some(k), _) => parts.push(format!("Cohen's kappa {k:.2}")),
+        (None, Some(why)) => parts.push(format!("Cohen's kappa {why}")),
+        (None, None) => {}
     }
     let figures = if parts.is_empty() {
         String::new()
@@ -175,9 +177,13 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
             file.policy.describe(),
             agreement.agreed,
             agreement.pairs,
-            agreement
-                .kappa
-                .map_or("not defined".to_owned(), |k| format!("{k:.2}"))
+            agreement.kappa.map_or_else(
+                || agreement
+                    .kappa_undefined
+                    .clone()
+                    .unwrap_or_else(|| "not defined".into()),
+                |k| format!("{k:.2}")
+            )
         ),
         None => " Each paper was read once; there was no second independent reading.".to_owned(),
     });

@@ -111,8 +111,11 @@ pub(super) fn dual_section(md: &mut String, data: &ReportData<'_>) {
         md,
         &format!(
             "Inter-reader agreement (Cohen's kappa, maybe counting as include): {}.",
-            agreement.kappa.map_or(
-                "not defined (every paper went one way)".to_owned(),
+            agreement.kappa.map_or_else(
+                || agreement
+                    .kappa_undefined
+                    .clone()
+                    .unwrap_or_else(|| "not defined".into()),
                 |k| format!("{k:.2}")
             )
         ),

@@ -103,10 +103,12 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     md.push_str(&format!("- Precision: {}\n", proportion(a.precision)));
     md.push_str(&format!(
         "- Cohen's kappa: {}\n",
-        a.kappa
-            .map_or("not defined (one class only)".to_owned(), |k| format!(
-                "{k:.2}"
-            ))
+        a.kappa.map_or_else(
+            || a.kappa_undefined
+                .clone()
+                .unwrap_or_else(|| "not defined".into()),
+            |k| format!("{k:.2}")
+        )
     ));
     md.push_str(&format!(
         "- Work saved over sampling at 95% recall (WSS@95): {}\n",

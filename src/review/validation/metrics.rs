@@ -63,18 +63,77 @@ impl Confusion {
         Proportion::of(self.true_positive, self.true_positive + self.false_positive)
     }
 
-    /// Cohen's kappa between the researcher's and the engine's keep/exclude
-    /// decisions; `None` when chance agreement is total (one class only).
+    /// Cohen's kappa between the reference's (the researcher's, or a first
+    /// reading's) and the rater's keep/exclude decisions; `None` when it is
+    /// not defined ([`Self::kappa_undefined`] says why).
     pub fn kappa(&self) -> Option<f64> {
-        let n = self.total() as f64;
-        if n == 0.0 {
+        if self.kappa_undefined().is_some() {
             return None;
         }
+        let n = self.total() as f64;
         let observed = (self.true_positive + self.true_negative) as f64 / n;
         let researcher_yes = self.relevant() as f64 / n;
         let engine_yes = (self.true_positive + self.false_positive) as f64 / n;
         let chance = researcher_yes * engine_yes + (1.0 - researcher_yes) * (1.0 - engine_yes);
         (chance < 1.0).then(|| (observed - chance) / (1.0 - chance))
+    }
+}
+
+/// Why kappa says nothing for a matrix. With one class on either side,
+/// chance agreement is that side's own rate, and kappa comes out 0 (or
+/// below) however often the two agree: a figure that reads as "no agreement
+/// beyond chance" where there is only no variation to agree on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KappaUndefined {
+    NoPairs,
+    /// The reference put every paper one way (kept: `true`).
+    ReferenceOneClass {
+        kept: bool,
+    },
+    /// The rater put every paper one way.
+    RaterOneClass {
+        kept: bool,
+    },
+}
+
+impl KappaUndefined {
+    /// In words, naming the two sides, e.g. ("the researcher", "labelled",
+    /// "the engine").
+    pub fn describe(self, reference: &str, rater: &str) -> String {
+        let way = |kept: bool| if kept { "kept" } else { "excluded" };
+        match self {
+            Self::NoPairs => "not defined: no paper to compare".to_owned(),
+            Self::ReferenceOneClass { kept } => format!(
+                "not defined: {reference} {} every paper, so there is no variation to agree on",
+                way(kept)
+            ),
+            Self::RaterOneClass { kept } => format!(
+                "not defined: {rater} {} every paper, so there is no variation to agree on",
+                way(kept)
+            ),
+        }
+    }
+}
+
+impl Confusion {
+    /// Why kappa is not defined here, when it is not.
+    pub fn kappa_undefined(&self) -> Option<KappaUndefined> {
+        let n = self.total();
+        let reference_kept = self.relevant();
+        let rater_kept = self.true_positive + self.false_positive;
+        if n == 0 {
+            Some(KappaUndefined::NoPairs)
+        } else if reference_kept == 0 || reference_kept == n {
+            Some(KappaUndefined::ReferenceOneClass {
+                kept: reference_kept == n,
+            })
+        } else if rater_kept == 0 || rater_kept == n {
+            Some(KappaUndefined::RaterOneClass {
+                kept: rater_kept == n,
+            })
+        } else {
+            None
+        }
     }
 }
 
@@ -174,6 +233,49 @@ mod tests {
         assert!((recall.value - 2.0 / 3.0).abs() < 1e-9);
         // Observed agreement 4/6, chance 1/2: kappa 1/3.
         assert!((c.kappa().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn kappa_with_one_class_on_either_side_is_not_defined_and_says_which() {
+        // Every labelled paper relevant; the engine keeps 9 of 10. Kappa's
+        // formula gives 0.00 here ("no agreement beyond chance") though the
+        // two agree on 9 of 10: it is not defined, with the reason.
+        let all_relevant = Confusion {
+            true_positive: 9,
+            false_negative: 1,
+            false_positive: 0,
+            true_negative: 0,
+        };
+        assert_eq!(all_relevant.kappa(), None);
+        let why = all_relevant.kappa_undefined().unwrap();
+        assert_eq!(why, KappaUndefined::ReferenceOneClass { kept: true });
+        assert_eq!(
+            why.describe("the researcher", "the engine"),
+            "not defined: the researcher kept every paper, so there is no variation to agree on"
+        );
+        let engine_excludes_all = Confusion {
+            true_positive: 0,
+            false_negative: 3,
+            false_positive: 0,
+            true_negative: 5,
+        };
+        assert_eq!(
+            engine_excludes_all.kappa_undefined(),
+            Some(KappaUndefined::RaterOneClass { kept: false })
+        );
+        assert_eq!(
+            Confusion::default().kappa_undefined(),
+            Some(KappaUndefined::NoPairs)
+        );
+        // Both classes on both sides: defined.
+        let mixed = Confusion {
+            true_positive: 2,
+            false_negative: 1,
+            false_positive: 1,
+            true_negative: 2,
+        };
+        assert_eq!(mixed.kappa_undefined(), None);
+        assert!(mixed.kappa().is_some());
     }
 
     #[test]

@@ -203,6 +203,8 @@ pub struct Assessment {
     pub specificity: Option<Proportion>,
     pub precision: Option<Proportion>,
     pub kappa: Option<f64>,
+    /// Why kappa is not defined, in words, when it is not.
+    pub kappa_undefined: Option<String>,
     pub wss_at_95: Option<f64>,
     /// Relevant by the researcher, excluded by the engine, best score first.
     pub lost: Vec<String>,
@@ -249,6 +251,9 @@ pub fn assess(
         specificity: confusion.specificity(),
         precision: confusion.precision(),
         kappa: confusion.kappa(),
+        kappa_undefined: confusion
+            .kappa_undefined()
+            .map(|k| k.describe("the researcher", "the engine")),
         wss_at_95: metrics::wss_at_95(&judged),
         lost: lost.into_iter().map(|j| j.id.clone()).collect(),
         proposed: calibrate::supported(&judged, file.target()),

@@ -576,7 +576,7 @@ async fn a_finished_review_whose_question_changes_shows_its_old_results_stale_un
     let server = ModelServer::start(&["scripted-reader"], &["--latency-ms", "1000"])?;
     let data = tempfile::tempdir()?;
     let config = server.profile_in(data.path(), "concurrency = 1")?;
-    let env = vec![
+    let env = [
         ("QUIRE_DATA_DIR", data.path().to_string_lossy().into_owned()),
         ("QUIRE_CONFIG_DIR", config.to_string_lossy().into_owned()),
     ];
@@ -625,7 +625,7 @@ async fn a_finished_review_whose_question_changes_shows_its_old_results_stale_un
     })
     .await?;
     let stale = rows.iter().filter(|r| r.ends_with("stale")).count();
-    assert!(stale >= 1 && stale < 4, "{rows:?}");
+    assert!((1..4).contains(&stale), "{rows:?}");
     let count = app
         .wait_text("[data-testid=results-count]", UI_TIMEOUT)
         .await?;

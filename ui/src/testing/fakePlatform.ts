@@ -564,6 +564,7 @@ export class FakePlatform implements Platform {
         specificity: null,
         precision: null,
         kappa: null,
+        kappaUndefined: null,
         wssAt95: null,
         lost: relevant.filter((p) => !kept(p)).map((p) => p.id),
         proposed,

@@ -870,7 +870,11 @@ toLabel: Array<string>, sampleSize: number,
 /**
  * The cut-offs in force, and whether they were calibrated.
  */
-cutoffs: Cutoffs, calibrated: boolean, confusion: Confusion, recall: Proportion | null, specificity: Proportion | null, precision: Proportion | null, kappa: number | null, wssAt95: number | null, 
+cutoffs: Cutoffs, calibrated: boolean, confusion: Confusion, recall: Proportion | null, specificity: Proportion | null, precision: Proportion | null, kappa: number | null, 
+/**
+ * Why kappa is not defined, in words, when it is not.
+ */
+kappaUndefined: string | null, wssAt95: number | null, 
 /**
  * Relevant by the researcher, excluded by the engine, best score first.
  */
