@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::ReportData;
-use crate::review::validation::{Assessment, Proportion, assess};
+use crate::review::validation::{Assessment, Proportion, assess, kappa_text};
 use crate::review_model::EngineKind;
 use crate::workspace::Origin;
 
@@ -55,10 +55,9 @@ fn validation_sentence(a: &Assessment) -> String {
     if let Some(p) = &a.precision {
         parts.push(format!("precision {}", interval(p)));
     }
-    match (a.kappa, &a.kappa_undefined) {
-        (Some(k), _) => parts.push(format!("Cohen's kappa {k:.2}")),
-        (None, Some(why)) => parts.push(format!("Cohen's kappa {why}")),
-        (None, None) => {}
+    if a.kappa.is_some() || a.kappa_undefined.is_some() {
+        let kappa = kappa_text(a.kappa, a.kappa_undefined.as_deref());
+        parts.push(format!("Cohen's kappa {kappa}"));
     }
     let figures = if parts.is_empty() {
         String::new()
@@ -177,13 +176,7 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
             file.policy.describe(),
             agreement.agreed,
             agreement.pairs,
-            agreement.kappa.map_or_else(
-                || agreement
-                    .kappa_undefined
-                    .clone()
-                    .unwrap_or_else(|| "not defined".into()),
-                |k| format!("{k:.2}")
-            )
+            kappa_text(agreement.kappa, agreement.kappa_undefined.as_deref())
         ),
         None => " Each paper was read once; there was no second independent reading.".to_owned(),
     });

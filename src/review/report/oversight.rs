@@ -6,6 +6,7 @@
 use super::sections::push;
 use super::{ReportData, inline, title_of};
 use crate::review::EngineKind;
+use crate::review::validation::kappa_text;
 
 /// The protocol the papers were read by (agent engine): who wrote it, when
 /// it was approved, its hash, the pilot, and its text.
@@ -111,13 +112,7 @@ pub(super) fn dual_section(md: &mut String, data: &ReportData<'_>) {
         md,
         &format!(
             "Inter-reader agreement (Cohen's kappa, maybe counting as include): {}.",
-            agreement.kappa.map_or_else(
-                || agreement
-                    .kappa_undefined
-                    .clone()
-                    .unwrap_or_else(|| "not defined".into()),
-                |k| format!("{k:.2}")
-            )
+            kappa_text(agreement.kappa, agreement.kappa_undefined.as_deref())
         ),
     );
     if !agreement.disagreements.is_empty() {

@@ -4,7 +4,7 @@
 //! exclude papers unread. `quire validate` prints the same text.
 
 use super::{ReportData, inline, title_of};
-use crate::review::validation::{Assessment, Proportion, assess};
+use crate::review::validation::{Assessment, Proportion, assess, kappa_text};
 
 /// Append the section.
 pub(super) fn validation_section(md: &mut String, data: &ReportData<'_>) {
@@ -103,12 +103,7 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     md.push_str(&format!("- Precision: {}\n", proportion(a.precision)));
     md.push_str(&format!(
         "- Cohen's kappa: {}\n",
-        a.kappa.map_or_else(
-            || a.kappa_undefined
-                .clone()
-                .unwrap_or_else(|| "not defined".into()),
-            |k| format!("{k:.2}")
-        )
+        kappa_text(a.kappa, a.kappa_undefined.as_deref())
     ));
     md.push_str(&format!(
         "- Work saved over sampling at 95% recall (WSS@95): {}\n",

@@ -115,6 +115,15 @@ impl KappaUndefined {
     }
 }
 
+/// Kappa as the report prints it: two decimals, or why it is not defined.
+pub fn kappa_text(kappa: Option<f64>, undefined: Option<&str>) -> String {
+    match (kappa, undefined) {
+        (Some(k), _) => format!("{k:.2}"),
+        (None, Some(why)) => why.to_owned(),
+        (None, None) => "not defined".to_owned(),
+    }
+}
+
 impl Confusion {
     /// Why kappa is not defined here, when it is not.
     pub fn kappa_undefined(&self) -> Option<KappaUndefined> {

@@ -24,7 +24,7 @@ use crate::review_model::{PaperResult, Verdict};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
 pub use calibrate::{Cutoffs, StoppingRule};
-pub use metrics::{Confusion, Proportion};
+pub use metrics::{Confusion, Proportion, kappa_text};
 
 /// The sample size proposed when the researcher does not pick one.
 pub const DEFAULT_SAMPLE: usize = 30;
