@@ -1,8 +1,10 @@
 //! `quire validate`: check the engine's screening against your own labels.
 //! Proposes a sample to label blind (`quire label`), then prints what the
-//! labels show: recall with its interval, kappa, WSS@95, lost papers, the
-//! cut-offs they support and whether they support automatic exclusion;
-//! `--apply` puts those cut-offs in force, `--reset` takes them back.
+//! sample's labels show for the whole review: recall with its interval,
+//! WSS@95, kappa on the sample, lost papers, the cut-offs the sample
+//! supports and whether it supports automatic exclusion (if not, how many
+//! more labels and where; `--extend` draws them). `--apply` puts the
+//! cut-offs in force, `--reset` takes them back.
 
 use std::path::PathBuf;
 
@@ -21,6 +23,10 @@ pub(crate) struct ValidateArgs {
     /// The recall the cut-offs are calibrated to (default 0.95).
     #[arg(long)]
     target: Option<f64>,
+    /// Draw into the sample the further labels the assessment says a claim
+    /// needs, in the score bands it names.
+    #[arg(long, conflicts_with = "sample")]
+    extend: bool,
     /// Apply the cut-offs your labels support (at the target recall); the
     /// report, exports and app then show verdicts by them. result.json keeps
     /// the engine's own verdict.
@@ -39,6 +45,7 @@ pub(crate) async fn run(args: ValidateArgs) -> Result<(), CommandError> {
         workspace: args.workspace.clone(),
         sample: args.sample,
         target: args.target,
+        extend: args.extend,
         apply: args.apply,
         reset: args.reset,
     })

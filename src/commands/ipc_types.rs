@@ -43,7 +43,9 @@ use crate::review::protocol::{
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
-use crate::review::validation::{Assessment, Confusion, Cutoffs, Proportion, StoppingRule};
+use crate::review::validation::{
+    Assessment, Confusion, Cutoffs, MoreLabels, RaiseRefused, Range, RecallEstimate, Support,
+};
 use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     Verdict,
@@ -143,8 +145,11 @@ fn generated() -> String {
         // Screening validation.
         declaration::<Cutoffs>(),
         declaration::<Confusion>(),
-        declaration::<Proportion>(),
-        declaration::<StoppingRule>(),
+        declaration::<Range>(),
+        declaration::<RecallEstimate>(),
+        declaration::<MoreLabels>(),
+        declaration::<RaiseRefused>(),
+        declaration::<Support>(),
         declaration::<Assessment>(),
         declaration::<ToLabel>(),
         declaration::<ValidationView>(),

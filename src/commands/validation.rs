@@ -1,5 +1,6 @@
-//! Screening validation for the CLI (and, next, the app): propose a sample to
-//! label blind, and say what the labels given so far show of the engine.
+//! Screening validation for the CLI and the app: propose a sample to label
+//! blind (and extend it where a claim needs more labels), apply or reset the
+//! cut-offs it supports, and say what the labels given so far show.
 
 use std::path::PathBuf;
 
@@ -25,6 +26,8 @@ pub struct ValidateParams {
     pub sample: Option<usize>,
     /// The recall the cut-offs are calibrated to (default 0.95).
     pub target: Option<f64>,
+    /// Draw into the sample the further labels the assessment asks for.
+    pub extend: bool,
     /// Apply the cut-offs the labels support: the verdicts shown follow them.
     pub apply: bool,
     /// Go back to the default cut-offs.
@@ -101,19 +104,18 @@ pub async fn validate(params: ValidateParams) -> Result<ValidationView, CommandE
             file.applied = None;
             file.stale_applied = None;
         }
+        if params.extend {
+            let files = ReviewFiles::read(&ws, engine)?;
+            validation::extend_sample(&files.results, &files.labels, &mut file)
+                .map_err(|why| CommandError::invalid("cannot_extend", why))?;
+        }
         if params.apply {
             let files = ReviewFiles::read(&ws, engine)?;
-            if validation::apply(&files.results, &files.labels, &mut file, &inputs).is_none() {
-                return Err(CommandError::invalid(
-                    "too_few_labels",
-                    format!(
-                        "the cut-offs are set from at least {} papers you labelled include or maybe; label more first",
-                        validation::calibrate::MIN_RELEVANT
-                    ),
-                ));
-            }
+            validation::apply(&files.results, &files.labels, &mut file, &inputs)
+                .map_err(|why| CommandError::invalid("too_few_labels", why))?;
         }
-        if params.sample.is_some() || params.target.is_some() || params.apply || params.reset {
+        let changed = params.sample.is_some() || params.target.is_some();
+        if changed || params.extend || params.apply || params.reset {
             file.save(&ws)?;
         }
         let files = ReviewFiles::read(&ws, engine)?;

@@ -165,7 +165,7 @@ async fn each_paper_is_read_twice_and_disagreements_are_settled_by_the_policy_ch
         .find(|l| l.starts_with("> We screened"))
         .unwrap();
     assert!(
-        methods.contains("Each paper was read twice, independently"),
+        methods.contains("Each of the 5 papers was read twice, independently"),
         "{methods}"
     );
     assert!(

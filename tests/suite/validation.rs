@@ -39,7 +39,7 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
         .output()
         .unwrap();
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("label more first"));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("label more of the sample first"));
 
     // The researcher labels every sampled paper by its topic folder.
     let papers = review["papers"].as_array().unwrap();
@@ -80,7 +80,10 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
     let view = quire(data.path(), &["validate", &ws, "--json"]);
     let a = &view["assessment"];
     assert_eq!(view["toLabel"].as_array().unwrap().len(), 0);
-    assert_eq!(a["labelled"], 5);
+    assert_eq!(
+        (&a["labelled"], &a["sampleLabelled"]),
+        (&5.into(), &5.into())
+    );
     assert_eq!(a["relevant"], relevant);
     assert_eq!(a["confusion"]["truePositive"], kept_relevant);
     let lost: Vec<String> = a["lost"]
@@ -91,19 +94,29 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
         .collect();
     assert_eq!(lost.len(), expected_lost.len());
     assert!(expected_lost.iter().all(|id| lost.contains(id)));
-    if relevant > 0 {
-        let recall = a["recall"]["value"].as_f64().unwrap();
-        assert!((recall - kept_relevant as f64 / relevant as f64).abs() < 1e-9);
-        // Five labels never support automatic exclusion at 95% recall.
-        assert_eq!(a["stopping"]["supportsExclusion"], false);
-        assert!(a["stopping"]["moreRelevantNeeded"].as_u64().unwrap() > 0);
-    }
+    // The estimate speaks for all 7 papers from the 5 labels, and the claim
+    // follows its one-sided bound.
+    let estimate = &a["estimate"];
+    assert_eq!(
+        (&estimate["labels"], &estimate["papers"]),
+        (&5.into(), &7.into()),
+        "{a:#}"
+    );
+    let bound = estimate["lowerBound"].as_f64().unwrap();
+    assert_eq!(a["support"]["supported"], bound >= 0.95, "{a:#}");
     let markdown = view["markdown"].as_str().unwrap();
     assert!(markdown.contains("## Screening validation"));
-    assert!(markdown.contains("Against the researcher's own labels of 5 scored papers"));
+    assert!(
+        markdown.contains("**For the whole review, from the validation sample.**"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("**Agreement on the sample's 5 labelled papers**"),
+        "{markdown}"
+    );
 
-    // Label the two papers outside the sample as well (4 relevant in all),
-    // then put the cut-offs the labels support in force.
+    // Label the two papers outside the sample as well (4 relevant in all):
+    // labels given while browsing are shown as such and enter no estimate.
     for paper in papers {
         let id = &paper["sha256"].as_str().unwrap()[..16];
         if to_label.iter().any(|p| p["id"] == id) {
@@ -114,16 +127,65 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
             &["label", &ws, id, "--verdict", verdict_for(on_topic(paper))],
         );
     }
-    let proposed =
-        quire(data.path(), &["validate", &ws, "--json"])["assessment"]["proposed"].clone();
-    let applied = quire(data.path(), &["validate", &ws, "--apply", "--json"]);
-    assert_eq!(applied["assessment"]["calibrated"], true);
-    assert_eq!(applied["assessment"]["cutoffs"], proposed);
-    let (include, maybe) = (
-        proposed["include"].as_f64().unwrap(),
-        proposed["maybe"].as_f64().unwrap(),
+    let view = quire(data.path(), &["validate", &ws, "--json"]);
+    let a = &view["assessment"];
+    assert_eq!(
+        (&a["labelled"], &a["browsingLabelled"]),
+        (&7.into(), &2.into())
     );
-    // The exports on disk show each paper's verdict by the applied cut-offs.
+    assert_eq!(a["estimate"]["labels"], 5);
+    assert!(
+        view["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("Labelled while browsing, not a sample: 2 papers"),
+        "{}",
+        view["markdown"]
+    );
+
+    // The whole review as the sample: cut-offs are fitted on half of it.
+    // Whether that half holds the three relevant papers they need depends
+    // on the draw; either way the verdicts on disk follow the cut-offs in
+    // force.
+    quire(data.path(), &["validate", &ws, "--sample", "7", "--json"]);
+    let tried = std::process::Command::new(quire_bin())
+        .args(["validate", &ws, "--apply", "--json"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    let in_force = if tried.status.success() {
+        let applied: serde_json::Value = serde_json::from_slice(&tried.stdout).unwrap();
+        assert_eq!(applied["assessment"]["calibrated"], true);
+        let fitted = applied["assessment"]["fittedLabels"].as_u64().unwrap();
+        assert!(fitted >= 3, "{applied:#}");
+        // The labels the cut-offs were fitted on count in no figure at them.
+        let c = &applied["assessment"]["confusion"];
+        let counted: u64 = [
+            "truePositive",
+            "falseNegative",
+            "falsePositive",
+            "trueNegative",
+        ]
+        .iter()
+        .map(|k| c[k].as_u64().unwrap())
+        .sum();
+        assert_eq!(counted, 7 - fitted, "{applied:#}");
+        let report = std::fs::read_to_string(Path::new(&ws).join("report.md")).unwrap();
+        assert!(
+            report.contains(&format!("these cut-offs were fitted on {fitted} labelled papers of half the validation sample")),
+            "{report}"
+        );
+        applied["assessment"]["cutoffs"].clone()
+    } else {
+        let stderr = String::from_utf8_lossy(&tried.stderr);
+        assert!(stderr.contains("half of the validation sample"), "{stderr}");
+        serde_json::json!({"include": 6.5, "maybe": 4.0})
+    };
+    let (include, maybe) = (
+        in_force["include"].as_f64().unwrap(),
+        in_force["maybe"].as_f64().unwrap(),
+    );
+    // The exports on disk show each paper's verdict by the cut-offs in force.
     // Read as a spreadsheet would (RFC 4180: titles hold commas).
     let mut csv = csv::Reader::from_path(Path::new(&ws).join("report.csv")).unwrap();
     let header = csv.headers().unwrap().clone();
@@ -144,24 +206,18 @@ fn labels_on_a_blind_sample_give_recall_kappa_and_the_lost_papers() {
         rows += 1;
     }
     assert_eq!(rows, 7);
-    let report = std::fs::read_to_string(Path::new(&ws).join("report.md")).unwrap();
-    assert!(
-        report.contains("calibrated on 7 labelled papers (4 relevant)"),
-        "{report}"
-    );
-    // The Methods paragraph says how the cut-offs were set and what the labels showed.
-    assert!(
-        report.contains("these cut-offs were calibrated on 7 labelled papers (4 relevant)"),
-        "{report}"
-    );
-    assert!(
-        report.contains("The researcher labelled 7 papers of those screened (4 relevant"),
-        "{report}"
-    );
     // Reset: the defaults again.
     let reset = quire(data.path(), &["validate", &ws, "--reset", "--json"]);
     assert_eq!(reset["assessment"]["calibrated"], false);
     assert_eq!(reset["assessment"]["cutoffs"]["maybe"], 4.0);
+    // Reset writes the exports again; the Methods paragraph says what the
+    // sample showed.
+    let report = std::fs::read_to_string(Path::new(&ws).join("report.md")).unwrap();
+    assert!(
+        report
+            .contains("The researcher labelled a stratified random sample of the papers screened"),
+        "{report}"
+    );
 
     // The PRISMA counts written beside the report: every paper labelled, so
     // the researcher decided each and automation excluded none.
@@ -215,7 +271,9 @@ fn kappa_with_every_label_on_one_side_is_not_defined_and_says_why() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    // The researcher finds every paper relevant: nothing to agree on.
+    // The researcher finds every paper of a sample relevant: nothing to
+    // agree on.
+    quire(data.path(), &["validate", &ws, "--sample", "3", "--json"]);
     for paper in &papers {
         quire(data.path(), &["label", &ws, paper, "--verdict", "include"]);
     }

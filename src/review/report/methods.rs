@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::ReportData;
-use crate::review::validation::{Assessment, Proportion, assess, kappa_text};
+use crate::review::validation::{Assessment, assess, kappa_text};
 use crate::review_model::EngineKind;
 use crate::workspace::Origin;
 
@@ -28,10 +28,6 @@ fn papers(n: usize) -> String {
     }
 }
 
-fn interval(p: &Proportion) -> String {
-    format!("{:.2} (95% CI {:.2}-{:.2})", p.value, p.low, p.high)
-}
-
 /// The sentence on what the researcher's labels show, when there are any.
 fn validation_sentence(a: &Assessment) -> String {
     let earlier = match a.earlier_labels {
@@ -39,50 +35,60 @@ fn validation_sentence(a: &Assessment) -> String {
         1 => " 1 label given under an earlier question was not counted.".to_owned(),
         n => format!(" {n} labels given under an earlier question were not counted."),
     };
-    if a.labelled == 0 {
+    let browsing = match a.browsing_labelled {
+        0 => String::new(),
+        n => format!(
+            " The researcher also labelled {} while browsing the results; those labels are not a sample and were \
+             not used in these estimates.",
+            papers(n)
+        ),
+    };
+    if a.sample_labelled == 0 {
         return format!(
-            "The researcher did not label papers under this question to validate the screening, so its accuracy \
-             in this review was not measured.{earlier}"
+            "The researcher did not label a validation sample under this question, so the screening's accuracy \
+             in this review was not estimated.{browsing}{earlier}"
         );
     }
-    let mut parts = Vec::new();
-    if let Some(r) = &a.recall {
-        parts.push(format!("recall {}", interval(r)));
-    }
-    if let Some(s) = &a.specificity {
-        parts.push(format!("specificity {}", interval(s)));
-    }
-    if let Some(p) = &a.precision {
-        parts.push(format!("precision {}", interval(p)));
-    }
-    if a.kappa.is_some() || a.kappa_undefined.is_some() {
-        let kappa = kappa_text(a.kappa, a.kappa_undefined.as_deref());
-        parts.push(format!("Cohen's kappa {kappa}"));
-    }
-    let figures = if parts.is_empty() {
+    let counted = a.sample_labelled - a.fitted_labels;
+    let fitted = if a.fitted_labels > 0 {
+        format!(
+            " (the {} the cut-offs were fitted on not counted)",
+            a.fitted_labels
+        )
+    } else {
         String::new()
-    } else {
-        format!(
-            "; against these labels the engine's keep-or-exclude decisions had {}",
-            parts.join(", ")
-        )
     };
-    let support = if a.stopping.supports_exclusion {
+    let estimate = match (&a.estimate, &a.no_estimate) {
+        (Some(e), _) => match e.recall {
+            Some(r) => format!(
+                "; weighting each labelled paper by its inclusion probability, recall at the cut-offs in force was \
+                 estimated at {:.2} (95% CI {:.2}-{:.2}) for the whole review",
+                r.value, r.low, r.high
+            ),
+            None => "; no paper of the sample was labelled relevant, so recall was not estimated"
+                .to_owned(),
+        },
+        (None, Some(why)) => format!("; recall was not estimated ({why})"),
+        (None, None) => String::new(),
+    };
+    let kappa = kappa_text(a.kappa, a.kappa_undefined.as_deref());
+    let target = a.support.target;
+    let support = if a.support.supported {
         format!(
-            "The labels supported automatic exclusion at {:.2} recall (the interval's lower bound reached it).",
-            a.stopping.target
+            "The sample supported automatic exclusion at {target:.2} recall (the one-sided 95% lower bound \
+             reached it)."
         )
     } else {
         format!(
-            "The labels did not support automatic exclusion at {:.2} recall, so the engine's exclusions are \
-             reported as unchecked.",
-            a.stopping.target
+            "The sample did not support automatic exclusion at {target:.2} recall, so the engine's exclusions are \
+             reported as unchecked."
         )
     };
     format!(
-        "The researcher labelled {} of those screened ({} relevant; a paper labelled maybe counted as relevant){figures}. {support}{earlier}",
-        papers(a.labelled),
-        a.relevant
+        "The researcher labelled a stratified random sample of the papers screened, drawn by score band: {} \
+         labelled{fitted}, {} relevant (a paper labelled maybe counted as relevant){estimate}. On these papers, \
+         Cohen's kappa between the researcher and the engine was {kappa}. {support}{browsing}{earlier}",
+        counted, a.relevant
     )
 }
 
@@ -166,18 +172,34 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
         ));
     }
     text.push_str(&match data.dual {
-        Some((file, agreement)) => format!(
-            " Each paper was read twice, independently{}; {}. The two readings agreed on {} of {} papers \
-             (Cohen's kappa {}).",
-            file.second_model
-                .as_deref()
-                .map(|m| format!(" (the second reading by {m})"))
-                .unwrap_or_default(),
-            file.policy.describe(),
-            agreement.agreed,
-            agreement.pairs,
-            kappa_text(agreement.kappa, agreement.kappa_undefined.as_deref())
-        ),
+        Some((_, agreement)) if agreement.pairs == 0 => {
+            " A second, independent reading was set up, but no paper has been read twice yet; each paper \
+             counted here was read once."
+                .to_owned()
+        }
+        Some((file, agreement)) => {
+            let who = if agreement.pairs >= flow.screened {
+                format!("Each of the {} was read twice, independently", papers(flow.screened))
+            } else {
+                format!(
+                    "{} of the {} screened {} read twice, independently (the rest once)",
+                    papers(agreement.pairs),
+                    flow.screened,
+                    if agreement.pairs == 1 { "was" } else { "were" }
+                )
+            };
+            format!(
+                " {who}{}; {}. The two readings agreed on {} of {} papers (Cohen's kappa {}).",
+                file.second_model
+                    .as_deref()
+                    .map(|m| format!(" (the second reading by {m})"))
+                    .unwrap_or_default(),
+                file.policy.describe(),
+                agreement.agreed,
+                agreement.pairs,
+                kappa_text(agreement.kappa, agreement.kappa_undefined.as_deref())
+            )
+        }
         None => " Each paper was read once; there was no second independent reading.".to_owned(),
     });
     let cut = assessment.cutoffs;
@@ -187,8 +209,8 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     ));
     text.push_str(&match &data.validation.applied {
         Some(applied) => format!(
-            "these cut-offs were calibrated on {} labelled papers ({} relevant) to a target recall of {:.2} \
-             and applied by the researcher on {}.",
+            "these cut-offs were fitted on {} labelled papers of half the validation sample ({} relevant) to a \
+             target recall of {:.2}, checked on the other half, and applied by the researcher on {}.",
             applied.labelled,
             applied.relevant,
             applied.target,

@@ -438,4 +438,61 @@ pub(crate) mod tests {
         );
         insta::assert_snapshot!(markdown);
     }
+
+    #[test]
+    fn methods_says_read_twice_only_of_the_papers_that_were() {
+        let task = task("dual");
+        let spec = ReviewSpec {
+            question: "How do systems reach consensus?".into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+            protocol: None,
+        };
+        let papers: Vec<_> = ["aa", "bb", "cc"]
+            .into_iter()
+            .map(|id| paper(id, &format!("{id}.pdf"), PaperStatus::Ok, Some(id)))
+            .collect();
+        let results: BTreeMap<PaperId, PaperResult> = ["aa", "bb", "cc"]
+            .into_iter()
+            .map(|id| (PaperId(id.into()), result(7.0, "A sentence.")))
+            .collect();
+        let file =
+            crate::review::dual::DualFile::new(crate::review::dual::Policy::ALL[0], None, None);
+        let paragraph = |pairs: usize| {
+            let agreement = Agreement {
+                pairs,
+                agreed: pairs,
+                ..Agreement::default()
+            };
+            let data = ReportData {
+                task: &task,
+                spec: &spec,
+                papers: &papers,
+                results: &results,
+                date: "2026-11-30T10:00:00Z",
+                stale: &BTreeMap::new(),
+                model: None,
+                synthesis: None,
+                labels: &BTreeMap::new(),
+                failures: &BTreeMap::new(),
+                undriven: &[],
+                validation: &ValidationFile::default(),
+                protocol: None,
+                dual: Some((&file, &agreement)),
+                table: None,
+                asks: &[],
+            };
+            methods::methods_paragraph(&data)
+        };
+        assert!(paragraph(3).contains("Each of the 3 papers was read twice, independently"));
+        let some = paragraph(1);
+        assert!(
+            some.contains(
+                "1 paper of the 3 screened was read twice, independently (the rest once)"
+            ),
+            "{some}"
+        );
+        assert!(!some.contains("Each of"), "{some}");
+        assert!(paragraph(0).contains("no paper has been read twice yet"));
+    }
 }

@@ -4,7 +4,7 @@
 //! exclude papers unread. `quire validate` prints the same text.
 
 use super::{ReportData, inline, title_of};
-use crate::review::validation::{Assessment, Proportion, assess, kappa_text};
+use crate::review::validation::{Assessment, MoreLabels, Range, assess, kappa_text};
 
 /// Append the section.
 pub(super) fn validation_section(md: &mut String, data: &ReportData<'_>) {
@@ -32,14 +32,60 @@ pub fn earlier_inputs(a: &Assessment) -> String {
     notes
 }
 
-fn proportion(p: Option<Proportion>) -> String {
-    match p {
-        Some(p) => format!(
-            "{:.2} (95% CI {:.2}-{:.2}; {} of {})",
-            p.value, p.low, p.high, p.hits, p.of
-        ),
-        None => "not defined (no such papers labelled)".to_owned(),
+/// A count estimate with its interval, rounded as counts are.
+fn about(r: &Range) -> String {
+    format!("about {:.0} (95% CI {:.0}-{:.0})", r.value, r.low, r.high)
+}
+
+/// "30 scoring 0.0-2.0, 12 scoring 2.0-4.0".
+pub fn bands(more: &[MoreLabels]) -> String {
+    more.iter()
+        .map(|m| {
+            format!(
+                "{} scoring {:.1}-{:.1}",
+                m.count,
+                m.from.max(0.0),
+                m.to.min(10.0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The automatic-exclusion line: supported, or what would support it.
+pub fn support_line(a: &Assessment) -> String {
+    let s = &a.support;
+    let target = s.target;
+    let bound = a.estimate.map(|e| e.lower_bound);
+    if s.supported {
+        return format!(
+            "Automatic exclusion: supported; recall's one-sided 95% lower bound for the whole review is {:.2}, at \
+             or above {target:.2}",
+            bound.unwrap_or(1.0)
+        );
     }
+    let why = match (bound, &a.no_estimate) {
+        (Some(b), _) => format!("recall's one-sided 95% lower bound {b:.2} is below {target:.2}"),
+        (None, Some(why)) => why.clone(),
+        (None, None) => "no estimate".to_owned(),
+    };
+    let next = if s.beyond_reach {
+        "no number of further labels would: as far as the sample shows, the engine loses relevant papers at \
+         these cut-offs"
+            .to_owned()
+    } else if s.more.is_empty() {
+        "label the validation sample to find out what would".to_owned()
+    } else {
+        let total: usize = s.more.iter().map(|m| m.count).sum();
+        format!(
+            "about {total} more labels of the sample ({}) would, if they turn out as the sample's have so far",
+            bands(&s.more)
+        )
+    };
+    format!(
+        "Automatic exclusion: not supported ({why}); {next}. Every paper the engine excludes still needs the \
+         researcher's eye"
+    )
 }
 
 /// The section's Markdown for an assessment of this review's papers.
@@ -72,46 +118,95 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     }
     let calibration = match &data.validation.applied {
         Some(applied) => format!(
-            "calibrated on {} labelled papers ({} relevant) to {:.2} recall, applied {}",
+            "fitted on {} labelled papers of half the validation sample ({} relevant) to {:.2} recall, applied {}",
             applied.labelled, applied.relevant, applied.target, applied.at
         ),
         None => "the defaults, uncalibrated".to_owned(),
     };
-    md.push_str(&format!(
-        "Against the researcher's own labels of {} scored papers, {} of them relevant. A paper labelled \
-         *maybe* counts as relevant, and one the engine scores *maybe* or above is kept. Cut-offs in force: \
-         {cutoffs} ({calibration}).\n\n",
-        a.labelled, a.relevant
-    ));
-    if a.sample_size > 0 {
-        md.push_str(
-            "The figures describe the labelled papers. A proposed sample holds more papers near the cut-offs \
-             than the collection does, so they weigh the hard cases more than the whole review would.\n\n",
-        );
+    md.push_str(&format!("Cut-offs in force: {cutoffs} ({calibration}). A paper labelled *maybe* counts as relevant, \
+        and one the engine scores *maybe* or above is kept.\n\n"));
+
+    md.push_str("**For the whole review, from the validation sample.** ");
+    if a.sample_labelled == 0 {
+        md.push_str("No paper of a validation sample is labelled, so nothing is estimated for the papers nobody \
+            labelled.\n\n");
+    } else {
+        let fitted = match a.fitted_labels {
+            0 => String::new(),
+            n => format!(", not counting the {n} the cut-offs in force were fitted on"),
+        };
+        md.push_str(&format!(
+            "A stratified random sample: each labelled paper stands for its score band's papers over the band's \
+             labels. {} labels count here{fitted}.\n\n",
+            a.sample_labelled - a.fitted_labels
+        ));
+        match (&a.estimate, &a.no_estimate) {
+            (Some(e), _) => {
+                match e.recall {
+                    Some(r) => md.push_str(&format!(
+                        "- Recall at the cut-offs in force: {:.2} (95% CI {:.2}-{:.2}), of {} scored papers\n",
+                        r.value, r.low, r.high, e.papers
+                    )),
+                    None => md.push_str("- Recall: not defined; no paper of the sample is labelled relevant\n"),
+                }
+                md.push_str(&format!(
+                    "- Relevant papers in the review: {}; of them excluded by the engine: {}\n",
+                    about(&e.relevant),
+                    about(&e.missed)
+                ));
+            }
+            (None, Some(why)) => {
+                md.push_str(&format!("- No estimate for the whole review: {why}\n"))
+            }
+            (None, None) => {}
+        }
+        md.push_str(&format!(
+            "- Work saved over sampling at 95% recall (WSS@95): {}\n",
+            a.wss_at_95.map_or(
+                "not defined (no relevant paper in the sample)".to_owned(),
+                |w| format!("{w:.2}")
+            )
+        ));
     }
-    let c = a.confusion;
-    md.push_str("| | labelled relevant | labelled not relevant |\n|---|---:|---:|\n");
-    md.push_str(&format!(
-        "| kept by the engine | {} | {} |\n| excluded by the engine | {} | {} |\n\n",
-        c.true_positive, c.false_positive, c.false_negative, c.true_negative
-    ));
-    md.push_str(&format!(
-        "- Recall (sensitivity): {}\n",
-        proportion(a.recall)
-    ));
-    md.push_str(&format!("- Specificity: {}\n", proportion(a.specificity)));
-    md.push_str(&format!("- Precision: {}\n", proportion(a.precision)));
-    md.push_str(&format!(
-        "- Cohen's kappa: {}\n",
-        kappa_text(a.kappa, a.kappa_undefined.as_deref())
-    ));
-    md.push_str(&format!(
-        "- Work saved over sampling at 95% recall (WSS@95): {}\n",
-        a.wss_at_95.map_or(
-            "not defined (no relevant paper labelled)".to_owned(),
-            |w| format!("{w:.2}")
-        )
-    ));
+    md.push_str(&format!("- {}\n", support_line(a)));
+    let target = a.support.target;
+    match (a.proposed, &a.raise_refused) {
+        (Some(p), None) if p == cut => md.push_str(&format!(
+            "- At {target:.2} recall the sample supports the cut-offs in force\n"
+        )),
+        (Some(p), None) => md.push_str(&format!(
+            "- Cut-offs the sample supports at {target:.2} recall: include from {:.1}, maybe from {:.1} (fitted on \
+             half of the sample; not applied)\n",
+            p.include, p.maybe
+        )),
+        (_, Some(refused)) => md.push_str(&format!(
+            "- A maybe cut-off of {:.1}, which half of the sample fits at {target:.2} recall, is not proposed: {}\n",
+            refused.maybe, refused.reason
+        )),
+        (None, None) => md.push_str(&format!(
+            "- Cut-offs the sample supports: none yet; they are fitted on half of the validation sample, which needs \
+             at least {} papers labelled relevant\n",
+            crate::review::validation::calibrate::MIN_RELEVANT
+        )),
+    }
+    md.push('\n');
+
+    let evaluated = a.confusion.total();
+    if evaluated > 0 {
+        md.push_str(&format!(
+            "**Agreement on the sample's {evaluated} labelled papers** (unweighted: these papers, not the review).\n\n"
+        ));
+        let c = a.confusion;
+        md.push_str("| | labelled relevant | labelled not relevant |\n|---|---:|---:|\n");
+        md.push_str(&format!(
+            "| kept by the engine | {} | {} |\n| excluded by the engine | {} | {} |\n\n",
+            c.true_positive, c.false_positive, c.false_negative, c.true_negative
+        ));
+        md.push_str(&format!(
+            "- Cohen's kappa: {}\n",
+            kappa_text(a.kappa, a.kappa_undefined.as_deref())
+        ));
+    }
     if a.lost.is_empty() {
         md.push_str(
             "- Lost evidence: none; every paper the researcher labelled relevant is kept.\n",
@@ -119,57 +214,32 @@ pub fn validation_markdown(a: &Assessment, data: &ReportData<'_>) -> String {
     } else {
         let names: Vec<String> = a.lost.iter().map(|id| inline(&title(id))).collect();
         md.push_str(&format!(
-            "- Lost evidence (labelled relevant, excluded by the engine): {}\n",
+            "- Lost evidence (labelled relevant, in the sample or not, excluded by the engine): {}\n",
             names.join("; ")
         ));
     }
-    let target = a.stopping.target;
-    match a.proposed {
-        Some(p) if p == cut => md.push_str(&format!(
-            "- At {target:.2} recall the labels support the cut-offs in force (a higher maybe cut-off needs \
-             labels that support automatic exclusion)\n"
-        )),
-        Some(p) => md.push_str(&format!(
-            "- Cut-offs the labels support at {target:.2} recall: include from {:.1}, maybe from {:.1} (not applied)\n",
-            p.include, p.maybe
-        )),
-        None => md.push_str(&format!(
-            "- Cut-offs the labels support: none yet; calibrating needs at least {} papers labelled relevant\n",
-            crate::review::validation::calibrate::MIN_RELEVANT
-        )),
-    }
-    let rule = a.stopping;
-    if rule.supports_exclusion {
+    if a.browsing_labelled > 0 {
         md.push_str(&format!(
-            "- Automatic exclusion: supported; the lower bound of recall is at or above {target:.2}\n"
-        ));
-    } else {
-        let bound = rule
-            .recall
-            .map_or("no relevant paper is labelled".to_owned(), |r| {
-                format!("recall's lower bound {:.2} is below {target:.2}", r.low)
-            });
-        let more = if rule.more_relevant_needed >= crate::review::validation::calibrate::MORE_CAP {
-            "no number of further labels would, as papers are already lost at these cut-offs"
-                .to_owned()
-        } else {
-            format!(
-                "about {} more papers labelled relevant, each kept by the engine, would",
-                rule.more_relevant_needed
-            )
-        };
-        md.push_str(&format!(
-            "- Automatic exclusion: not supported by these labels ({bound}); {more}. Every paper the engine \
-             excludes still needs the researcher's eye.\n"
+            "- Labelled while browsing, not a sample: {}; shown on their papers and among the lost evidence, \
+             counted in no estimate above\n",
+            papers_count(a.browsing_labelled)
         ));
     }
     if a.sample_size > 0 {
         md.push_str(&format!(
-            "- Validation sample: {} papers proposed, {} still to label\n",
+            "- Validation sample: {} papers drawn, {} still to label\n",
             a.sample_size,
             a.to_label.len()
         ));
     }
     md.push('\n');
     md
+}
+
+fn papers_count(n: usize) -> String {
+    if n == 1 {
+        "1 paper".to_owned()
+    } else {
+        format!("{n} papers")
+    }
 }

@@ -1,10 +1,10 @@
-//! Cut-offs set from the labelled sample, and whether the sample is large
-//! enough to let the engine exclude papers on its own.
+//! Score cut-offs, and the ones fitted to a target recall on labelled
+//! papers. Whether a fitted cut-off holds is not judged here: that is the
+//! estimate's, on labels it was not fitted to ([`super::estimate`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::Judged;
-use super::metrics::{Confusion, Proportion};
 
 /// The score cut-offs that turn a 0-10 score into a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,68 +86,10 @@ fn z_for(target: f64) -> f64 {
         / (1.0 + 1.432_788 * t + 0.189_269 * t * t + 0.001_308 * t * t * t)
 }
 
-/// The cut-offs the labels support: [`calibrate`]'s, except that the maybe
-/// cut-off rises above the default only when the labels support automatic
-/// exclusion at it. A higher cut-off sends more papers out unread; a few
-/// labels can show it is needed lower (recall), never that it is safe higher.
-pub fn supported(judged: &[Judged], target: f64) -> Option<Cutoffs> {
-    let mut cut = calibrate(judged, target)?;
-    if cut.maybe > Cutoffs::DEFAULT.maybe
-        && !stopping_rule(judged, cut.maybe, target).supports_exclusion
-    {
-        cut = Cutoffs::DEFAULT;
-    }
-    Some(cut)
-}
-
-/// What the sample supports, as the report states it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct StoppingRule {
-    pub target: f64,
-    /// Recall at the cut-offs in force, with its interval.
-    pub recall: Option<Proportion>,
-    /// The interval's lower bound is at or above the target: the sample
-    /// supports letting the engine exclude papers unread.
-    pub supports_exclusion: bool,
-    /// Relevant papers still to label, each found by the engine, before the
-    /// lower bound could reach the target; 0 when it has.
-    pub more_relevant_needed: usize,
-}
-
-/// Whether the labels support automatic exclusion at `target` recall with the
-/// papers kept from `maybe_cut` up, and if not, how many more relevant labels
-/// (all kept by the engine) would.
-pub fn stopping_rule(judged: &[Judged], maybe_cut: f64, target: f64) -> StoppingRule {
-    let confusion = Confusion::of(judged, maybe_cut);
-    let recall = confusion.recall();
-    let supports = recall.is_some_and(|r| r.low >= target);
-    let mut more = 0;
-    if !supports {
-        let (mut hits, mut of) = (confusion.true_positive, confusion.relevant());
-        // Each further relevant paper the engine keeps raises the bound; a
-        // target it can never reach (a miss already made) says so by the cap.
-        while more < MORE_CAP && Proportion::of(hits, of).is_none_or(|r| r.low < target) {
-            hits += 1;
-            of += 1;
-            more += 1;
-        }
-    }
-    StoppingRule {
-        target,
-        recall,
-        supports_exclusion: supports,
-        more_relevant_needed: more,
-    }
-}
-
-/// Beyond this many further labels the rule says "more than" instead.
-pub const MORE_CAP: usize = 10_000;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::validation::metrics::Confusion;
 
     use crate::review::validation::tests::judged_paper as judged;
 
@@ -176,26 +118,6 @@ mod tests {
     }
 
     #[test]
-    fn a_higher_cut_needs_labels_that_support_excluding_unread() {
-        // Five tight relevant labels would raise the cut to 7.8, but five
-        // labels cannot show that is safe: the defaults stand.
-        let few = [8.0, 8.1, 7.9, 8.0, 8.2].map(|s| judged(s, true));
-        assert_eq!(supported(&few, 0.95), Some(Cutoffs::DEFAULT));
-        // Eighty, all kept at the raised cut, can.
-        let many: Vec<Judged> = (0..80)
-            .map(|i| judged(7.9 + (i % 4) as f64 * 0.1, true))
-            .collect();
-        let cut = supported(&many, 0.95).unwrap();
-        assert!(cut.maybe > Cutoffs::DEFAULT.maybe, "{cut:?}");
-        // A lower cut needs no such support.
-        let mut spread: Vec<Judged> = (0..10)
-            .map(|i| judged(9.0 - 0.7 * i as f64, true))
-            .collect();
-        spread.push(judged(1.0, false));
-        assert!((supported(&spread, 0.95).unwrap().maybe - 2.3).abs() < 1e-9);
-    }
-
-    #[test]
     fn fewer_than_three_relevant_labels_set_nothing() {
         let papers = [judged(8.0, true), judged(7.0, true), judged(1.0, false)];
         assert!(calibrate(&papers, 0.95).is_none());
@@ -206,21 +128,5 @@ mod tests {
         assert!((z_for(0.95) - 1.6449).abs() < 1e-3);
         assert!((z_for(0.9) - 1.2816).abs() < 1e-3);
         assert!((z_for(0.99) - 2.3263).abs() < 1e-3);
-    }
-
-    #[test]
-    fn the_stopping_rule_asks_for_73_relevant_papers_all_found_at_95_percent() {
-        let found: Vec<Judged> = (0..18).map(|_| judged(8.0, true)).collect();
-        let rule = stopping_rule(&found, 4.0, 0.95);
-        assert!(!rule.supports_exclusion);
-        // n/(n + z^2) >= 0.95 first holds at n = 73.
-        assert_eq!(rule.more_relevant_needed, 73 - 18);
-
-        let enough: Vec<Judged> = (0..73).map(|_| judged(8.0, true)).collect();
-        let rule = stopping_rule(&enough, 4.0, 0.95);
-        assert!(
-            rule.supports_exclusion && rule.more_relevant_needed == 0,
-            "{rule:?}"
-        );
     }
 }

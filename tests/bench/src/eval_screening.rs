@@ -2,11 +2,15 @@
 //! corpus. The topic of each paper in manifest.tsv stands in for the
 //! researcher's labels (a paper of the question's topic is relevant). For each
 //! question, the offline engine scores every readable paper; then, as the app
-//! would, a sample of 20, 30 or 50 is proposed and "labelled", the cut-offs are
-//! calibrated on it to 95% recall and applied to the whole collection. Each
-//! row is measured on the whole collection (so it shows what calibrating on a
-//! sample does to the papers nobody labelled), averaged over seeds, with the
-//! worst seed's recall beside the mean.
+//! would, a sample of 20, 30 or 50 is proposed and "labelled", and assessed
+//! by the app's own code: the cut-offs fitted on half the sample (and checked
+//! on the other half) are applied to the whole collection, and the sample's
+//! estimate of recall for the whole review is set against the true recall.
+//! Each row is measured on the whole collection (so it shows what
+//! calibrating on a sample does to the papers nobody labelled), averaged over
+//! seeds, with the worst seed's recall beside the mean; "estimate covers"
+//! counts the seeds whose 95% interval held the true recall at the default
+//! cut-offs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,10 +23,10 @@ use quire::workspace::{PaperRecord, Workspace};
 use tokio_util::sync::CancellationToken;
 
 use quire::offline;
-use quire::review::validation::calibrate::{Cutoffs, stopping_rule, supported};
+use quire::review::validation::calibrate::Cutoffs;
 use quire::review::validation::metrics::{Confusion, wss_at_95};
 use quire::review::validation::sample::propose;
-use quire::review::validation::{DEFAULT_TARGET, Judged};
+use quire::review::validation::{DEFAULT_TARGET, Judged, ValidationFile, assess_scored};
 
 use super::agent_rig::{Server, corpus_texts, scripted_setup, synthetic_workspace};
 use super::eval::DevCorpus;
@@ -47,9 +51,9 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
         readable.len()
     );
     println!(
-        "| topic | engine | relevant | cut-offs | recall | specificity | precision | kappa | WSS@95 | lost | sample supports exclusion |"
+        "| topic | engine | relevant | cut-offs | recall | specificity | precision | kappa | WSS@95 | lost | sample supports exclusion | estimate covers |"
     );
-    println!("|---|---|---:|---|---|---:|---:|---:|---:|---:|---|");
+    println!("|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|");
     for (topic, question) in &dev.questions {
         let findings = offline::review(question, &[], &papers);
         let offline: Vec<Judged> = readable
@@ -108,14 +112,10 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
             .map(|c| c.false_negative as f64)
             .sum::<f64>()
             / confusions.len() as f64;
-        let supports: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
-        let supports = if supports.is_empty() {
-            "-".to_owned()
-        } else {
-            supports[0].to_owned()
-        };
+        let notes: Vec<&str> = results.iter().filter_map(|r| r.1.as_deref()).collect();
+        let notes = notes.first().copied().unwrap_or("- | -");
         println!(
-            "| {topic} | {engine} | {relevant} | {label} | {} ({worst_recall:.2}) | {} | {} | {} | {wss} | {lost:.1} | {supports} |",
+            "| {topic} | {engine} | {relevant} | {label} | {} ({worst_recall:.2}) | {} | {} | {} | {wss} | {lost:.1} | {notes} |",
             mean(&|c| c.recall().map(|r| r.value)),
             mean(&|c| c.specificity().map(|r| r.value)),
             mean(&|c| c.precision().map(|r| r.value)),
@@ -124,29 +124,45 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
     };
     row("default 6.5 / 4.0", &[(Cutoffs::DEFAULT, None)]);
     let scored: Vec<(String, f64)> = judged.iter().map(|j| (j.id.clone(), j.score)).collect();
+    let true_recall = Confusion::of(judged, Cutoffs::DEFAULT.maybe)
+        .recall()
+        .map(|r| r.value);
     for size in SAMPLE_SIZES {
         let mut results = Vec::new();
-        let mut supporting_seeds = 0;
+        let (mut supporting_seeds, mut covered, mut estimated) = (0, 0, 0);
         let mut needed = Vec::new();
         for seed in 0..SEEDS {
-            let sample = propose(&scored, size, &Cutoffs::DEFAULT, &format!("eval-{seed}"));
+            let seed = format!("eval-{seed}");
+            let (frame, sample) = propose(&scored, size, &Cutoffs::DEFAULT, &seed);
+            let file = ValidationFile {
+                sample,
+                seed,
+                frame: Some(frame),
+                ..ValidationFile::default()
+            };
             let labelled: Vec<Judged> = judged
                 .iter()
-                .filter(|j| sample.contains(&j.id))
+                .filter(|j| file.sample.contains(&j.id))
                 .cloned()
                 .collect();
+            let a = assess_scored(&scored, &labelled, &file);
             // A sample with too few relevant papers cannot calibrate: the defaults stand.
-            let cut = supported(&labelled, DEFAULT_TARGET).unwrap_or(Cutoffs::DEFAULT);
-            let rule = stopping_rule(&labelled, cut.maybe, DEFAULT_TARGET);
-            if rule.supports_exclusion {
+            let cut = a.proposed.unwrap_or(Cutoffs::DEFAULT);
+            if a.support.supported {
                 supporting_seeds += 1;
             }
-            needed.push(rule.more_relevant_needed);
+            needed.push(a.support.more.iter().map(|m| m.count).sum::<usize>());
+            if let (Some(r), Some(truth)) = (a.estimate.and_then(|e| e.recall), true_recall) {
+                estimated += 1;
+                if r.low <= truth && truth <= r.high {
+                    covered += 1;
+                }
+            }
             results.push((cut, None));
         }
         needed.sort_unstable();
         let summary = format!(
-            "{supporting_seeds} of {SEEDS} seeds; median {} more relevant labels needed",
+            "{supporting_seeds} of {SEEDS} seeds; median {} more labels needed | {covered} of {estimated}",
             needed[needed.len() / 2]
         );
         results[0].1 = Some(summary);

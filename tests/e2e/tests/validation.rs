@@ -111,14 +111,21 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
             .await?
             .unwrap_or_default();
         Ok(text
-            .contains("labels of 5 scored papers, 5 of them relevant")
+            .contains("Agreement on the sample's 5 labelled papers")
             .then_some(text))
     })
     .await?;
-    assert!(figures.contains("Recall (sensitivity)"), "{figures}");
+    // The whole review was the sample: the estimate is its census.
+    assert!(figures.contains("5 labels count here"), "{figures}");
+    assert!(
+        figures.contains("Recall at the cut-offs in force"),
+        "{figures}"
+    );
     // The papers the engine excludes are lost evidence, by name.
     assert!(
-        figures.contains("Lost evidence (labelled relevant, excluded by the engine)"),
+        figures.contains(
+            "Lost evidence (labelled relevant, in the sample or not, excluded by the engine)"
+        ),
         "{figures}"
     );
     assert!(
@@ -127,7 +134,16 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
     );
     app.screenshot("validation").await?;
 
-    // The labels ask for a lower maybe cut-off; it applies only on the button.
+    // The sample cannot support exclusion: the engine excludes papers
+    // labelled relevant, and the panel says no number of labels would.
+    let done = app
+        .text_content("[data-testid=sample-done]")
+        .await?
+        .unwrap_or_default();
+    assert!(done.contains("No number of further labels would"), "{done}");
+
+    // Half the sample's labels ask for a lower maybe cut-off; it applies
+    // only on the button.
     let apply = app
         .wait_text("[data-testid=apply-cutoffs]", UI_TIMEOUT)
         .await?;
@@ -136,15 +152,15 @@ async fn a_sample_is_labelled_blind_and_the_cut_offs_it_supports_are_applied_on_
         "{apply}"
     );
     let before = std::fs::read_to_string(std::path::Path::new(&root).join("report.md"))?;
-    assert!(!before.contains("calibrated on 5 labelled"));
+    assert!(!before.contains("fitted on 3 labelled"));
     app.click("[data-testid=apply-cutoffs]").await?;
     app.wait_text("[data-testid=reset-cutoffs]", UI_TIMEOUT)
         .await?;
     let report = std::fs::read_to_string(std::path::Path::new(&root).join("report.md"))?;
-    assert!(report.contains("calibrated on 5 labelled papers (5 relevant)"));
+    // Fitted on every other draw (3 of the 5), all relevant.
     assert!(
-        report.contains("Lost evidence: none"),
-        "the far paper is kept now"
+        report.contains("fitted on 3 labelled papers of half the validation sample (3 relevant)"),
+        "{report}"
     );
     app.click("[data-testid=reset-cutoffs]").await?;
     eventually("the defaults again", UI_TIMEOUT, || async {

@@ -40,7 +40,7 @@ import {
   type Cutoffs,
   type DualPolicy,
   type Flow,
-  type Proportion,
+  type MoreLabels,
   type ProtocolParams,
   type ProtocolVersion,
   type ProtocolView,
@@ -511,9 +511,13 @@ export class FakePlatform implements Platform {
 
   /**
    * Like the core: a sample of the scored papers (here the first by id), the
-   * labels counted against the cut-offs in force (maybe counts as include),
-   * cut-offs proposed from three relevant labels (here the lowest relevant
-   * score), applied only when asked, and the rows' verdicts following them.
+   * sample's labels counted against the cut-offs in force (maybe counts as
+   * include; labels outside the sample are "browsing" and count in no
+   * figure), cut-offs proposed from three relevant sample labels (here the
+   * lowest relevant score), applied only when asked, the rows' verdicts
+   * following them, and a claim never supported: up to two more labels
+   * asked below the cut while papers are left, which `extend` draws (the
+   * next papers by id).
    */
   validation(params: ValidateParams): Promise<ValidationView> {
     this.validationCalls.push(params);
@@ -521,7 +525,14 @@ export class FakePlatform implements Platform {
     const root = params.workspace;
     const scored = view.papers.filter((p) => p.score !== null).sort((a, b) => a.id.localeCompare(b.id));
     if (params.sample != null) this.samples.set(root, scored.slice(0, params.sample).map((p) => p.id));
-    const judged = scored.filter((p) => p.label?.verdict != null);
+    if (params.extend) {
+      const drawn = this.samples.get(root) ?? [];
+      const more = scored.filter((p) => !drawn.includes(p.id)).slice(0, 2);
+      this.samples.set(root, [...drawn, ...more.map((p) => p.id)]);
+    }
+    const sample = this.samples.get(root) ?? [];
+    const labelledAny = scored.filter((p) => p.label?.verdict != null);
+    const judged = labelledAny.filter((p) => sample.includes(p.id));
     const relevant = judged.filter((p) => p.label?.verdict !== "exclude");
     const proposed: Cutoffs | null =
       relevant.length >= 3 ? { include: 6.5, maybe: Math.min(...relevant.map((p) => p.score ?? 0)) } : null;
@@ -545,30 +556,34 @@ export class FakePlatform implements Platform {
       falsePositive: judged.filter((p) => p.label?.verdict === "exclude" && kept(p)).length,
       trueNegative: judged.filter((p) => p.label?.verdict === "exclude" && !kept(p)).length,
     };
-    const sample = this.samples.get(root) ?? [];
     const toLabel = sample.filter((id) => !judged.some((p) => p.id === id));
-    const recall: Proportion | null =
-      relevant.length === 0
-        ? null
-        : { hits: confusion.truePositive, of: relevant.length, value: confusion.truePositive / relevant.length, low: 0, high: 1 };
+    const recall = relevant.length === 0 ? null : { value: confusion.truePositive / relevant.length, low: 0, high: 1 };
+    const room = Math.min(2, scored.length - sample.length);
+    const more: MoreLabels[] = judged.length === 0 || room === 0 ? [] : [{ stratum: 0, from: 0, to: 2, count: room }];
     return Promise.resolve({
       assessment: {
-        labelled: judged.length,
+        labelled: labelledAny.length,
+        sampleLabelled: judged.length,
+        browsingLabelled: labelledAny.length - judged.length,
         relevant: relevant.length,
         toLabel,
         sampleSize: sample.length,
         cutoffs: cut,
         calibrated: this.applied.has(root),
+        fittedLabels: 0,
         confusion,
-        recall,
-        specificity: null,
-        precision: null,
         kappa: null,
         kappaUndefined: null,
+        estimate:
+          judged.length === 0
+            ? null
+            : { recall, lowerBound: 0.5, relevant: { value: relevant.length, low: 0, high: 10 }, missed: { value: 0, low: 0, high: 5 }, labels: judged.length, papers: scored.length },
+        noEstimate: judged.length === 0 ? "no validation sample has been labelled" : null,
         wssAt95: null,
         lost: relevant.filter((p) => !kept(p)).map((p) => p.id),
         proposed,
-        stopping: { target: params.target ?? 0.95, recall, supportsExclusion: false, moreRelevantNeeded: 70 },
+        raiseRefused: null,
+        support: { target: params.target ?? 0.95, supported: false, more, beyondReach: false },
         earlierLabels: 0,
         staleCutoffs: null,
       },
@@ -576,7 +591,7 @@ export class FakePlatform implements Platform {
       markdown:
         judged.length === 0
           ? "## Screening validation\n\nCut-offs: the defaults, **uncalibrated**."
-          : `## Screening validation\n\nAgainst the researcher's own labels of ${judged.length} scored papers, ${relevant.length} of them relevant.`,
+          : `## Screening validation\n\nFrom the validation sample: ${String(judged.length)} labels, ${String(relevant.length)} of them relevant.`,
     });
   }
 

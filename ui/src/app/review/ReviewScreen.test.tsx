@@ -780,10 +780,10 @@ describe("screening validation", () => {
     expect($("[data-testid=validation-figures]")?.textContent).toContain("uncalibrated");
     expect($("[data-testid=apply-cutoffs]")).toBeNull();
 
-    await type("[data-testid=sample-size]", "3");
+    await type("[data-testid=sample-size]", "2");
     await click("[data-testid=propose-sample]");
-    expect(platform.validationCalls.at(-1)).toMatchObject({ workspace: ROOT, sample: 3, target: 0.95 });
-    expect($("[data-testid=queue-progress]")?.textContent).toContain("0 of 3 labelled");
+    expect(platform.validationCalls.at(-1)).toMatchObject({ workspace: ROOT, sample: 2, target: 0.95 });
+    expect($("[data-testid=queue-progress]")?.textContent).toContain("0 of 2 labelled");
     // Blind: the paper, not the engine's call on it.
     expect($("[data-testid=queue-paper]")?.getAttribute("data-paper")).toBe("p1");
     expect($("[data-testid=queue-engine]")).toBeNull();
@@ -793,9 +793,17 @@ describe("screening validation", () => {
     expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include" } });
     expect($("[data-testid=queue-paper]")?.getAttribute("data-paper")).toBe("p2");
     await click("[data-testid=label-maybe]");
+    expect($("[data-testid=sample-done]")?.textContent).toContain("All 2 papers of the sample are labelled");
+    // Not supported yet: how many more and where, drawn into the queue on
+    // request (never "label more papers from the results").
+    expect($("[data-testid=sample-done]")?.textContent).not.toContain("from the results");
+    expect($("[data-testid=more-labels]")?.textContent).toContain("about 1 more labels are needed (1 scoring 0.0-2.0)");
+    await click("[data-testid=extend-sample]");
+    expect(platform.validationCalls.at(-1)).toMatchObject({ extend: true });
+    expect($("[data-testid=queue-progress]")?.textContent).toContain("2 of 3 labelled");
     await click("[data-testid=label-include]");
     expect($("[data-testid=sample-done]")?.textContent).toContain("All 3 papers of the sample are labelled");
-    expect($("[data-testid=validation-figures]")?.textContent).toContain("labels of 3 scored papers, 3 of them relevant");
+    expect($("[data-testid=validation-figures]")?.textContent).toContain("From the validation sample: 3 labels, 3 of them relevant");
 
     // The labels support lower cut-offs; nothing changes until they are applied.
     const verdictOf = (id: string) => platform.reviews.get(ROOT)?.papers.find((p) => p.id === id)?.verdict;

@@ -1,6 +1,9 @@
-// Screening validation: a sample the researcher labels blind, then what the
-// labels show of the engine (the report's own section, rendered from Rust),
-// with the cut-offs the labels support applied only on request.
+// Screening validation: a stratified sample the researcher labels blind,
+// then what the sample shows of the whole review (the report's own section,
+// rendered from Rust), with the cut-offs it supports applied only on request.
+// When the sample is too small for a claim, the panel says how many more
+// labels and where, and draws them into the queue on request; labels given
+// while browsing the results are not a sample and are never asked for here.
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
@@ -8,6 +11,7 @@ import {
   type PaperDetail,
   type PaperRow,
   type Platform,
+  type Support,
   QuireError,
   type ValidateParams,
   type ValidationView,
@@ -52,11 +56,13 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
   const queue = useRef<HTMLDivElement>(null);
 
   const ask = useCallback(
-    async (params: Omit<ValidateParams, "workspace" | "apply" | "reset"> & { apply?: boolean; reset?: boolean }) => {
+    async (
+      params: Omit<ValidateParams, "workspace" | "apply" | "reset" | "extend"> & { apply?: boolean; reset?: boolean; extend?: boolean },
+    ) => {
       setBusy(true);
       setError(null);
       try {
-        const next = await platform.validation({ workspace, apply: false, reset: false, ...params });
+        const next = await platform.validation({ workspace, apply: false, reset: false, extend: false, ...params });
         setView(next);
         return next;
       } catch (raw) {
@@ -71,7 +77,7 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
 
   useEffect(() => {
     void ask({}).then((first) => {
-      if (first !== null) setTarget(String(first.assessment.stopping.target));
+      if (first !== null) setTarget(String(first.assessment.support.target));
     });
   }, [ask]);
 
@@ -208,15 +214,20 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
           <h2 class="panel__title">Label a sample</h2>
           {a.sampleSize === 0 ? (
             <p class="muted">
-              Label a sample of papers yourself and Quire measures the engine against you: recall with its
-              interval, kappa, the papers it would lose. The sample spans the score range, with more papers where
-              the verdict is least certain.
+              Label a sample of papers yourself and Quire estimates, for the whole review, how many relevant
+              papers the engine would lose: recall with its interval, and whether your labels support letting it
+              exclude papers unread. The sample is drawn at random within score bands, with more papers where the
+              verdict is least certain; labels you give while browsing the results do not count here.
             </p>
           ) : next === null ? (
-            <p data-testid="sample-done">
-              All {a.sampleSize} papers of the sample are labelled. Label more papers from the results, or propose a
-              new sample, to narrow the interval.
-            </p>
+            <SampleDone
+              size={a.sampleSize}
+              support={a.support}
+              busy={busy}
+              onExtend={() => {
+                void ask({ extend: true });
+              }}
+            />
           ) : (
             <>
               <p class="muted" data-testid="queue-progress">
@@ -308,5 +319,34 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
       </div>
       {pdfViewer}
     </section>
+  );
+}
+
+/** The sample is labelled: what it supports, and if not, what would. */
+function SampleDone({ size, support, busy, onExtend }: { size: number; support: Support; busy: boolean; onExtend: () => void }) {
+  const more = support.more.reduce((n, m) => n + m.count, 0);
+  const where = support.more.map((m) => `${String(m.count)} scoring ${m.from.toFixed(1)}-${Math.min(m.to, 10).toFixed(1)}`).join(", ");
+  return (
+    <div data-testid="sample-done">
+      <p>All {size} papers of the sample are labelled.</p>
+      {support.supported ? (
+        <p>They support letting the engine exclude papers unread at {support.target.toFixed(2)} recall.</p>
+      ) : support.beyondReach ? (
+        <p>
+          No number of further labels would support automatic exclusion at these cut-offs: as far as the sample shows,
+          the engine loses relevant papers there. Every paper it excludes still needs your eye.
+        </p>
+      ) : more > 0 ? (
+        <>
+          <p data-testid="more-labels">
+            To support automatic exclusion at {support.target.toFixed(2)} recall, about {more} more labels are needed
+            ({where}), if they turn out as the sample&apos;s have so far.
+          </p>
+          <button type="button" class="button" data-testid="extend-sample" disabled={busy} onClick={onExtend}>
+            Add {more} to the sample
+          </button>
+        </>
+      ) : null}
+    </div>
   );
 }

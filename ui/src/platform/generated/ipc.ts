@@ -830,39 +830,80 @@ falsePositive: number,
 trueNegative: number, };
 
 /**
- * A proportion with its 95% Wilson score interval, which stays inside 0-1
- * and is honest at the small counts a validation sample has (the normal
- * approximation claims certainty it does not have at 18 of 18).
+ * A figure with its 95% interval.
  */
-export type Proportion = { hits: number, of: number, value: number, low: number, high: number, };
+export type Range = { value: number, low: number, high: number, };
 
 /**
- * What the sample supports, as the report states it.
+ * Recall at a cut for the whole review, from the sample.
  */
-export type StoppingRule = { target: number, 
+export type RecallEstimate = { 
 /**
- * Recall at the cut-offs in force, with its interval.
+ * `None` when no sampled label is relevant: there is nothing to recall
+ * as far as the sample shows.
  */
-recall: Proportion | null, 
+recall: Range | null, 
 /**
- * The interval's lower bound is at or above the target: the sample
- * supports letting the engine exclude papers unread.
+ * The one-sided 95% lower bound: recall is at least this.
  */
-supportsExclusion: boolean, 
+lowerBound: number, 
 /**
- * Relevant papers still to label, each found by the engine, before the
- * lower bound could reach the target; 0 when it has.
+ * Relevant papers in the review, and of them excluded by the engine.
  */
-moreRelevantNeeded: number, };
+relevant: Range, missed: Range, 
+/**
+ * The labels it rests on, and the papers it speaks for.
+ */
+labels: number, papers: number, };
+
+/**
+ * More labels a band needs before a claim could hold.
+ */
+export type MoreLabels = { stratum: number, from: number, to: number, count: number, };
+
+/**
+ * A higher maybe cut-off one half of the sample asked for, which the other
+ * half did not support.
+ */
+export type RaiseRefused = { maybe: number, 
+/**
+ * Why, in words.
+ */
+reason: string, };
+
+/**
+ * Whether the sample supports letting the engine exclude papers unread at
+ * the cut-offs in force, and if not, what would.
+ */
+export type Support = { target: number, 
+/**
+ * Recall's one-sided 95% lower bound for the whole review is at or
+ * above the target.
+ */
+supported: boolean, 
+/**
+ * More labels that would bring the bound to the target if they turn out
+ * as the sample's have so far, by score band; empty when supported.
+ */
+more: Array<MoreLabels>, 
+/**
+ * No number of labels would: the estimate itself is below the target.
+ */
+beyondReach: boolean, };
 
 /**
  * What the labels say of the engine, as the report, the CLI and the app show it.
  */
 export type Assessment = { 
 /**
- * Labelled papers with a score, and how many of them are relevant.
+ * Labelled papers with a score under the current question, and of
+ * them those in the sample and those labelled while browsing.
  */
-labelled: number, relevant: number, 
+labelled: number, sampleLabelled: number, browsingLabelled: number, 
+/**
+ * Relevant among the sample's labels the figures rest on.
+ */
+relevant: number, 
 /**
  * The sample's papers still to label.
  */
@@ -870,19 +911,43 @@ toLabel: Array<string>, sampleSize: number,
 /**
  * The cut-offs in force, and whether they were calibrated.
  */
-cutoffs: Cutoffs, calibrated: boolean, confusion: Confusion, recall: Proportion | null, specificity: Proportion | null, precision: Proportion | null, kappa: number | null, 
+cutoffs: Cutoffs, calibrated: boolean, 
+/**
+ * The sample's labels the applied cut-offs were fitted on: counted in
+ * no figure at them.
+ */
+fittedLabels: number, 
+/**
+ * The sample's labels the figures rest on against the engine's
+ * decisions, unweighted: agreement on these papers.
+ */
+confusion: Confusion, kappa: number | null, 
 /**
  * Why kappa is not defined, in words, when it is not.
  */
-kappaUndefined: string | null, wssAt95: number | null, 
+kappaUndefined: string | null, 
 /**
- * Relevant by the researcher, excluded by the engine, best score first.
+ * Recall and the relevant papers for the whole review at the cut-offs
+ * in force, weighted back from the sample.
+ */
+estimate: RecallEstimate | null, 
+/**
+ * Why there is no estimate, in words, when there is none.
+ */
+noEstimate: string | null, 
+/**
+ * Work saved over sampling at 95% recall, for the whole review.
+ */
+wssAt95: number | null, 
+/**
+ * Relevant by the researcher (any label), excluded by the engine, best
+ * score first.
  */
 lost: Array<string>, 
 /**
- * The cut-offs the labels support at the target recall.
+ * The cut-offs the sample supports at the target recall.
  */
-proposed: Cutoffs | null, stopping: StoppingRule, 
+proposed: Cutoffs | null, raiseRefused: RaiseRefused | null, support: Support, 
 /**
  * Labels given under an earlier question: kept (the researcher's),
  * counted nowhere in these figures.
@@ -918,6 +983,10 @@ sample?: number | null,
  * The recall the cut-offs are calibrated to (default 0.95).
  */
 target?: number | null, 
+/**
+ * Draw into the sample the further labels the assessment asks for.
+ */
+extend: boolean, 
 /**
  * Apply the cut-offs the labels support: the verdicts shown follow them.
  */
