@@ -154,6 +154,14 @@ pub struct CriterionVerdict {
     pub evidence: Option<Quote>,
 }
 
+impl CriterionVerdict {
+    /// Not met, with the passage that shows it (kept only once verified on
+    /// its page): enough to exclude a paper by.
+    pub fn fails_with_passage(&self) -> bool {
+        self.outcome == CriterionOutcome::NotMet && self.evidence.is_some()
+    }
+}
+
 /// Where a result came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -233,6 +241,11 @@ pub struct PaperResult {
     pub evidence: Vec<Quote>,
     #[serde(default)]
     pub criteria: Vec<CriterionVerdict>,
+    /// The criterion the reader excluded the paper by, whatever its score:
+    /// one of `criteria`, not met, with its passage verified on its page.
+    /// The verdict is relevance *and* criteria, so cut-offs never move it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_by: Option<String>,
     pub provenance: Provenance,
     /// The title and authors the reader read on page one, as far as page
     /// one bears them out; laid over what extraction found.

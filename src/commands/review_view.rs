@@ -172,6 +172,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
             result.as_ref().map(|r| ResultHead {
                 score: r.score,
                 verdict: r.verdict,
+                excluded_by: r.excluded_by.clone(),
                 provenance: Default::default(),
             }),
             label,

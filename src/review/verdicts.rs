@@ -31,6 +31,8 @@ pub fn result_of(ws: &Workspace, id: &PaperId) -> Result<Option<PaperResult>, Re
 pub struct ResultHead {
     pub score: f64,
     pub verdict: Verdict,
+    #[serde(default, rename = "excludedBy")]
+    pub excluded_by: Option<String>,
     #[serde(default)]
     pub provenance: Made,
 }
@@ -256,13 +258,17 @@ pub trait HasVerdict {
 
     fn verdict(&self) -> Verdict;
 
+    /// The criterion the reading excluded the paper by, if it did.
+    fn excluded_by(&self) -> Option<&str>;
+
     fn set_verdict(&mut self, verdict: Verdict) {
         *self.verdict_mut() = verdict;
     }
 
     /// The verdict by the cut-offs in force.
     fn show_by(&mut self, validation: &ValidationFile) {
-        let shown = validation.shown_verdict(self.score(), self.verdict());
+        let shown =
+            validation.shown_verdict(self.score(), self.verdict(), self.excluded_by().is_some());
         self.set_verdict(shown);
     }
 }
@@ -280,6 +286,9 @@ impl HasVerdict for PaperResult {
     fn verdict(&self) -> Verdict {
         self.verdict
     }
+    fn excluded_by(&self) -> Option<&str> {
+        self.excluded_by.as_deref()
+    }
     fn verdict_mut(&mut self) -> &mut Verdict {
         &mut self.verdict
     }
@@ -294,6 +303,9 @@ impl HasVerdict for ResultHead {
     }
     fn verdict(&self) -> Verdict {
         self.verdict
+    }
+    fn excluded_by(&self) -> Option<&str> {
+        self.excluded_by.as_deref()
     }
     fn verdict_mut(&mut self) -> &mut Verdict {
         &mut self.verdict

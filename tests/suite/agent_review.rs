@@ -35,6 +35,7 @@ pub struct Rig {
     pub folder: tempfile::TempDir,
     pub settings: ModelSettings,
     pub question: &'static str,
+    pub criteria: Vec<String>,
 }
 
 impl Rig {
@@ -67,6 +68,7 @@ impl Rig {
             folder,
             settings,
             question: QUESTION,
+            criteria: vec!["describes a replication protocol".into()],
         }
     }
 
@@ -83,7 +85,7 @@ impl Rig {
             source: self.folder.path().to_path_buf(),
             spec: ReviewSpec {
                 question: self.question.into(),
-                criteria: vec!["describes a replication protocol".into()],
+                criteria: self.criteria.clone(),
                 engine: EngineKind::Agent,
                 protocol: None,
             },

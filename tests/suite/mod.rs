@@ -7,6 +7,7 @@ mod ask_papers;
 mod cli;
 mod commands;
 mod confinement;
+mod criteria;
 mod dual;
 mod fallible_reader;
 mod index;

@@ -103,6 +103,8 @@ fn offline_results(
             rationale: f.rationale,
             evidence: f.evidence,
             criteria: f.criteria,
+            // The offline criteria are lexical matches: shown, never excluding.
+            excluded_by: None,
             provenance,
             front_matter: None,
         };

@@ -200,7 +200,9 @@ pub fn merge(parts: Vec<(Chunk, ReaderAnswer)>, criteria: &[String]) -> ReaderAn
         let all_not = verdicts
             .iter()
             .all(|v| v.outcome == CriterionOutcome::NotMet);
-        let deciding = met.or(verdicts.first()).cloned();
+        // Not met by every part: the part that quotes why decides.
+        let quoted = verdicts.iter().find(|v| v.fails_with_passage());
+        let deciding = met.or(quoted).or(verdicts.first()).cloned();
         if let Some(mut v) = deciding {
             v.outcome = match (met.is_some(), all_not) {
                 (true, _) => CriterionOutcome::Met,

@@ -4,7 +4,9 @@
 //! all. An answer is coherent when its score is on the scale and agrees with
 //! its verdict, its rationale and summary are in words, and it rests on a
 //! verified quote, unless it says the paper does not address the question
-//! (a score in the exclude band), which needs no quote.
+//! (a score in the exclude band), which needs no quote. An exclude verdict
+//! on a high score is coherent when the answer excludes by a criterion: it
+//! names one not met and quotes, verified, the passage that shows it.
 
 use crate::review::Verdict;
 
@@ -18,6 +20,8 @@ const MIN_SUMMARY_WORDS: usize = 5;
 pub struct Claim<'a> {
     pub score: f64,
     pub verdict: Option<Verdict>,
+    /// The verdict is exclude by a criterion not met, its passage verified.
+    pub excludes_by_criterion: bool,
     pub rationale: &'a str,
     pub summary: &'a [crate::review::Quote],
     /// Evidence quotes found on their cited pages, and not found.
@@ -54,7 +58,7 @@ impl Problem {
                 format!("Your score {score} is off the scale. Give a score from 0 to 10.")
             }
             Self::VerdictAgainstScore { verdict, score } => format!(
-                "Your verdict \"{}\" contradicts your score {score} (a score of {score} means \"{}\"). Give a verdict that agrees with the score.",
+                "Your verdict \"{}\" contradicts your score {score} (a score of {score} means \"{}\"). Give a verdict that agrees with the score; if the paper fails a criterion, mark that criterion not_met and quote the passage that shows it, with its page.",
                 verdict.as_str(),
                 Verdict::from_score(*score).as_str()
             ),
@@ -105,6 +109,7 @@ pub fn problem(claim: &Claim<'_>) -> Option<Problem> {
     }
     let earned = Verdict::from_score(claim.score);
     if let Some(verdict) = claim.verdict
+        && !(verdict == Verdict::Exclude && claim.excludes_by_criterion)
         && band(verdict).abs_diff(band(earned)) >= 2
     {
         return Some(Problem::VerdictAgainstScore {
@@ -166,6 +171,7 @@ mod tests {
         Claim {
             score,
             verdict,
+            excludes_by_criterion: false,
             rationale,
             summary,
             verified_quotes: verified,
@@ -195,6 +201,32 @@ mod tests {
         // A verdict one band from its score is a judgement call.
         assert!(problem(&claim(6.0, Some(Verdict::Include), fine, &s, 1)).is_none());
         assert!(problem(&claim(8.0, Some(Verdict::Include), fine, &s, 2)).is_none());
+    }
+
+    #[test]
+    fn an_on_topic_paper_excluded_by_a_failed_criterion_is_coherent() {
+        let s = summary();
+        let fine = "On topic, but it studies simulated clusters only.";
+        let mut excluded = claim(8.0, Some(Verdict::Exclude), fine, &s, 1);
+        assert!(
+            problem(&excluded).is_some(),
+            "without a criterion, a contradiction"
+        );
+        excluded.excludes_by_criterion = true;
+        assert_eq!(problem(&excluded), None);
+        // A criterion excludes; it does not lift a low score to include.
+        let mut lifted = claim(1.0, Some(Verdict::Include), fine, &s, 1);
+        lifted.excludes_by_criterion = true;
+        assert!(problem(&lifted).is_some());
+        let ask = Problem::VerdictAgainstScore {
+            verdict: Verdict::Exclude,
+            score: 8.0,
+        }
+        .ask();
+        assert!(
+            ask.contains("mark that criterion not_met and quote the passage"),
+            "{ask}"
+        );
     }
 
     #[test]

@@ -443,11 +443,26 @@ fn coherence_problem(
     coherence::problem(&coherence::Claim {
         score: best.score,
         verdict: best.verdict,
+        excludes_by_criterion: excluded_by(best).is_some(),
         rationale: &best.rationale,
         summary: &summary,
         verified_quotes: verified,
         dropped_quotes: dropped,
     })
+}
+
+/// The criterion an answer excludes its paper by: the answer's verdict is
+/// exclude and it names a criterion not met, with the passage that shows it
+/// verified on its page. The score stays the paper's relevance.
+pub fn excluded_by(answer: &ReaderAnswer) -> Option<String> {
+    if answer.verdict != Some(crate::review::Verdict::Exclude) {
+        return None;
+    }
+    answer
+        .criteria
+        .iter()
+        .find(|c| c.fails_with_passage())
+        .map(|c| c.criterion.clone())
 }
 
 fn best_part(parts: &[(Chunk, ReaderAnswer)]) -> Option<usize> {

@@ -225,7 +225,16 @@ fn criterion(value: &Value) -> Option<CriterionVerdict> {
             .unwrap_or_default()
             .trim()
             .to_owned(),
-        evidence: None,
+        // The passage that shows it, as `{text, page}` (page 0 when none is
+        // given: then it cannot be verified, and excludes nothing).
+        evidence: ["quote", "evidence", "passage"]
+            .iter()
+            .find_map(|k| o.get(*k))
+            .map(|v| match v {
+                Value::Array(_) => quotes(v),
+                other => quotes(&Value::Array(vec![other.clone()])),
+            })
+            .and_then(|found| found.into_iter().next()),
     })
 }
 

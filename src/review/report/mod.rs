@@ -271,6 +271,7 @@ pub(crate) mod tests {
                 note: "criterion match 7.0/10; closest passage on page 4".into(),
                 evidence: None,
             }],
+            excluded_by: None,
             provenance: Provenance::new(
                 EngineKind::Offline,
                 None,

@@ -78,12 +78,17 @@ impl Flow {
 }
 
 /// The first criterion the engine found not met.
+/// The criterion an exclusion is by: the one the reader excluded the paper
+/// by, else the first not met.
 fn first_unmet(result: Option<&PaperResult>) -> Option<String> {
-    result?
-        .criteria
-        .iter()
-        .find(|c| c.outcome == CriterionOutcome::NotMet)
-        .map(|c| c.criterion.clone())
+    let result = result?;
+    result.excluded_by.clone().or_else(|| {
+        result
+            .criteria
+            .iter()
+            .find(|c| c.outcome == CriterionOutcome::NotMet)
+            .map(|c| c.criterion.clone())
+    })
 }
 
 impl ReportData<'_> {

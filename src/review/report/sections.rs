@@ -190,7 +190,7 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
     if !flow.reasons.is_empty() {
         push(
             md,
-            "Excluded, with reasons (the first criterion not met counts):\n",
+            "Excluded, with reasons (the criterion the reader excluded by, else the first not met):\n",
         );
         push(md, "| Reason | Papers |");
         push(md, "|---|---:|");

@@ -17,7 +17,7 @@
 //! many times with a fixed seed, so the same labels always give the same
 //! figures. The coverage this gives is checked by simulation (the tests).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -44,11 +44,13 @@ pub struct Cell {
 }
 
 /// Split the frame's bands at `cut` and count the sample's labels in each
-/// cell. `papers` are the review's scored papers (id, score); `labels` the
-/// sample's labels that count (id, relevant).
+/// cell. `papers` are the review's scored papers (id, score), `barred` those
+/// the engine excluded by a criterion (excluded whatever their score);
+/// `labels` the sample's labels that count (id, relevant).
 pub fn cells(
     frame: &Frame,
     papers: &[(String, f64)],
+    barred: &HashSet<&str>,
     labels: &[(&str, bool)],
     cut: f64,
 ) -> Vec<Cell> {
@@ -63,10 +65,10 @@ pub fn cells(
             })
         })
         .collect();
-    let at = |score: f64| frame.stratum_of(score) * 2 + usize::from(score >= cut);
     let labels: HashMap<&str, bool> = labels.iter().copied().collect();
     for (id, score) in papers {
-        let cell = &mut cells[at(*score)];
+        let kept = *score >= cut && !barred.contains(id.as_str());
+        let cell = &mut cells[frame.stratum_of(*score) * 2 + usize::from(kept)];
         cell.papers += 1;
         if let Some(&relevant) = labels.get(id.as_str()) {
             cell.labelled += 1.0;
@@ -487,7 +489,11 @@ mod tests {
             let relevant = truth.iter().filter(|t| t.2).count() as f64;
             let kept = truth.iter().filter(|t| t.2 && t.1 >= cut).count() as f64;
             let true_recall = kept / relevant;
-            let Ok(e) = estimate(&frame, &cells(&frame, &papers, &labels, cut), cut) else {
+            let Ok(e) = estimate(
+                &frame,
+                &cells(&frame, &papers, &HashSet::new(), &labels, cut),
+                cut,
+            ) else {
                 continue;
             };
             let Some(r) = e.recall else { continue };

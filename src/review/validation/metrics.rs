@@ -33,7 +33,7 @@ impl Confusion {
     pub fn of(judged: &[Judged], maybe_cut: f64) -> Self {
         let mut c = Self::default();
         for j in judged {
-            match (j.relevant, j.score >= maybe_cut) {
+            match (j.relevant, j.score >= maybe_cut && !j.by_criterion) {
                 (true, true) => c.true_positive += 1,
                 (true, false) => c.false_negative += 1,
                 (false, true) => c.false_positive += 1,

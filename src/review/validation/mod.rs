@@ -26,7 +26,7 @@ pub mod estimate;
 pub mod metrics;
 pub mod sample;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,8 @@ pub struct Judged {
     pub score: f64,
     /// Labelled include or maybe.
     pub relevant: bool,
+    /// The engine excluded it by a criterion, whatever its score.
+    pub by_criterion: bool,
 }
 
 /// Cut-offs the researcher applied, and what they were set from.
@@ -161,9 +163,16 @@ impl ValidationFile {
     }
 
     /// The verdict shown for a result: by the applied cut-offs when there
-    /// are any, else the engine's own.
-    pub fn shown_verdict(&self, score: f64, engine_verdict: Verdict) -> Verdict {
+    /// are any, else the engine's own. Cut-offs are on relevance: an
+    /// exclusion by a criterion stands whatever they are.
+    pub fn shown_verdict(
+        &self,
+        score: f64,
+        engine_verdict: Verdict,
+        by_criterion: bool,
+    ) -> Verdict {
         match &self.applied {
+            _ if by_criterion => Verdict::Exclude,
             Some(applied) => applied.cutoffs.verdict(score),
             None => engine_verdict,
         }
@@ -172,7 +181,8 @@ impl ValidationFile {
     /// Set every result's verdict to the one shown.
     pub fn show_verdicts(&self, results: &mut BTreeMap<PaperId, PaperResult>) {
         for result in results.values_mut() {
-            result.verdict = self.shown_verdict(result.score, result.verdict);
+            result.verdict =
+                self.shown_verdict(result.score, result.verdict, result.excluded_by.is_some());
         }
     }
 }
@@ -201,6 +211,7 @@ pub fn judged(
                 id: id.0.clone(),
                 score: result.score,
                 relevant,
+                by_criterion: result.excluded_by.is_some(),
             })
         })
         .collect()
@@ -291,6 +302,15 @@ fn scored(results: &BTreeMap<PaperId, PaperResult>) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// The papers the engine excluded by a criterion: excluded at any cut-off.
+fn barred(results: &BTreeMap<PaperId, PaperResult>) -> HashSet<&str> {
+    results
+        .iter()
+        .filter(|(_, r)| r.excluded_by.is_some())
+        .map(|(id, _)| id.0.as_str())
+        .collect()
+}
+
 /// The sample as estimates can use it: its frame, unless the scores moved
 /// since the draw (then why not).
 fn usable_frame<'a>(
@@ -354,13 +374,14 @@ fn unobserved_text(bands: &[estimate::Unobserved]) -> String {
 fn weigh(
     frame: &Frame,
     papers: &[(String, f64)],
+    barred: &HashSet<&str>,
     labels: &[&Judged],
     cut: f64,
     target: f64,
     ask_more: bool,
 ) -> (Result<RecallEstimate, String>, Support) {
     let pairs: Vec<(&str, bool)> = labels.iter().map(|j| (j.id.as_str(), j.relevant)).collect();
-    let cells = estimate::cells(frame, papers, &pairs, cut);
+    let cells = estimate::cells(frame, papers, barred, &pairs, cut);
     let found = estimate::estimate(frame, &cells, cut).map_err(|bands| unobserved_text(&bands));
     let supported = found.as_ref().is_ok_and(|e| e.lower_bound >= target);
     let more = if supported || !ask_more {
@@ -382,6 +403,7 @@ fn weigh(
 fn propose_cutoffs(
     frame: &Frame,
     papers: &[(String, f64)],
+    barred: &HashSet<&str>,
     sample: &[&Judged],
     target: f64,
 ) -> (Option<Cutoffs>, Option<RaiseRefused>, Vec<String>) {
@@ -395,7 +417,7 @@ fn propose_cutoffs(
     if fitted.maybe <= Cutoffs::DEFAULT.maybe {
         return (Some(fitted), None, fitted_on);
     }
-    let (held_out, support) = weigh(frame, papers, &check, fitted.maybe, target, false);
+    let (held_out, support) = weigh(frame, papers, barred, &check, fitted.maybe, target, false);
     if support.supported {
         return (Some(fitted), None, fitted_on);
     }
@@ -419,7 +441,13 @@ pub fn assess(
     labels: &BTreeMap<PaperId, Label>,
     file: &ValidationFile,
 ) -> Assessment {
-    let mut assessment = assess_scored(&scored(results), &judged(results, labels, file), file);
+    let barred = barred(results);
+    let mut assessment = assess_scored(
+        &scored(results),
+        &barred,
+        &judged(results, labels, file),
+        file,
+    );
     assessment.earlier_labels = labels
         .values()
         .filter(|l| !file.counts(l) && relevant(l).is_some())
@@ -427,9 +455,11 @@ pub fn assess(
     assessment
 }
 
-/// [`assess`] on the scored papers (id, score) and the labelled ones.
+/// [`assess`] on the scored papers (id, score), those the engine excluded
+/// by a criterion, and the labelled ones.
 pub fn assess_scored(
     papers: &[(String, f64)],
+    barred: &HashSet<&str>,
     judged: &[Judged],
     file: &ValidationFile,
 ) -> Assessment {
@@ -461,11 +491,19 @@ pub fn assess_scored(
         match usable_frame(file, papers) {
             Err(why) => (None, Some(why), no_support, None, None, None),
             Ok(frame) => {
-                let (found, support) =
-                    weigh(frame, papers, &evaluated, cutoffs.maybe, target, true);
+                let (found, support) = weigh(
+                    frame,
+                    papers,
+                    barred,
+                    &evaluated,
+                    cutoffs.maybe,
+                    target,
+                    true,
+                );
                 let pairs: Vec<(&str, bool)> =
                     sample.iter().map(|j| (j.id.as_str(), j.relevant)).collect();
-                let (proposed, refused, _) = propose_cutoffs(frame, papers, &sample, target);
+                let (proposed, refused, _) =
+                    propose_cutoffs(frame, papers, barred, &sample, target);
                 let (estimate, why) = match found {
                     Ok(e) => (Some(e), None),
                     Err(why) => (None, Some(why)),
@@ -567,10 +605,11 @@ pub fn apply(
     inputs: &InputsFile,
 ) -> Result<AppliedCutoffs, String> {
     let papers = scored(results);
+    let barred = barred(results);
     let frame = usable_frame(file, &papers)?;
     let judged = judged(results, labels, file);
     let sample: Vec<&Judged> = judged.iter().filter(|j| frame.holds(&j.id)).collect();
-    let (proposed, _, fitted_on) = propose_cutoffs(frame, &papers, &sample, file.target());
+    let (proposed, _, fitted_on) = propose_cutoffs(frame, &papers, &barred, &sample, file.target());
     let cutoffs = proposed.ok_or(format!(
         "the cut-offs are fitted on half of the validation sample, which needs at least {} papers you \
          labelled include or maybe; label more of the sample first",
@@ -859,6 +898,7 @@ pub(crate) mod tests {
             id: format!("{score}-{relevant}"),
             score,
             relevant,
+            by_criterion: false,
         }
     }
 }

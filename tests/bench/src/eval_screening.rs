@@ -64,6 +64,7 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                     relevant: manifest.get(&key).is_some_and(|t| t == topic),
                     id: key,
                     score: findings[i].score,
+                    by_criterion: false,
                 }
             })
             .collect();
@@ -77,6 +78,7 @@ pub(crate) async fn run(corpus: &Path) -> Result<(), String> {
                     relevant: manifest.get(&key).is_some_and(|t| t == topic),
                     id: key,
                     score,
+                    by_criterion: false,
                 }
             })
             .collect();
@@ -145,7 +147,8 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
                 .filter(|j| file.sample.contains(&j.id))
                 .cloned()
                 .collect();
-            let a = assess_scored(&scored, &labelled, &file);
+            // No criteria here: nothing is excluded by one.
+            let a = assess_scored(&scored, &Default::default(), &labelled, &file);
             // A sample with too few relevant papers cannot calibrate: the defaults stand.
             let cut = a.proposed.unwrap_or(Cutoffs::DEFAULT);
             if a.support.supported {

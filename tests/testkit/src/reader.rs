@@ -10,7 +10,10 @@
 //!   (or `Review question:`). The answer takes the shape the request asks for:
 //!   a `response_format` JSON schema, the parameters of a tool whose name names
 //!   the result (submit/record/report/answer/result), or else a JSON object
-//!   `{summary, score, rationale, quotes: [{text, page}]}`.
+//!   `{summary, score, rationale, quotes: [{text, page}]}`. A negative
+//!   criterion ("Does not …") that a sentence of the text breaks is judged
+//!   not met with that sentence quoted, and the verdict is exclude whatever
+//!   the score: the reader excludes by a criterion as the protocol says.
 //! - **An agent step.** With tools offered and no document to answer, it takes
 //!   the latest todo list in the conversation (`- [ ]`, `- [~]`, `- [x]`), skips
 //!   completed items and items it already acted on, and calls the tool the next
@@ -224,6 +227,11 @@ pub(crate) struct Reading {
     /// The review's criteria (`Criteria:` then `- ...` lines), each with
     /// whether most of its terms occur in the text.
     criteria: Vec<(String, bool)>,
+    /// A negative criterion ("Does not …", "Not …") the paper fails: the
+    /// criterion and the sentence (page, text) that shows it, where most of
+    /// the terms after the negation occur. The reader then excludes the
+    /// paper by it, whatever its score, as a faithful model would.
+    failed: Option<(String, u32, String)>,
     /// Share of the question's terms found in the document, 0..=1.
     pub(crate) overlap: f64,
     matched: Vec<String>,
@@ -303,18 +311,36 @@ impl Reading {
                     .collect()
             })
             .unwrap_or_default();
+        let failed = criteria.iter().find_map(|c| {
+            let lower = c.to_lowercase();
+            let rest = lower
+                .strip_prefix("does not ")
+                .or_else(|| lower.strip_prefix("not "))?;
+            let wanted = terms(rest);
+            let (page, sentence) = readable.iter().find(|(_, s)| {
+                let here = terms(s);
+                !wanted.is_empty()
+                    && wanted.iter().filter(|t| here.contains(*t)).count() * 3 >= wanted.len() * 2
+            })?;
+            Some((c.clone(), *page, sentence.clone()))
+        });
         let criteria = criteria
             .iter()
             .map(|c| {
                 let wanted = terms(c);
                 let found = wanted.iter().filter(|t| present.contains(*t)).count();
-                (c.clone(), !wanted.is_empty() && found * 2 >= wanted.len())
+                let met = match &failed {
+                    Some((f, _, _)) if f == c => false,
+                    _ => !wanted.is_empty() && found * 2 >= wanted.len(),
+                };
+                (c.clone(), met)
             })
             .collect();
         Self {
             summary,
             summary_sentences,
             criteria,
+            failed,
             overlap,
             matched,
             missing,
@@ -388,12 +414,18 @@ fn fill(schema: &Value, name: &str, reading: &Reading) -> Value {
         "array" if has(&["criteri"]) && !reading.criteria.is_empty() => reading
             .criteria
             .iter()
-            .map(|(criterion, met)| {
-                json!({
+            .map(|(criterion, met)| match &reading.failed {
+                Some((failed, page, sentence)) if failed == criterion => json!({
+                    "criterion": criterion,
+                    "outcome": "not_met",
+                    "note": "The paper does what the criterion rules out.",
+                    "quote": {"text": sentence, "page": page},
+                }),
+                _ => json!({
                     "criterion": criterion,
                     "outcome": if *met { "met" } else { "not_met" },
                     "note": if *met { "Most of its terms occur in the text." } else { "Most of its terms do not occur in the text." },
-                })
+                }),
             })
             .collect(),
         "array" if has(&["quote", "evidence", "excerpt", "citation"]) => {
@@ -420,6 +452,9 @@ fn fill(schema: &Value, name: &str, reading: &Reading) -> Value {
         }
         "boolean" => json!(reading.overlap >= 0.5),
         _ => {
+            if has(&["verdict"]) && reading.failed.is_some() {
+                return json!("exclude");
+            }
             if let Some(options) = schema.get("enum").and_then(Value::as_array) {
                 let index = ((1.0 - reading.overlap) * (options.len() - 1) as f64).round() as usize;
                 return options.get(index).cloned().unwrap_or(Value::Null);

@@ -351,6 +351,7 @@ impl ReviewDomain {
         }
         .map_err(|e| ReadFailure::new(e.code(), e.to_string()))?;
         let answer = reading.answer.clone();
+        let excluded_by = crate::review::reading::excluded_by(&answer);
         let result = PaperResult {
             summary: answer.summary.into_iter().take(5).collect(),
             key_points: answer.key_points,
@@ -361,6 +362,7 @@ impl ReviewDomain {
             rationale: answer.rationale,
             evidence: answer.evidence,
             criteria: answer.criteria,
+            excluded_by,
             provenance: Provenance {
                 engine: EngineKind::Agent,
                 model: Some(self.reader.model().to_owned()),

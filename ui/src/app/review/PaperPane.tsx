@@ -205,6 +205,11 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
               </ul>
             </>
           )}
+          {result.excludedBy != null && (
+            <p class="pane__excluded" data-testid="excluded-by">
+              Excluded by a criterion, whatever its relevance score: <strong>{result.excludedBy}</strong>
+            </p>
+          )}
           {result.criteria.length > 0 && (
             <>
               <h3 class="subhead">Criteria</h3>
@@ -213,6 +218,20 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
                   <li key={i} class={`criteria__item criteria__item--${c.outcome}`}>
                     <strong>{OUTCOME[c.outcome] ?? c.outcome}</strong> {c.criterion}
                     {c.note !== "" && <span class="muted"> — {c.note}</span>}
+                    {c.evidence !== null && (
+                      <button
+                        type="button"
+                        class="quote"
+                        data-testid="criterion-quote"
+                        title={`Open the paper at page ${String(c.evidence.page)}`}
+                        onClick={() => {
+                          if (c.evidence !== null) onOpenQuote(row.id, titleOf(row), c.evidence.page, c.evidence.text);
+                        }}
+                      >
+                        <span class="quote__text">“{c.evidence.text}”</span>
+                        <span class="page-ref">p. {c.evidence.page}</span>
+                      </button>
+                    )}
                   </li>
                 ))}
               </ul>

@@ -623,6 +623,36 @@ describe("a review whose inputs changed", () => {
   });
 });
 
+describe("a paper excluded by a criterion", () => {
+  it("says which criterion excluded it and opens the passage that fails it", async () => {
+    await runToResults();
+    const on = platform.results.get("p1");
+    if (on === undefined) throw new Error("p1 has a result");
+    platform.results.set("p1", {
+      ...on,
+      verdict: "exclude",
+      excludedBy: "Does not study leader election",
+      criteria: [
+        {
+          criterion: "Does not study leader election",
+          outcome: "not_met",
+          note: "It studies leader election.",
+          evidence: { text: "We describe the leader election protocol.", page: 3 },
+        },
+      ],
+    });
+    await act(() => {
+      (all("[data-testid=result-row]")[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=excluded-by]")?.textContent).toContain("Excluded by a criterion, whatever its relevance score: Does not study leader election");
+    expect($("[data-testid=pane-score]")?.textContent).toBe("8.0");
+    await click("[data-testid=criterion-quote]");
+    expect($("[data-testid=pdf-viewer]")).not.toBeNull();
+    expect($("[data-testid=pdf-page]")?.textContent).toContain("Page 3");
+  });
+});
+
 describe("the results", () => {
   it("lists every paper best first with a histogram, and opens one's detail", async () => {
     await runToResults();

@@ -73,7 +73,13 @@ summary: Array<Quote>, keyPoints: Array<string>,
 /**
  * 0-10.
  */
-score: number, verdict: Verdict, rationale: string, evidence: Array<Quote>, criteria: Array<CriterionVerdict>, provenance: Provenance, 
+score: number, verdict: Verdict, rationale: string, evidence: Array<Quote>, criteria: Array<CriterionVerdict>, 
+/**
+ * The criterion the reader excluded the paper by, whatever its score:
+ * one of `criteria`, not met, with its passage verified on its page.
+ * The verdict is relevance *and* criteria, so cut-offs never move it.
+ */
+excludedBy?: string | null, provenance: Provenance, 
 /**
  * The title and authors the reader read on page one, as far as page
  * one bears them out; laid over what extraction found.
