@@ -424,6 +424,14 @@ describe("the extraction table", () => {
     expect($("[data-testid=spend-line]")?.textContent).toBe(
       "3 papers to read · 4 model calls · about 45,000 tokens in and 1,500 out · $0.06",
     );
+    // A cap of 0 or a typo is refused with its reason, never "no limit".
+    const fills = platform.fills.length;
+    for (const bad of ["0", "10k"]) {
+      await type("[data-testid=cap-tokens]", bad);
+      await click("[data-testid=table-fill]");
+      expect($("[role=alert]")?.textContent).toContain(`the token cap "${bad}" is not a positive number`);
+      expect(platform.fills).toHaveLength(fills);
+    }
     // A cap the fill would pass stops it before any paper is read.
     await type("[data-testid=cap-tokens]", "1000");
     await click("[data-testid=table-fill]");
@@ -820,7 +828,7 @@ describe("screening validation", () => {
 
     // Keys label the paper on top of the queue, and the next one comes up.
     await pressIn("[data-testid=validation-queue]", "i");
-    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include" } });
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include", score: null, note: null } });
     expect($("[data-testid=queue-paper]")?.getAttribute("data-paper")).toBe("p2");
     await click("[data-testid=label-maybe]");
     expect($("[data-testid=sample-done]")?.textContent).toContain("All 2 papers of the sample are labelled");

@@ -23,10 +23,28 @@ export function numberOrNull(text: string): number | null {
   return text.trim() === "" || !Number.isFinite(n) || n <= 0 ? null : n;
 }
 
-/** The caps as a command takes them. */
+/**
+ * A cap typed in a field: empty is no limit; anything else must be a
+ * positive number, else the run is refused with the reason (0 or a typo is
+ * never read as "no limit").
+ */
+function capOf(text: string, what: string): number | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  const n = Number(trimmed);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new QuireError("invalid_input", "bad_cap", `the ${what} cap "${trimmed}" is not a positive number; leave it empty for no limit`);
+  }
+  return n;
+}
+
+/** The caps as a command takes them; throws on a cap that is not one. */
 export function capsParams(caps: CapsText): { maxTokens: number | null; maxCostUsd: number | null } {
-  const tokens = numberOrNull(caps.maxTokens);
-  return { maxTokens: tokens === null ? null : Math.floor(tokens), maxCostUsd: numberOrNull(caps.maxCost) };
+  const tokens = capOf(caps.maxTokens, "token");
+  if (tokens !== null && tokens < 1) {
+    throw new QuireError("invalid_input", "bad_cap", `the token cap "${caps.maxTokens.trim()}" is less than one token`);
+  }
+  return { maxTokens: tokens === null ? null : Math.floor(tokens), maxCostUsd: capOf(caps.maxCost, "cost") };
 }
 
 export function CapsFields({ caps, onChange }: { caps: CapsText; onChange: (caps: CapsText) => void }) {

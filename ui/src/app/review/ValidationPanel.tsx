@@ -17,6 +17,7 @@ import {
   type ValidationView,
   type Verdict,
 } from "../../platform";
+import { mergeLabel } from "./keys";
 import { usePdfViewer } from "./usePdfViewer";
 import { authorsShort } from "./format";
 import { Markdown } from "./markdown";
@@ -106,7 +107,8 @@ export function ValidationPanel({ platform, workspace, papers, onRowChange, onVe
   const label = async (verdict: Verdict) => {
     if (next === null || row === null || busy) return;
     try {
-      onRowChange(await platform.setLabel(workspace, next.id, { verdict }));
+      // The verdict changes; a note or score the paper's label has stays.
+      onRowChange(await platform.setLabel(workspace, next.id, mergeLabel(row, { verdict })));
       await ask({});
     } catch (raw) {
       setError(QuireError.from(raw).message);
