@@ -109,7 +109,13 @@ fn slug(name: &str) -> String {
             out.push('-');
         }
     }
-    out.trim_matches('-').to_owned()
+    let out = out.trim_matches('-');
+    // A name of punctuation alone still needs an id.
+    if out.is_empty() {
+        "column".to_owned()
+    } else {
+        out.to_owned()
+    }
 }
 
 /// The templates the researcher can pick from.
@@ -176,16 +182,54 @@ pub fn save(ws: &Workspace, columns: &[Column]) -> Result<(), WorkspaceError> {
 }
 
 /// Add `column`, replacing one of the same id.
-pub fn add(columns: &mut Vec<Column>, column: Column) {
-    match columns.iter_mut().find(|c| c.id == column.id) {
-        Some(existing) => *existing = column,
-        None => columns.push(column),
+/// Add a column, or redefine the one of the same name. A different name
+/// whose slug is taken ("Metric & result", "Metric / result") gets the slug
+/// with a number, so no column is replaced by another.
+pub fn add(columns: &mut Vec<Column>, mut column: Column) {
+    if let Some(existing) = columns.iter_mut().find(|c| c.name == column.name) {
+        column.id = existing.id.clone();
+        *existing = column;
+        return;
     }
+    let base = column.id.clone();
+    let mut n = 2;
+    while columns.iter().any(|c| c.id == column.id) {
+        column.id = format!("{base}-{n}");
+        n += 1;
+    }
+    columns.push(column);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_ids_never_collide_or_come_out_empty() {
+        let mut columns = Vec::new();
+        add(
+            &mut columns,
+            Column::new("Metric & result", "a", Kind::Text),
+        );
+        add(
+            &mut columns,
+            Column::new("Metric / result", "b", Kind::Text),
+        );
+        add(&mut columns, Column::new("%%%", "c", Kind::Text));
+        add(&mut columns, Column::new("—", "d", Kind::Text));
+        let ids: Vec<&str> = columns.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["metric-result", "metric-result-2", "column", "column-2"]
+        );
+        // The same name again redefines its column.
+        add(
+            &mut columns,
+            Column::new("Metric / result", "b2", Kind::Text),
+        );
+        assert_eq!(columns.len(), 4);
+        assert_eq!(columns[1].instruction, "b2");
+    }
 
     #[test]
     fn types_parse_from_their_short_forms() {
