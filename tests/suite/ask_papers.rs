@@ -316,3 +316,36 @@ async fn killed_mid_question_the_same_question_resumes_and_asks_no_paper_twice()
     );
     assert_eq!(cached(&cache), 4);
 }
+
+#[tokio::test]
+async fn a_question_no_paper_could_be_read_for_fails_and_says_why_not_that_none_answers() {
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
+    // A model that answers every request with prose, never the JSON asked.
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    server.push((0..40).map(|_| testkit::Step::text("I think the paper is about databases.")));
+    let config = scripted_config(&server.base_url(), "");
+    let out = quire_await(
+        config.path(),
+        data.path(),
+        &["ask-papers", &ws, QUESTION, "--papers", "all", "--json"],
+    )
+    .await;
+    assert!(!out.status.success(), "the exit code says it failed");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Why, and how many.
+    assert!(
+        stderr.contains("every paper read failed (2 of 2)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not the JSON object asked for"), "{stderr}");
+    let record: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["status"], "failed", "{record}");
+    let answer = record["answer"].as_str().unwrap_or_default();
+    assert!(!answer.contains("answers this question"), "{answer}");
+    assert_eq!(record["coverage"]["read"], 0);
+    assert_eq!(record["coverage"]["failed"].as_array().unwrap().len(), 2);
+}

@@ -148,10 +148,22 @@ pub async fn run(
         return finish(ws, &keeps, record, Status::Done).await;
     }
     if record.sources.is_empty() {
+        let failed = record.coverage.failed.len();
+        if record.coverage.read == 0 && failed > 0 {
+            // Nothing answered because nothing could be read: a failed run,
+            // never "none of the papers answers this".
+            record.stopped = Some(could_not_read(&record.coverage.failed));
+            return finish(ws, &keeps, record, Status::Failed).await;
+        }
         record.answer = format!(
             "None of the {} papers read answers this question with a quote found on its page.",
-            chosen.len()
+            record.coverage.read
         );
+        if failed > 0 {
+            record
+                .answer
+                .push_str(&format!(" {}", could_not_read(&record.coverage.failed)));
+        }
         return finish(ws, &keeps, record, Status::Done).await;
     }
     progress(Progress::Composing {
@@ -389,4 +401,53 @@ async fn finish(
         keep(ws, &record).await?;
     }
     Ok(record)
+}
+
+/// "3 papers could not be read: the model server did not answer (2); the
+/// answer was not JSON (1)." Reasons grouped, most frequent first.
+fn could_not_read(failed: &[(String, String)]) -> String {
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for (_, reason) in failed {
+        match reasons.iter_mut().find(|(r, _)| *r == reason.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((reason, 1)),
+        }
+    }
+    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    let listed: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} ({n})")).collect();
+    let papers = if failed.len() == 1 {
+        "1 paper"
+    } else {
+        "papers"
+    };
+    let count = if failed.len() == 1 {
+        String::new()
+    } else {
+        format!("{} ", failed.len())
+    };
+    format!("{count}{papers} could not be read: {}.", listed.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::could_not_read;
+
+    #[test]
+    fn papers_that_could_not_be_read_are_counted_by_reason() {
+        let failed = |reasons: &[&str]| -> Vec<(String, String)> {
+            reasons
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (format!("Paper {i}"), (*r).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            could_not_read(&failed(&["no answer", "not JSON", "no answer"])),
+            "3 papers could not be read: no answer (2); not JSON (1)."
+        );
+        assert_eq!(
+            could_not_read(&failed(&["not JSON"])),
+            "1 paper could not be read: not JSON (1)."
+        );
+    }
 }
