@@ -95,9 +95,9 @@ impl From<ReviewError> for CommandError {
             ReviewError::Runtime(e) => runtime_kind(e),
             ReviewError::Blocking(_) => ErrorKind::Internal,
             ReviewError::NoSuchPaper { .. } => ErrorKind::NotFound,
-            ReviewError::AmbiguousPaper { .. } | ReviewError::EmptyQuestion => {
-                ErrorKind::InvalidInput
-            }
+            ReviewError::AmbiguousPaper { .. }
+            | ReviewError::EmptyQuestion
+            | ReviewError::NoReadablePaper { .. } => ErrorKind::InvalidInput,
         };
         Self::new(kind, e.code(), e.to_string())
     }

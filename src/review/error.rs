@@ -31,6 +31,10 @@ pub enum ReviewError {
     AmbiguousPaper { id: String },
     #[error("the question is empty")]
     EmptyQuestion,
+    /// Nothing in the source can be read (no PDF, or none with text): the
+    /// engine is not started and no model is called.
+    #[error("no paper to review in {}: {why}; nothing was sent to a model", .path.display())]
+    NoReadablePaper { path: PathBuf, why: String },
 }
 
 /// What a run that could not write says: the cause, that nothing more was
@@ -65,6 +69,7 @@ impl ReviewError {
             Self::NoSuchPaper { .. } => "paper_not_found",
             Self::AmbiguousPaper { .. } => "paper_ambiguous",
             Self::EmptyQuestion => "empty_question",
+            Self::NoReadablePaper { .. } => "no_readable_paper",
         }
     }
 }

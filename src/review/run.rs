@@ -95,6 +95,12 @@ pub async fn run_review(
     cancel: CancellationToken,
 ) -> Result<ReviewSummary, ReviewError> {
     let (workspace, papers) = ingest(&request, events.clone()).await?;
+    if !papers.iter().any(|p| p.status.is_readable()) {
+        return Err(ReviewError::NoReadablePaper {
+            path: request.source.clone(),
+            why: why_none_readable(&papers),
+        });
+    }
     {
         let (ws, spec) = (workspace.clone(), request.spec.clone());
         let dual = dual_of(&request.engine);
@@ -154,6 +160,38 @@ pub async fn run_review(
     let summary = ReviewSummary { lookups, ..summary };
     events.emit(last_event(&summary));
     Ok(summary)
+}
+
+/// Why no paper of the source can be read, in words: "the folder holds no
+/// PDF", or "none of its 3 PDFs has text: 2 need a password, 1 is a scan
+/// with no text layer (OCR is off or found nothing)".
+fn why_none_readable(papers: &[PaperRecord]) -> String {
+    if papers.is_empty() {
+        return "the folder holds no PDF".to_owned();
+    }
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for p in papers {
+        let kind = match p.status {
+            PaperStatus::Encrypted => "need a password",
+            PaperStatus::NeedsOcr => "are scans with no text layer (OCR is off or found nothing)",
+            PaperStatus::Damaged => "are damaged",
+            PaperStatus::NotPdf => "are not PDFs",
+            PaperStatus::TooLarge => "are over the size or page limit",
+            PaperStatus::Timeout => "took too long to extract",
+            PaperStatus::Pending | PaperStatus::Ok => "were not extracted",
+        };
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind, 1)),
+        }
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let files = if papers.len() == 1 {
+        "its 1 PDF".to_owned()
+    } else {
+        format!("its {} PDFs", papers.len())
+    };
+    format!("none of {files} has text to read: {}", kinds.join(", "))
 }
 
 /// The event that closes a run, from how it ended.

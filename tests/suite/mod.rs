@@ -15,6 +15,7 @@ mod live;
 mod llm;
 mod llm_servers;
 mod models_cli;
+mod no_readable;
 mod pdf;
 mod prompt_cut;
 mod protocol;
