@@ -413,7 +413,7 @@ fn could_not_read(failed: &[(String, String)]) -> String {
             None => reasons.push((reason, 1)),
         }
     }
-    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
     let listed: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} ({n})")).collect();
     let papers = if failed.len() == 1 {
         "1 paper"
