@@ -71,6 +71,8 @@ pub struct ReviewView {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperRow {
     pub id: String,
+    /// Shown, so a name that is not UTF-8 still travels (as U+FFFD).
+    #[serde(serialize_with = "crate::workspace::os_path::lossy")]
     pub file: PathBuf,
     pub title: Option<String>,
     pub authors: Vec<String>,

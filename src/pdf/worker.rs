@@ -160,19 +160,21 @@ fn describe_exit(status: &std::process::ExitStatus) -> String {
 /// Call first thing in `main` of every binary that hosts Quire's core: when the
 /// process was started as a worker it does the work and returns the exit code.
 pub fn run_worker_if_requested() -> Option<ExitCode> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) != Some(WORKER_ARG) {
+    // `args_os`: the PDF's path need not be valid UTF-8 (`args` would panic).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).and_then(|a| a.to_str()) != Some(WORKER_ARG) {
         return None;
     }
     Some(worker_main(&args[2..]))
 }
 
-fn worker_main(args: &[String]) -> ExitCode {
+fn worker_main(args: &[std::ffi::OsString]) -> ExitCode {
+    let text = |i: usize| args.get(i).and_then(|a| a.to_str());
     let (Some(engine), Some(path), Some(max_pages), Some(memory)) = (
-        args.first().and_then(|a| Engine::parse(a)),
+        text(0).and_then(Engine::parse),
         args.get(1),
-        args.get(2).and_then(|a| a.parse::<usize>().ok()),
-        args.get(3).and_then(|a| a.parse::<u64>().ok()),
+        text(2).and_then(|a| a.parse::<usize>().ok()),
+        text(3).and_then(|a| a.parse::<u64>().ok()),
     ) else {
         return ExitCode::from(2);
     };

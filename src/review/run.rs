@@ -68,6 +68,8 @@ pub struct ReviewSummary {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaperLine {
+    /// Exactly, even when not valid UTF-8 ([`crate::workspace::os_path`]).
+    #[serde(serialize_with = "crate::workspace::os_path::serialize")]
     pub file: PathBuf,
     pub sha256: String,
     pub status: String,

@@ -13,6 +13,7 @@ pub(crate) mod author;
 mod error;
 pub mod layout;
 mod lock;
+pub mod os_path;
 mod paper_files;
 mod path;
 pub mod records;

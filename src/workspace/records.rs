@@ -66,7 +66,7 @@ pub struct TaskMeta {
     pub id: WorkspaceId,
     pub title: String,
     /// The folder (or file) the papers were taken from.
-    #[serde(default)]
+    #[serde(default, with = "super::os_path::option")]
     pub source: Option<PathBuf>,
     #[serde(default)]
     pub question: Option<String>,
@@ -153,7 +153,9 @@ impl PaperStatus {
 #[serde(rename_all = "camelCase")]
 pub struct PaperRecord {
     pub id: PaperId,
-    /// Absolute path of the source file when it was found.
+    /// Absolute path of the source file when it was found (exactly, even
+    /// when it is not valid UTF-8: [`super::os_path`]).
+    #[serde(with = "super::os_path")]
     pub file: PathBuf,
     pub sha256: String,
     pub size: u64,
@@ -161,7 +163,7 @@ pub struct PaperRecord {
     #[serde(default)]
     pub title: Option<String>,
     /// Other files with identical bytes, listed under this one.
-    #[serde(default)]
+    #[serde(default, with = "super::os_path::list")]
     pub duplicates: Vec<PathBuf>,
     /// Why the status is what it is, for a person ("needs a password to open").
     #[serde(default)]

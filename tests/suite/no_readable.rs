@@ -68,3 +68,34 @@ fn an_empty_folder_ends_with_a_non_zero_exit_and_its_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("the folder holds no PDF"), "{stderr}");
 }
+
+/// A file name that is not valid UTF-8 (Latin-1 `café.pdf`) is read like any
+/// other: recorded exactly, extracted, scored.
+#[cfg(unix)]
+#[test]
+fn a_pdf_whose_name_is_not_utf8_is_read_with_the_others() {
+    use std::os::unix::ffi::OsStrExt;
+    let pdfs = super::support::dev_pdfs("databases", 2);
+    let folder = tempfile::tempdir().unwrap();
+    let latin1 = std::ffi::OsStr::from_bytes(b"caf\xe9.pdf");
+    std::fs::copy(&pdfs[0], folder.path().join(latin1)).unwrap();
+    std::fs::copy(&pdfs[1], folder.path().join("plain.pdf")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let review = super::support::quire_json(
+        data.path(),
+        &[
+            "review",
+            folder.path().to_str().unwrap(),
+            "--question",
+            "How do databases recover after a crash?",
+            "--json",
+        ],
+    );
+    let papers = review["papers"].as_array().unwrap();
+    assert_eq!(papers.len(), 2, "{review:#}");
+    assert!(
+        papers.iter().all(|p| p["score"].is_number()),
+        "both are scored: {review:#}"
+    );
+    assert_eq!(review["counts"]["screened"], 2, "{review:#}");
+}

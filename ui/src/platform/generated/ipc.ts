@@ -184,7 +184,11 @@ export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelle
 /**
  * One paper as the board and the table list it.
  */
-export type PaperRow = { id: string, file: string, title: string | null, authors: Array<string>, year: number | null, status: string, reason: string | null, pages: number, 
+export type PaperRow = { id: string, 
+/**
+ * Shown, so a name that is not UTF-8 still travels (as U+FFFD).
+ */
+file: string, title: string | null, authors: Array<string>, year: number | null, status: string, reason: string | null, pages: number, 
 /**
  * The text was read by OCR.
  */
