@@ -71,9 +71,9 @@ pub struct ReviewView {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PaperRow {
     pub id: String,
-    /// Shown, so a name that is not UTF-8 still travels (as U+FFFD).
-    #[serde(serialize_with = "crate::workspace::os_path::lossy")]
-    pub file: PathBuf,
+    /// The file's path as shown: a name that is not UTF-8 travels with
+    /// U+FFFD in place of its odd bytes (the record keeps it exactly).
+    pub file: String,
     pub title: Option<String>,
     pub authors: Vec<String>,
     pub year: Option<u16>,
@@ -439,7 +439,7 @@ fn row(
     let shown = with_label(label.as_ref(), result.as_ref());
     PaperRow {
         id: record.id.0.clone(),
-        file: record.file.clone(),
+        file: record.file.to_string_lossy().into_owned(),
         title: record.title.clone(),
         authors: record.meta.authors.iter().map(|a| a.display()).collect(),
         year: record.meta.year,

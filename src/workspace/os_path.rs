@@ -60,12 +60,6 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error>
     Stored::deserialize(d).map(path_of)
 }
 
-/// A path for a person to read, as a plain string (bytes that are not UTF-8
-/// shown as U+FFFD): for views, never for records.
-pub fn lossy<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&path.to_string_lossy())
-}
-
 /// The same for a list of paths.
 pub mod list {
     use super::*;

@@ -186,7 +186,8 @@ export type ReviewState = "new" | "running" | "interrupted" | "done" | "cancelle
  */
 export type PaperRow = { id: string, 
 /**
- * Shown, so a name that is not UTF-8 still travels (as U+FFFD).
+ * The file's path as shown: a name that is not UTF-8 travels with
+ * U+FFFD in place of its odd bytes (the record keeps it exactly).
  */
 file: string, title: string | null, authors: Array<string>, year: number | null, status: string, reason: string | null, pages: number, 
 /**
