@@ -198,17 +198,30 @@ impl Workspace {
     }
 
     /// Append one line to a file (created if missing), synced before returning.
+    /// A last line left torn by a crash (no newline) is closed first, so it
+    /// stays one bad line readers skip and does not swallow this one.
     pub fn append_line(&self, path: &WsPath, line: &str) -> Result<()> {
         self.check_writable(path)?;
         let io = |e| WorkspaceError::from_io(path, e);
         let mut options = OpenOptions::new();
-        options.append(true).create(true);
+        options.read(true).append(true).create(true);
         let mut file = self
             .inner
             .dir
             .open_with(path.to_relative(), &options)
             .map_err(io)?;
-        let mut buf = line.trim_end_matches('\n').to_owned();
+        let mut buf = String::new();
+        let len = file.metadata().map_err(io)?.len();
+        if len > 0 {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut last = [0u8; 1];
+            file.seek(SeekFrom::Start(len - 1)).map_err(io)?;
+            file.read_exact(&mut last).map_err(io)?;
+            if last[0] != b'\n' {
+                buf.push('\n');
+            }
+        }
+        buf.push_str(line.trim_end_matches('\n'));
         buf.push('\n');
         file.write_all(buf.as_bytes()).map_err(io)?;
         file.sync_data().map_err(io)

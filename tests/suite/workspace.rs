@@ -194,3 +194,22 @@ fn the_action_log_appends_and_reads_back_in_order() {
     assert_eq!(actions[3].code.as_deref(), Some("file_not_found"));
     assert!(!actions[3].ok);
 }
+
+#[test]
+fn a_line_torn_by_a_crash_does_not_swallow_the_next_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open_or_init(dir.path()).unwrap();
+    let first = ActionRecord::new("ls", &serde_json::json!({}), Ok("a"));
+    ws.append_action(&WsPath::parse("actions.jsonl").unwrap(), &first)
+        .unwrap();
+    // A crash mid-write leaves the last line without its end.
+    let log = dir.path().join("actions.jsonl");
+    let mut torn = std::fs::read_to_string(&log).unwrap();
+    torn.push_str("{\"at\":\"2026-12-03T1");
+    std::fs::write(&log, torn).unwrap();
+    let next = ActionRecord::new("grep", &serde_json::json!({}), Ok("b"));
+    ws.append_action(&WsPath::parse("actions.jsonl").unwrap(), &next)
+        .unwrap();
+    // The torn line stays one bad line; both records read back.
+    assert_eq!(ws.actions().unwrap(), vec![first, next]);
+}
