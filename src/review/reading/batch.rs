@@ -12,7 +12,7 @@
 //! - a run in which every paper read failed ends [`Ended::Failed`] with the
 //!   cause, never as a run that found nothing.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -140,10 +140,28 @@ where
     let mut set = JoinSet::new();
     let mut ended = None;
     let mut capped = None;
+    // Which paper each task reads: a task that panics reports only its id.
+    let mut reading: HashMap<tokio::task::Id, usize> = HashMap::new();
     let mut settle = |done: Result<(usize, Result<T, ReadError>), tokio::task::JoinError>,
+                      reading: &mut HashMap<tokio::task::Id, usize>,
                       outcomes: &mut Outcomes<T>,
                       capped: &mut Option<String>| {
-        let Ok((i, outcome)) = done else { return };
+        let (i, outcome) = match done {
+            Ok(done) => done,
+            // A read that panicked (a bug, never the paper's fault) ends its
+            // paper with the reason, so it is not left "reading".
+            Err(e) => {
+                let Some(i) = reading.remove(&e.id()) else {
+                    return;
+                };
+                let why = if e.is_panic() {
+                    "reading this paper crashed inside Quire (a bug); reading it again retries it"
+                } else {
+                    "reading this paper was stopped before it ended"
+                };
+                (i, Err(ReadError::new("read_crashed", why)))
+            }
+        };
         match outcome {
             Err(e) if e.is_cap() => {
                 capped.get_or_insert(e.reason);
@@ -172,7 +190,7 @@ where
             permit = slots.clone().acquire_owned() => permit.ok(),
         };
         while let Some(done) = set.try_join_next() {
-            settle(done, &mut outcomes, &mut capped);
+            settle(done, &mut reading, &mut outcomes, &mut capped);
         }
         if let Some(reason) = capped.clone().or_else(|| limits.budget.halted()) {
             ended = Some(Ended::Stopped(reason));
@@ -192,11 +210,12 @@ where
         // A preparation that panicked leaves its paper without an outcome.
         let Ok(prepared) = prepared else { continue };
         let work = read(prepared);
-        set.spawn(async move {
+        let task = set.spawn(async move {
             let outcome = work.await;
             drop(permit);
             (index, outcome)
         });
+        reading.insert(task.id(), index);
     }
     // Papers prepared ahead and never read are waited for, not aborted: a
     // preparation is short CPU work that holds what the caller lent it (a
@@ -205,7 +224,7 @@ where
         let _ = preparing.await;
     }
     while let Some(done) = set.join_next().await {
-        settle(done, &mut outcomes, &mut capped);
+        settle(done, &mut reading, &mut outcomes, &mut capped);
     }
     let ended = ended
         .or_else(|| limits.cancel.is_cancelled().then_some(Ended::Cancelled))
@@ -314,6 +333,33 @@ mod tests {
         assert_eq!(values, vec![0, 10, 20, 30, 40]);
         heard.sort();
         assert_eq!(heard, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_read_that_panics_ends_its_paper_with_the_reason_and_the_others_go_on() {
+        let (budget, cancel) = (Budget::default(), CancellationToken::new());
+        let mut heard = Vec::new();
+        let (outcomes, ended) = read_many(
+            3,
+            jobs(3, 10),
+            limits(&budget, &cancel),
+            |i| async move {
+                if i == 1 {
+                    panic!("a bug in a reader");
+                }
+                Ok::<_, ReadError>(i)
+            },
+            |i, outcome: &Result<usize, ReadError>| heard.push((i, outcome.is_ok())),
+        )
+        .await;
+        assert_eq!(ended, Ended::Done);
+        let crashed = outcomes[1].as_ref().expect("the paper has an outcome");
+        assert_eq!(crashed.as_ref().unwrap_err().code, "read_crashed");
+        assert_eq!(outcomes[0].as_ref().unwrap().as_ref().ok(), Some(&0));
+        assert_eq!(outcomes[2].as_ref().unwrap().as_ref().ok(), Some(&2));
+        // Its caller heard of it, so the paper is not left "reading".
+        heard.sort();
+        assert_eq!(heard, vec![(0, true), (1, false), (2, true)]);
     }
 
     #[tokio::test]
