@@ -40,12 +40,13 @@ pub(crate) struct ReviewArgs {
     /// else a local Ollama).
     #[arg(long)]
     profile: Option<String>,
-    /// Stop cleanly before a model call would take the run's cost over this
-    /// many US dollars (resume later with a higher cap).
+    /// Stop cleanly before a model call would take this run's cost over this
+    /// many US dollars. A cap counts one run: resuming starts from zero, so
+    /// a resumed run may spend the cap again.
     #[arg(long)]
     max_cost: Option<f64>,
-    /// Stop cleanly before a model call would take the run over this many
-    /// tokens, in and out.
+    /// Stop cleanly before a model call would take this run over this many
+    /// tokens, in and out (per run: a resumed run counts from zero).
     #[arg(long)]
     max_tokens: Option<u64>,
     /// Print what the agent review would take (papers, tokens, model calls,
@@ -317,7 +318,7 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.expected.input_tokens, e.expected.output_tokens
     );
     println!(
-        "at most: {} in, {} out ({} reader calls, {} agent steps, {} synthesis calls) if the model needs every retry and re-ask; --max-tokens makes a hard limit",
+        "at most: {} in, {} out ({} reader calls, {} agent steps, {} synthesis calls) if the model needs every retry and re-ask; --max-tokens makes a hard limit for one run (a resumed run counts from zero)",
         e.at_most.input_tokens,
         e.at_most.output_tokens,
         e.at_most.reader_calls,

@@ -76,6 +76,7 @@ export function CapsFields({ caps, onChange }: { caps: CapsText; onChange: (caps
           }}
         />
       </label>
+      <p class="muted setup__caps-note">Caps count this run; resuming a stopped run counts from zero again.</p>
     </div>
   );
 }
