@@ -1,7 +1,9 @@
 //! The protocol gate of `quire review --engine agent`: a question with no
 //! approved protocol gets a draft, printed for the researcher, and no paper
-//! is read until they approve it (`--approve`) or give their own text
-//! (`--protocol FILE`).
+//! is read until they approve it (`--approve HASH`, or bare for the draft
+//! an earlier run printed) or give their own text (`--protocol FILE`). A
+//! draft is never drafted and approved in one run: a script cannot approve
+//! a text nobody was shown.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +20,7 @@ pub(crate) async fn settle(
     ctx: &AppContext,
     review: &ReviewParams,
     workspace: PathBuf,
-    approve: bool,
+    approve: Option<&str>,
     file: Option<&Path>,
     json: bool,
 ) -> Result<Option<Version>, CommandError> {
@@ -45,22 +47,33 @@ pub(crate) async fn settle(
         return Ok(view.approved);
     }
     let mut view = protocol_show(params.clone()).await?;
-    if approve {
-        // The pending draft is what the researcher saw last: it is approved
-        // even over an older approval.
-        if view.draft.is_none() && view.approved.is_none() {
-            view = protocol_draft(ctx, params.clone()).await?;
-            if !json {
-                print_draft(&view, json, false)?;
+    if let Some(hash) = approve {
+        let Some(draft) = view.draft.clone() else {
+            if view.approved.is_some() && hash.is_empty() {
+                // Nothing pending: the approved protocol stands.
+                return Ok(view.approved);
             }
+            // Nothing shown yet: draft it and show it; approving waits.
+            view = protocol_draft(ctx, params).await?;
+            print_draft(&view, json, true)?;
+            return Ok(None);
+        };
+        let wanted = hash.trim().to_ascii_lowercase();
+        if !wanted.is_empty() && (wanted.len() < 6 || !draft.hash.starts_with(&wanted)) {
+            return Err(CommandError::new(
+                ErrorKind::InvalidInput,
+                "protocol_mismatch",
+                format!(
+                    "the draft awaiting approval is {}, not {hash:?}: read it (run without --approve) and approve it by its hash",
+                    draft.hash
+                ),
+            ));
         }
-        if let Some(draft) = view.draft.clone() {
-            view = protocol_approve(ProtocolParams {
-                text: Some(draft.text),
-                ..params
-            })
-            .await?;
-        }
+        view = protocol_approve(ProtocolParams {
+            text: Some(draft.text),
+            ..params
+        })
+        .await?;
         return Ok(view.approved);
     }
     if view.approved.is_some() {
@@ -93,9 +106,10 @@ fn print_draft(view: &ProtocolView, json: bool, awaiting: bool) -> Result<(), Co
     println!("{}", draft.text.trim());
     if awaiting {
         eprintln!(
-            "\nThis is the review's protocol as drafted ({}, {}). No paper has been read.\nEvery paper will be read and judged by it. Approve it with --approve, or save it, edit it and give it with --protocol FILE.",
+            "\nThis is the review's protocol as drafted ({}, {}). No paper has been read.\nEvery paper will be read and judged by it. Approve it with --approve {}, or save it, edit it and give it with --protocol FILE.",
             draft.hash,
-            origin_words(draft)
+            origin_words(draft),
+            draft.hash
         );
     }
     Ok(())

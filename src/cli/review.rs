@@ -70,11 +70,12 @@ pub(crate) struct ReviewArgs {
     /// sent DOIs, arXiv ids and titles only). Also QUIRE_OFFLINE=1.
     #[arg(long)]
     offline: bool,
-    /// Approve the review's protocol as drafted (agent engine). Without it, a
-    /// question with no approved protocol gets a draft, printed, and no paper
-    /// is read.
-    #[arg(long)]
-    approve: bool,
+    /// Approve the protocol draft you were shown (agent engine), by the hash
+    /// printed with it (`--approve 3fa9c2d1`), or bare for the draft an
+    /// earlier run printed. A question with no draft yet gets one, printed,
+    /// and no paper is read: nothing unseen is ever approved.
+    #[arg(long, value_name = "HASH", num_args = 0..=1, default_missing_value = "")]
+    approve: Option<String>,
     /// Approve this file's text as the review's protocol (agent engine): the
     /// printed draft, edited.
     #[arg(long, value_name = "FILE", conflicts_with = "approve")]
@@ -239,7 +240,7 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
             &ctx,
             &params,
             root.clone(),
-            args.approve,
+            args.approve.as_deref(),
             args.protocol.as_deref(),
             args.json,
         )

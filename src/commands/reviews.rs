@@ -221,6 +221,10 @@ pub async fn review_prepare(
 ) -> Result<PathBuf, CommandError> {
     let (request, _) = resolve(ctx, params.clone()).await?;
     ingest(&request, Arc::new(crate::agent::NoEvents)).await?;
+    // Known to the index from now on: the next run on the same folder (the
+    // one that approves the protocol this one shows) finds this workspace
+    // and its draft, not a new one.
+    index_workspace(ctx, request.workspace.clone()).await;
     Ok(request.workspace)
 }
 

@@ -66,6 +66,15 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
         command.spawn().unwrap()
     };
 
+    // The protocol is drafted and shown first; no paper is read by that run.
+    let shown = review().wait_with_output().await.unwrap();
+    assert_eq!(
+        shown.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+
     let mut killed = 0;
     for _ in 0..10 {
         let protected = reviewed_titles(&ws);

@@ -74,6 +74,19 @@ async fn no_paper_is_read_before_the_researcher_approves_the_protocol_the_reader
     assert_eq!(history[0]["origin"], "drafted");
     assert_eq!(history[0]["model"], "scripted-reader");
 
+    // A hash that is not the shown draft's approves nothing.
+    let wrong = review(&["--approve", "deadbeef"]).await;
+    assert!(!wrong.status.success());
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("protocol_mismatch"), "{said}");
+    let shown_hash = history[0]["hash"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        said.contains(&shown_hash),
+        "the error names the draft's hash: {said}"
+    );
+    assert!(results_in(&ws).is_empty(), "no paper was read");
+    assert!(protocol_file(&ws)["approved"].is_null(), "nothing approved");
+
     // 2. The researcher edits the draft, approves it from a file and runs a
     // pilot on two papers.
     let edited = data.path().join("protocol.md");

@@ -178,6 +178,8 @@ pub async fn quire_await(config: &Path, data: &Path, args: &[&str]) -> std::proc
 
 /// `quire review FOLDER --question Q --engine agent --approve EXTRA...`, as
 /// [`quire_command`] runs it: the drafted protocol approved as it stands.
+/// A first run with nothing drafted shows the draft and stops (exit 4, no
+/// paper read); the same command again approves what it showed.
 pub async fn quire_review(
     folder: &Path,
     question: &str,
@@ -187,7 +189,11 @@ pub async fn quire_review(
 ) -> std::process::Output {
     let mut args = vec!["--approve"];
     args.extend_from_slice(extra);
-    quire_agent_review(folder, question, config, data, &args).await
+    let out = quire_agent_review(folder, question, config, data, &args).await;
+    if out.status.code() == Some(4) {
+        return quire_agent_review(folder, question, config, data, &args).await;
+    }
+    out
 }
 
 /// `quire review FOLDER --question Q --engine agent EXTRA...`, as

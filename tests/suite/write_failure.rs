@@ -90,6 +90,15 @@ async fn a_disk_that_fills_mid_run_stops_the_spending_keeps_the_results_and_resu
         command.spawn().unwrap()
     };
 
+    // The protocol is drafted and shown first; no paper is read by that run.
+    let shown = review(false).wait_with_output().await.unwrap();
+    assert_eq!(
+        shown.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+
     let child = review(true);
     // The disk fills once two results are safely written.
     let pid = child.id().unwrap();
