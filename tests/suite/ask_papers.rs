@@ -349,3 +349,29 @@ async fn a_question_no_paper_could_be_read_for_fails_and_says_why_not_that_none_
     assert_eq!(record["coverage"]["read"], 0);
     assert_eq!(record["coverage"]["failed"].as_array().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn papers_named_twice_are_read_once() {
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
+    let mut ids: Vec<String> = std::fs::read_dir(Path::new(&ws).join("papers"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    let server = ScriptedServer::start(ServerOptions::default())
+        .await
+        .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    // The first paper three times: in full, as a prefix, in full again.
+    let named = format!("{},{},{},{}", ids[0], ids[1], &ids[0][..8], ids[0]);
+    let record = ask(
+        config.path(),
+        data.path(),
+        &[&ws, QUESTION, "--papers", &named],
+    )
+    .await;
+    assert_eq!(record["coverage"]["considered"], 2, "{record}");
+    assert_eq!(asked_of_papers(&server), 2, "each paper read once");
+}

@@ -78,6 +78,16 @@ pub fn candidates(
     Ok((considered, ranked))
 }
 
+/// Each paper once, at its first place: ids given twice (or a prefix and
+/// the full id of one paper) are read once.
+fn once_each(papers: Vec<PaperRecord>) -> Vec<PaperRecord> {
+    let mut seen = std::collections::HashSet::new();
+    papers
+        .into_iter()
+        .filter(|p| seen.insert(p.id.clone()))
+        .collect()
+}
+
 /// The readable papers of the scope.
 pub fn papers_in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>, ReviewError> {
     let readable: Vec<PaperRecord> = ws
@@ -100,8 +110,7 @@ pub fn papers_in_scope(ws: &Workspace, scope: &Scope) -> Result<Vec<PaperRecord>
                     _ => return Err(ReviewError::AmbiguousPaper { id: id.clone() }),
                 }
             }
-            chosen.dedup_by(|a, b| a.id == b.id);
-            chosen
+            once_each(chosen)
         }
         Scope::Included => {
             let verdicts = Verdicts::load(ws)?;

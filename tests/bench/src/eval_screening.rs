@@ -131,7 +131,7 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
         .map(|r| r.value);
     for size in SAMPLE_SIZES {
         let mut results = Vec::new();
-        let (mut supporting_seeds, mut covered, mut estimated) = (0, 0, 0);
+        let (mut supporting_seeds, mut covered, mut estimated, mut beyond) = (0, 0, 0, 0);
         let mut needed = Vec::new();
         for seed in 0..SEEDS {
             let seed = format!("eval-{seed}");
@@ -154,7 +154,11 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
             if a.support.supported {
                 supporting_seeds += 1;
             }
-            needed.push(a.support.more.iter().map(|m| m.count).sum::<usize>());
+            if a.support.beyond_reach {
+                beyond += 1;
+            } else if !a.support.supported {
+                needed.push(a.support.more.iter().map(|m| m.count).sum::<usize>());
+            }
             if let (Some(r), Some(truth)) = (a.estimate.and_then(|e| e.recall), true_recall) {
                 estimated += 1;
                 if r.low <= truth && truth <= r.high {
@@ -164,9 +168,11 @@ fn print_rows(topic: &str, engine: &str, judged: &[Judged]) {
             results.push((cut, None));
         }
         needed.sort_unstable();
+        let more = needed
+            .get(needed.len() / 2)
+            .map_or("-".to_owned(), |m| m.to_string());
         let summary = format!(
-            "{supporting_seeds} of {SEEDS} seeds; median {} more labels needed | {covered} of {estimated}",
-            needed[needed.len() / 2]
+            "{supporting_seeds} of {SEEDS} seeds; {beyond} beyond reach (the sample shows papers lost); median {more} more labels for the rest | {covered} of {estimated}"
         );
         results[0].1 = Some(summary);
         let mean_cut = results.iter().map(|r| r.0.maybe).sum::<f64>() / results.len() as f64;
