@@ -31,11 +31,17 @@ const MIN_PIECE_WORDS: usize = 3;
 const MIN_QUOTE_WORDS: usize = 4;
 
 /// Words an ellipsis may not leave out: without them the passage says the
-/// opposite ("does … improve" of "does not improve").
+/// opposite ("does … improve" of "does not improve", "a … of evidence" of
+/// "a lack of evidence", "… linear" of "non-linear").
 const NEGATIONS: &[&str] = &[
     "not", "no", "never", "none", "nor", "neither", "cannot", "without", "nothing", "nobody",
-    "fail", "fails", "failed",
+    "fail", "fails", "failed", "lack", "lacks", "lacked", "lacking", "unable", "absence", "absent",
+    "hardly", "barely", "scarcely", "seldom", "rarely", "rather", "instead", "except", "non", "un",
 ];
+
+/// Most words an ellipsis may stand for: the pieces of one quote lie in one
+/// passage, not anywhere later on the page.
+const MAX_ELIDED_WORDS: usize = 40;
 
 /// Whether `quote` is on `page` (1-based) of `pages`: its pieces (cut at
 /// `…` or `...`) each at least `MIN_PIECE_WORDS` words, found in order at word
@@ -59,17 +65,53 @@ pub fn quote_on_page(quote: &str, page: usize, pages: &[String]) -> bool {
     {
         return false;
     }
-    let mut from = 0;
-    for (i, piece) in pieces.iter().enumerate() {
-        let Some(at) = find_words(&haystack, piece, from) else {
+    // Every place the first piece starts is tried: the nearest match of
+    // the next piece must lie within one passage of it.
+    let mut start = 0;
+    while let Some(first) = find_words(&haystack, pieces[0], start) {
+        if !cuts_a_negative_prefix(&haystack[..first]) && rest_follows(&haystack, &pieces, first) {
+            return true;
+        }
+        start = first + pieces[0].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Whether the pieces after the first follow it in order, each within
+/// [`MAX_ELIDED_WORDS`] of the one before, with no negation left out.
+fn rest_follows(haystack: &str, pieces: &[&str], first: usize) -> bool {
+    let mut from = first + pieces[0].len();
+    for piece in &pieces[1..] {
+        let Some(at) = find_words(haystack, piece, from) else {
             return false;
         };
-        if i > 0 && leaves_out_a_negation(&haystack[from..at]) {
+        let elided = &haystack[from..at];
+        if leaves_out_a_negation(elided) || elided.split_whitespace().count() > MAX_ELIDED_WORDS {
             return false;
         }
         from = at + piece.len();
     }
     true
+}
+
+/// Whether a quote starting here drops a negative prefix glued to its first
+/// word ("significant" of "non-significant", "able to" of "un-able to").
+fn cuts_a_negative_prefix(before: &str) -> bool {
+    let Some(stem) = before.strip_suffix('-') else {
+        return false;
+    };
+    let word: String = stem
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    matches!(
+        word.as_str(),
+        "non" | "un" | "in" | "dis" | "im" | "ir" | "il"
+    )
 }
 
 /// Where `needle` first occurs in `haystack` at or after `from`, starting
@@ -170,5 +212,74 @@ mod tests {
             &p
         ));
         assert!(quote_on_page("the new scheduler does not improve", 1, &p));
+    }
+
+    #[test]
+    fn an_ellipsis_or_a_cut_never_drops_a_lack_a_prefix_or_a_rather_than() {
+        let p = vec![
+            "The trial found a lack of evidence that the drug reduces mortality in adults. \
+             The effect was non-significant in every subgroup we examined. Patients were \
+             unable to tolerate the full dose, and the benefit, if any, was hardly measurable."
+                .to_owned(),
+        ];
+        for dropped in [
+            "The trial found a … evidence that the drug reduces mortality",
+            "significant in every subgroup we examined",
+            "The effect was … significant in every subgroup",
+            "Patients were … to tolerate the full dose",
+            "the benefit, if any, was … measurable",
+        ] {
+            assert!(!quote_on_page(dropped, 1, &p), "{dropped}");
+        }
+        // Whole, they are the page's.
+        assert!(quote_on_page(
+            "The effect was non-significant in every subgroup",
+            1,
+            &p
+        ));
+        assert!(quote_on_page(
+            "a lack of evidence that the drug reduces mortality",
+            1,
+            &p
+        ));
+        let q =
+            vec!["We chose a log-structured store rather than a B-tree for the index.".to_owned()];
+        assert!(!quote_on_page(
+            "We chose a log-structured store … a B-tree for the index",
+            1,
+            &q
+        ));
+    }
+
+    #[test]
+    fn the_pieces_of_a_quote_lie_in_one_passage() {
+        let filler = "Unrelated words fill this part of the page at length. ".repeat(8);
+        let p = vec![format!(
+            "The system recovers from crashes quickly. {filler}Its log is replayed on every start."
+        )];
+        // Forty-odd words apart: not one passage.
+        assert!(!quote_on_page(
+            "The system recovers from crashes … replayed on every start",
+            1,
+            &p
+        ));
+        let near = vec![
+            "The system recovers from crashes quickly because its log is replayed on every start."
+                .to_owned(),
+        ];
+        assert!(quote_on_page(
+            "The system recovers from crashes … replayed on every start",
+            1,
+            &near
+        ));
+        // A first piece found twice: the later place, where the rest follows, counts.
+        let twice = vec![format!(
+            "The system recovers from crashes. {filler}The system recovers from crashes because the log is replayed."
+        )];
+        assert!(quote_on_page(
+            "The system recovers from crashes … the log is replayed",
+            1,
+            &twice
+        ));
     }
 }
