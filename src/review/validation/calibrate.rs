@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Judged;
+use super::metrics::Judged;
 
 /// The score cut-offs that turn a 0-10 score into a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

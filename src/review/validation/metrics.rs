@@ -9,7 +9,16 @@
 
 use serde::Serialize;
 
-use super::Judged;
+/// One labelled, scored paper: the engine's score and the researcher's call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub id: String,
+    pub score: f64,
+    /// Labelled include or maybe.
+    pub relevant: bool,
+    /// The engine excluded it by a criterion, whatever its score.
+    pub by_criterion: bool,
+}
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_964;

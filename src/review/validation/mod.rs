@@ -37,24 +37,13 @@ use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
 pub use calibrate::Cutoffs;
 pub use estimate::{MoreLabels, Range, RecallEstimate};
-pub use metrics::{Confusion, Proportion, kappa_text};
+pub use metrics::{Confusion, Judged, Proportion, kappa_text};
 use sample::Frame;
 
 /// The sample size proposed when the researcher does not pick one.
 pub const DEFAULT_SAMPLE: usize = 30;
 /// The recall the cut-offs are calibrated to when the researcher does not say.
 pub const DEFAULT_TARGET: f64 = 0.95;
-
-/// One labelled, scored paper: the engine's score and the researcher's call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Judged {
-    pub id: String,
-    pub score: f64,
-    /// Labelled include or maybe.
-    pub relevant: bool,
-    /// The engine excluded it by a criterion, whatever its score.
-    pub by_criterion: bool,
-}
 
 /// Cut-offs the researcher applied, and what they were set from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
