@@ -14,6 +14,7 @@ pub mod exports;
 pub mod failures;
 pub mod inputs;
 pub mod labels;
+pub mod md_text;
 pub mod outputs;
 pub mod paper_text;
 pub mod protocol;

@@ -3,9 +3,10 @@
 //! labelled as such; and what the answer covered.
 
 use super::{AskRecord, Mode, Status};
+use crate::review::md_text::{block, inline};
 
 pub fn markdown(record: &AskRecord) -> String {
-    let mut md = format!("## {}\n\n", record.question.trim());
+    let mut md = format!("## {}\n\n", inline(record.question.trim()));
     match record.status {
         Status::Running => md.push_str("*Still being answered.*\n\n"),
         Status::Cancelled => {
@@ -27,7 +28,7 @@ pub fn markdown(record: &AskRecord) -> String {
     match record.mode {
         Mode::Answer => {
             if !record.answer.is_empty() {
-                md.push_str(record.answer.trim());
+                md.push_str(&block(record.answer.trim()));
                 md.push_str("\n\n");
             }
             if !record.sources.is_empty() {
@@ -36,9 +37,9 @@ pub fn markdown(record: &AskRecord) -> String {
                     md.push_str(&format!(
                         "[{}] *{}*, p. {}: \"{}\"\n",
                         s.n,
-                        s.title,
+                        inline(&s.title),
                         s.page,
-                        s.quote.replace('\n', " ")
+                        inline(&s.quote)
                     ));
                 }
                 md.push('\n');
@@ -51,14 +52,10 @@ pub fn markdown(record: &AskRecord) -> String {
             let mut current = "";
             for s in &record.sources {
                 if s.title != current {
-                    md.push_str(&format!("*{}*\n\n", s.title));
+                    md.push_str(&format!("*{}*\n\n", inline(&s.title)));
                     current = &s.title;
                 }
-                md.push_str(&format!(
-                    "- \"{}\" (p. {})\n",
-                    s.quote.replace('\n', " "),
-                    s.page
-                ));
+                md.push_str(&format!("- \"{}\" (p. {})\n", inline(&s.quote), s.page));
             }
             if record.sources.is_empty() {
                 md.push_str("No sentence of the papers matches the question's words.\n");
@@ -106,4 +103,57 @@ pub fn markdown(record: &AskRecord) -> String {
             .unwrap_or_default()
     ));
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::ask::{Coverage, Scope, Source};
+
+    #[test]
+    fn titles_quotes_and_the_answer_render_as_text_never_as_html_or_markup() {
+        let record = AskRecord {
+            id: "a1".into(),
+            question: "Which <b>papers</b> measure *recovery*?".into(),
+            scope: Scope::All,
+            read_all: false,
+            mode: Mode::Answer,
+            status: Status::Done,
+            answer: "# Answer\n<img src=x onerror=alert(1)> Recovery takes 3 s [1].".into(),
+            sources: vec![Source {
+                n: 1,
+                paper: "p1".into(),
+                title: "A *fast* log | for [ML](http://x)".into(),
+                page: 2,
+                quote: "Recovery takes <3 s> after a crash.".into(),
+                claim: "3 s".into(),
+            }],
+            papers_read: vec!["A *fast* log".into()],
+            coverage: Coverage::default(),
+            model: None,
+            prompt_version: "v".into(),
+            started_at: "t".into(),
+            finished_at: None,
+            stopped: None,
+            in_report: true,
+            review_inputs: None,
+            stale: None,
+        };
+        let md = markdown(&record);
+        for event in pulldown_cmark::Parser::new(&md) {
+            match event {
+                pulldown_cmark::Event::Html(h) | pulldown_cmark::Event::InlineHtml(h) => {
+                    panic!("raw HTML {h} in {md}")
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { .. }) => {
+                    panic!("a title made a link: {md}")
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Heading { level, .. }) => {
+                    assert!(level >= pulldown_cmark::HeadingLevel::H2, "{md}")
+                }
+                _ => {}
+            }
+        }
+        assert!(md.contains(r"A \*fast\* log \| for \[ML\]"), "{md}");
+    }
 }

@@ -16,6 +16,7 @@ use serde::Serialize;
 use super::dual::{Agreement, DualFile};
 use super::failures::PaperFailure;
 use super::labels::Label;
+use super::md_text::{block, inline};
 use super::protocol::InForce;
 use super::validation::ValidationFile;
 use super::{PaperResult, ReviewSpec, Verdict};
@@ -138,40 +139,6 @@ pub(crate) fn authors_short(p: &PaperRecord) -> String {
         [a, b] => format!("{}, {}", a.display(), b.display()),
         [a, ..] => format!("{} et al.", a.display()),
     }
-}
-
-/// Escape text for inline Markdown.
-fn inline(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '$'
-        ) {
-            out.push('\\');
-        }
-        out.push(if c == '\n' { ' ' } else { c });
-    }
-    out
-}
-
-/// Model-written Markdown made safe to render: no raw HTML (every `<` is an
-/// entity), no headings above the section's own level.
-fn block(text: &str) -> String {
-    text.lines()
-        .map(|line| {
-            let line = line.replace('<', "&lt;").replace('>', "&gt;");
-            match line
-                .trim_start()
-                .strip_prefix("# ")
-                .or_else(|| line.trim_start().strip_prefix("## "))
-            {
-                Some(rest) => format!("### {rest}"),
-                None => line,
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn label_of(status: &str) -> &'static str {

@@ -36,7 +36,7 @@ pub fn csv(table: &TableView) -> String {
 /// Markdown: a row per paper, each cell its value with its page; the
 /// quotes follow, numbered.
 pub fn markdown(table: &TableView) -> String {
-    let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let escape = crate::review::md_text::inline;
     let mut md = String::from("| Paper |");
     for c in &table.columns {
         md.push_str(&format!(" {} |", escape(&c.name)));
@@ -74,4 +74,49 @@ pub fn markdown(table: &TableView) -> String {
         }
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::table::columns::{Column, Kind};
+    use crate::review::table::{ShownCell, TableRow};
+
+    #[test]
+    fn cells_titles_and_quotes_render_as_text_in_the_markdown_table() {
+        let table = TableView {
+            columns: vec![Column::new("Metric | unit", "The metric.", Kind::Text)],
+            rows: vec![TableRow {
+                paper: "p1".into(),
+                title: "A <script>x</script> *title*".into(),
+                cells: vec![ShownCell {
+                    value: Some("<img src=x> 3 | 4 ms".into()),
+                    page: Some(2),
+                    quote: Some("it took [3 ms](http://x)".into()),
+                    low_confidence: false,
+                    reason: None,
+                    corrected: false,
+                    checked: false,
+                    stale: false,
+                }],
+            }],
+            model: None,
+        };
+        let md = markdown(&table);
+        let mut cells = 0;
+        for event in pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES) {
+            match event {
+                pulldown_cmark::Event::Html(h) | pulldown_cmark::Event::InlineHtml(h) => {
+                    panic!("raw HTML {h} in {md}")
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { .. }) => {
+                    panic!("a quote made a link: {md}")
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::TableCell) => cells += 1,
+                _ => {}
+            }
+        }
+        // Header and one row, two cells each: no `|` in a value split a cell.
+        assert_eq!(cells, 4, "{md}");
+    }
 }
