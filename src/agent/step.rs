@@ -118,7 +118,7 @@ impl Runtime {
         let mut task = Task {
             spec,
             node,
-            budget: window_budget(spec, &settings, tools_tokens, &node.input),
+            budget: window_budget(spec, &client.prompt_settings(), tools_tokens, &node.input),
             settings,
             actor: Actor {
                 agent: spec.name.clone(),

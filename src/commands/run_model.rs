@@ -20,7 +20,7 @@ use super::{AppContext, CommandError, ErrorKind};
 use crate::agent::{Budget, Caps};
 use crate::llm::accounting::{CallLog, PriceTable};
 use crate::llm::call_file::{CallLogs, FileCallLog};
-use crate::llm::served::{ServedContext, served_context};
+use crate::llm::served::{ServedContext, ServerKind, served_context};
 use crate::llm::{HttpProvider, ModelClient, ModelSettings, Provider};
 use crate::workspace::Workspace;
 
@@ -80,8 +80,8 @@ impl RunModel {
     }
 
     /// What the server said it holds a request, in tokens.
-    pub fn served_window(&self) -> Option<u32> {
-        self.served.as_ref().map(|s| s.served)
+    pub fn served_window(&self) -> Option<(ServerKind, u32)> {
+        self.served.as_ref().map(|s| (s.server, s.served))
     }
 
     /// A client whose calls go to `log` (and to nothing else).

@@ -5,6 +5,7 @@
 //! once, and a record of every attempt (tokens, latency, cost) in a [`CallLog`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
@@ -13,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::accounting::{CallLog, Hold, PriceTable, SpendGate, estimate_usage};
 use super::error::{LlmError, PromptSize, backoff, prompt_was_cut};
 use super::provider::Provider;
+use super::served::ServerKind;
 use super::settings::{ModelSettings, Protocol};
 use super::types::{ChatRequest, ChatResponse, Usage};
 use crate::workspace::ModelCallRecord;
@@ -46,8 +48,19 @@ pub struct ModelClient {
     base_backoff: Duration,
     /// The tokens a request may hold, as the server says (asked once, on
     /// the first answer to judge, unless the setup already knew).
-    served_window: tokio::sync::OnceCell<Option<u32>>,
+    served_window: tokio::sync::OnceCell<Option<(ServerKind, u32)>>,
+    /// The most tokens the server has counted for a thousand of Quire's
+    /// (o200k) in one prompt: prompts are sized by it (see
+    /// [`Self::prompt_settings`]).
+    density: AtomicU64,
 }
+
+/// Quire's own count, per thousand tokens, until the server shows more.
+const PER_MILLE: u64 = 1000;
+/// No tokenizer in use counts twice what o200k does on text.
+const MAX_DENSITY: u64 = 2 * PER_MILLE;
+/// Prompts shorter than this (by Quire's count) say too little of a tokenizer.
+const MIN_LEARNT_TOKENS: u64 = 1000;
 
 impl ModelClient {
     pub fn new(
@@ -65,6 +78,7 @@ impl ModelClient {
             caps: None,
             base_backoff: BASE_BACKOFF,
             served_window: tokio::sync::OnceCell::new(),
+            density: AtomicU64::new(PER_MILLE),
         }
     }
 
@@ -88,7 +102,7 @@ impl ModelClient {
 
     /// What the setup learnt the server holds a request (so the client
     /// need not ask it again).
-    pub fn with_served_window(self, window: Option<u32>) -> Self {
+    pub fn with_served_window(self, window: Option<(ServerKind, u32)>) -> Self {
         let _ = self.served_window.set(window);
         self
     }
@@ -97,7 +111,44 @@ impl ModelClient {
         self.provider.settings()
     }
 
-    async fn served_window(&self) -> Option<u32> {
+    /// The settings to size prompts by: the profile's, with a window that
+    /// holds, by Quire's count, what the server's own tokenizer fits in it
+    /// (the answer's room untouched). A model whose tokenizer splits text
+    /// finer than o200k (Gemma's on PDF text, older 32k vocabularies) then
+    /// gets parts it can read whole, once one answer has shown it.
+    pub fn prompt_settings(&self) -> ModelSettings {
+        let mut settings = self.settings().clone();
+        let density = self.density.load(Ordering::Relaxed);
+        if density > PER_MILLE {
+            let prompt_room = u64::from(
+                settings
+                    .context_window
+                    .saturating_sub(settings.max_output_tokens),
+            );
+            settings.context_window =
+                settings.max_output_tokens + (prompt_room * PER_MILLE / density) as u32;
+        }
+        settings
+    }
+
+    /// Learn from a server that read `read` tokens of `request` how finely
+    /// its tokenizer splits text, against Quire's count.
+    fn learn_density(&self, request: &ChatRequest, read: u64) {
+        // A count well under the bytes over four is a large vocabulary or a
+        // cached prefix, never finer than o200k: not worth tokenizing for.
+        if read * 5 < prompt_size(request).tokens * 4 {
+            return;
+        }
+        let counted = estimate_usage(request, None).input_tokens;
+        if counted < MIN_LEARNT_TOKENS {
+            return;
+        }
+        // A little over what was seen: the next text may be denser still.
+        let density = (read * PER_MILLE * 21 / 20 / counted).min(MAX_DENSITY);
+        self.density.fetch_max(density, Ordering::Relaxed);
+    }
+
+    async fn served_window(&self) -> Option<(ServerKind, u32)> {
         *self
             .served_window
             .get_or_init(|| self.provider.served_window())
@@ -148,8 +199,13 @@ impl ModelClient {
             if let Ok(answer) = &result
                 && let Some(read) = answer.usage.map(|u| u.input_tokens).filter(|&r| r > 0)
             {
-                let window = self.served_window().await;
-                if let Some(cut) = prompt_was_cut(prompt_size(request), read, window) {
+                self.learn_density(request, read);
+                let served = self.served_window().await;
+                let (window, cuts) = match served {
+                    Some((kind, tokens)) => (Some(tokens), kind.cuts_prompts()),
+                    None => (None, false),
+                };
+                if let Some(cut) = prompt_was_cut(prompt_size(request), read, window, cuts) {
                     tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
                     self.record(
                         request,

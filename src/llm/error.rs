@@ -33,9 +33,16 @@ pub enum LlmError {
     /// The server answered, but from a prompt it cut to fit its context
     /// (Ollama does this silently, from the front): the answer is void.
     #[error(
-        "the model server read only {read} of the {sent} prompt tokens sent and answered anyway: it cut the prompt to fit its context window. Give the model a context of at least {sent} tokens (Ollama: OLLAMA_CONTEXT_LENGTH={ctx} for the server, or num_ctx {ctx} in a Modelfile), or set the profile's context_window to {read} so Quire sends less"
+        "the model server cut the prompt to fit its context window and answered anyway: it read {read} tokens of a prompt Quire counted at about {sent}. Give the model a larger context (Ollama: OLLAMA_CONTEXT_LENGTH={ctx} for the server, or num_ctx {ctx} in a Modelfile), or set the profile's context_window to {read} so Quire sends less"
     )]
     PromptCut { sent: u64, read: u64, ctx: u64 },
+    /// The server read the whole prompt, but its tokenizer made more of it
+    /// than Quire's estimate, and it filled the window: no room was left for
+    /// the answer (and a server that cuts would have cut it).
+    #[error(
+        "the model server counted {read} prompt tokens (Quire's estimate: about {sent}), which fill the {window}-token context it serves and leave no room for the answer. The part is sent again in smaller pieces, and later prompts are sized by the server's own count"
+    )]
+    PromptFilled { sent: u64, read: u64, window: u32 },
 }
 
 fn retry_note(after: &Option<Duration>) -> String {
@@ -60,13 +67,17 @@ impl LlmError {
             Self::Cancelled => "cancelled",
             Self::OverBudget(_) => "over_budget",
             Self::PromptCut { .. } => "prompt_cut",
+            Self::PromptFilled { .. } => "prompt_filled",
         }
     }
 
     /// The prompt did not fit: the caller must send less (split the paper,
     /// shrink the context), not the same request again.
     pub fn is_overflow(&self) -> bool {
-        matches!(self, Self::ContextTooLong { .. } | Self::PromptCut { .. })
+        matches!(
+            self,
+            Self::ContextTooLong { .. } | Self::PromptCut { .. } | Self::PromptFilled { .. }
+        )
     }
 
     /// Worth trying again with the same request.
@@ -96,27 +107,51 @@ const MAX_BYTES_PER_TOKEN: u64 = 10;
 const MIN_JUDGED_BYTES: u64 = 4096;
 
 /// Whether a server that read `read` tokens of `sent`, with `window` tokens
-/// a request (what it said it holds, when it said), cut the prompt.
+/// a request (what it said it holds, when it said), cut the prompt or
+/// filled its window with it; `cuts` when it is a server that cuts a
+/// longer prompt to fit (Ollama) rather than refusing it (llama.cpp).
 ///
-/// Judged only by what no tokenizer or chat template can explain: the
-/// server filled its whole window (a prompt Quire sends leaves room for
-/// the answer, so one that reaches the window was cut to fit, Ollama's way),
-/// or it read fewer tokens than any tokenizer makes of the text sent. A
-/// count under the bytes over four is not a cut: Gemma's or Llama 3's
+/// Judged only by what no tokenizer, chat template or prompt cache can
+/// explain. A server that says its window is judged by it alone: a prompt
+/// Quire sends leaves room for the answer, so one that reaches the window
+/// was cut to fit, on a server that cuts, and else was counted denser than
+/// estimated and left no room to answer. Reading less than the window is
+/// no cut, however few tokens the server names: Ollama from 0.30 and some
+/// llama.cpp builds count only the part of a prompt not already in their
+/// cache. A server that does not say its window cut the prompt only when
+/// it read fewer tokens than any tokenizer makes of the text sent; a count
+/// under the bytes over four is not a cut, as Gemma's or Llama 3's
 /// vocabularies count English at five to seven bytes a token.
-pub fn prompt_was_cut(sent: PromptSize, read: u64, window: Option<u32>) -> Option<LlmError> {
+pub fn prompt_was_cut(
+    sent: PromptSize,
+    read: u64,
+    window: Option<u32>,
+    cuts: bool,
+) -> Option<LlmError> {
     if read == 0 {
         return None;
     }
-    let filled = window.is_some_and(|w| read + read / 64 >= u64::from(w));
-    let impossible =
-        sent.text_bytes >= MIN_JUDGED_BYTES && read * MAX_BYTES_PER_TOKEN < sent.text_bytes;
-    (filled || impossible).then(|| LlmError::PromptCut {
+    let cut = || LlmError::PromptCut {
         sent: sent.tokens,
         read,
         // A round size above what was sent, as context lengths are set.
         ctx: sent.tokens.max(read + 1).next_power_of_two().max(8192),
-    })
+    };
+    match window {
+        Some(window) if read + read / 64 >= u64::from(window) => Some(if cuts {
+            cut()
+        } else {
+            LlmError::PromptFilled {
+                sent: sent.tokens,
+                read,
+                window,
+            }
+        }),
+        Some(_) => None,
+        None => (sent.text_bytes >= MIN_JUDGED_BYTES
+            && read * MAX_BYTES_PER_TOKEN < sent.text_bytes)
+            .then(cut),
+    }
 }
 
 /// Map a failed HTTP response to the error the caller acts on.
@@ -201,25 +236,48 @@ mod tests {
         };
         // Ollama: a 15,750-token prompt answered with prompt_eval_count 2051
         // from a 2,048-token context.
-        let cut = prompt_was_cut(sent(15_750), 2051, Some(2048)).unwrap();
+        let cut = prompt_was_cut(sent(15_750), 2051, Some(2048), true).unwrap();
         assert_eq!(cut.code(), "prompt_cut");
         assert!(cut.is_overflow() && !cut.is_retryable());
         let message = cut.to_string();
         assert!(message.contains("OLLAMA_CONTEXT_LENGTH=16384"), "{message}");
         // The same, from a server that never said what it holds: no
         // tokenizer makes 2,051 tokens of 63,000 bytes.
-        assert!(prompt_was_cut(sent(15_750), 2051, None).is_some());
-        // A reader chunk denser than the estimate that still reached a 4k window.
-        assert!(prompt_was_cut(sent(3_000), 4_090, Some(4_096)).is_some());
+        assert!(prompt_was_cut(sent(15_750), 2051, None, false).is_some());
+        // An Ollama whose tokenizer made more of a prompt than the estimate
+        // and cut it to its 4k window: a cut, said without "only".
+        let denser = prompt_was_cut(sent(3_000), 4_090, Some(4_096), true).unwrap();
+        assert_eq!(denser.code(), "prompt_cut");
+        assert!(!denser.to_string().contains("only"), "{denser}");
+        // llama.cpp refuses what it cannot hold: a prompt that reached its
+        // window was read whole, counted finer, and left no room to answer.
+        let filled = prompt_was_cut(sent(3_000), 4_090, Some(4_096), false).unwrap();
+        assert_eq!(filled.code(), "prompt_filled");
+        assert!(filled.is_overflow() && !filled.is_retryable());
+        assert!(!filled.to_string().contains("cut"), "{filled}");
+        // Gemma on llama.cpp, an 8k slot: 8,104 tokens read of about 6,977
+        // estimated is the whole prompt, counted finer.
+        let message = prompt_was_cut(sent(6_977), 8_104, Some(8_192), false)
+            .unwrap()
+            .to_string();
+        assert!(!message.contains("cut"), "{message}");
+        assert!(
+            message.contains("counted 8104") && message.contains("8192-token"),
+            "{message}"
+        );
+        // A server that says its window and counts only the uncached part
+        // of a prompt (Ollama 0.30, some llama.cpp builds) names few tokens
+        // and cut nothing.
+        assert!(prompt_was_cut(sent(15_750), 300, Some(32_768), true).is_none());
         // Gemma on llama.cpp with an 8k slot: 954 tokens read of 1,633 by
         // bytes, a dense tokenizer and a template without the tool schemas.
-        assert!(prompt_was_cut(sent(1_633), 954, Some(8192)).is_none());
-        assert!(prompt_was_cut(sent(1_633), 954, None).is_none());
+        assert!(prompt_was_cut(sent(1_633), 954, Some(8192), false).is_none());
+        assert!(prompt_was_cut(sent(1_633), 954, None, false).is_none());
         // Five to seven bytes a token is a tokenizer, not a cut.
-        assert!(prompt_was_cut(sent(15_750), 9_000, Some(32_768)).is_none());
-        assert!(prompt_was_cut(sent(15_750), 9_000, None).is_none());
+        assert!(prompt_was_cut(sent(15_750), 9_000, Some(32_768), true).is_none());
+        assert!(prompt_was_cut(sent(15_750), 9_000, None, false).is_none());
         // Servers that send no count are not judged.
-        assert!(prompt_was_cut(sent(15_750), 0, Some(2048)).is_none());
+        assert!(prompt_was_cut(sent(15_750), 0, Some(2048), true).is_none());
     }
 
     use super::*;

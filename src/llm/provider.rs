@@ -16,6 +16,7 @@ use super::error::{LlmError, classify_http};
 use super::http::{auth_headers, http_client};
 use super::openai::WireError;
 use super::secrets::ApiKey;
+use super::served::ServerKind;
 use super::settings::{ModelSettings, Protocol};
 use super::sse::SseDecoder;
 use super::types::{ChatRequest, ChatResponse};
@@ -42,7 +43,7 @@ pub trait Provider: Send + Sync {
 
     /// The tokens one request may hold, when the server says (see
     /// [`super::served`]); `None` when it does not.
-    async fn served_window(&self) -> Option<u32> {
+    async fn served_window(&self) -> Option<(ServerKind, u32)> {
         None
     }
 }
@@ -91,10 +92,8 @@ impl Provider for HttpProvider {
         &self.settings
     }
 
-    async fn served_window(&self) -> Option<u32> {
-        super::served::served_window(&self.settings, self.key.as_ref())
-            .await
-            .map(|(_, tokens)| tokens)
+    async fn served_window(&self) -> Option<(ServerKind, u32)> {
+        super::served::served_window(&self.settings, self.key.as_ref()).await
     }
 
     async fn attempt(

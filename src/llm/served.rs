@@ -30,6 +30,14 @@ pub enum ServerKind {
     LlamaCpp,
 }
 
+impl ServerKind {
+    /// Whether a longer prompt than the window is cut to fit and answered
+    /// (Ollama) rather than refused (llama.cpp's 400).
+    pub fn cuts_prompts(self) -> bool {
+        self == Self::Ollama
+    }
+}
+
 /// The context a server gives each request for the profile's model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServedContext {

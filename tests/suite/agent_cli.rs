@@ -123,7 +123,9 @@ async fn read_papers_takes_named_ids_or_the_next_open_ones() {
     let server = ScriptedServer::start(ServerOptions::default())
         .await
         .unwrap();
-    let config = scripted_config(&server.base_url(), "");
+    // A window that holds each paper whole, however the server's count
+    // sizes later prompts: one reader request per paper, as scripted below.
+    let config = scripted_config(&server.base_url(), "context_window = 131072\n");
     let data = tempfile::tempdir().unwrap();
     let folder = super::support::folder_of(&super::support::dev_pdfs("distributed-systems", 3));
     let ws = data.path().join("ws");

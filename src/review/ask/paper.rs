@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::PROMPT_VERSION;
 use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::review::reading::json_call::{JsonCallError, json_call};
+use crate::review::reading::json_call::{JsonCallError, json_call_parts};
 use crate::review::reading::{chunks, verify};
 use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
@@ -112,10 +112,9 @@ pub async fn answer(
     if pages.iter().all(|p| p.trim().is_empty()) {
         return Err(AskReadError::NoText);
     }
-    let settings = client.settings();
-    let budget = chunks::text_budget(settings, FIXED_TOKENS + count_tokens(question));
+    let settings = client.prompt_settings();
+    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(question));
     let parts = chunks::split(pages, budget);
-    let total = parts.len();
     let mut whole = PaperAnswer {
         paper: paper.id.0.clone(),
         answers: false,
@@ -124,22 +123,22 @@ pub async fn answer(
         quotes_dropped: 0,
         calls: 0,
     };
+    let mut lead = format!("Question: {}\n", question.trim());
+    if let Some(title) = &paper.title {
+        lead.push_str(&format!("Paper: {title}\n"));
+    }
+    let read = json_call_parts(
+        client,
+        SYSTEM_PROMPT,
+        parts,
+        |part, total| part.message(&lead, total),
+        "ask_paper",
+        "answers, answer, claims",
+        cancel,
+    )
+    .await?;
     let mut answers = Vec::new();
-    for part in parts {
-        let mut lead = format!("Question: {}\n", question.trim());
-        if let Some(title) = &paper.title {
-            lead.push_str(&format!("Paper: {title}\n"));
-        }
-        let user = part.message(&lead, total);
-        let (object, calls) = json_call(
-            client,
-            SYSTEM_PROMPT,
-            user,
-            "ask_paper",
-            "answers, answer, claims",
-            cancel,
-        )
-        .await?;
+    for (_, object, calls) in read {
         whole.calls += calls;
         let answered = object
             .get("answers")

@@ -1,11 +1,14 @@
 //! One isolated call whose answer must be a JSON object: asked again once,
-//! with the first answer and what is wanted, when it is not. Shared by the
-//! readers that answer a question of a paper and fill its table cells.
+//! with the first answer and what is wanted, when it is not; and the same
+//! over a paper's parts, a part the server finds too long asked again in
+//! halves, as the review's reader does. Shared by the readers that answer
+//! a question of a paper and fill its table cells.
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::parse;
+use super::chunks::Chunk;
+use super::{MIN_PART_BYTES, parse};
 use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
 
 #[derive(Debug, thiserror::Error)]
@@ -61,4 +64,40 @@ pub async fn json_call(
         )));
     }
     Err(JsonCallError::Malformed(String::new()))
+}
+
+/// A part's answer: the part (perhaps a half of one planned), the object,
+/// and the calls it took.
+pub type PartAnswer = (Chunk, Map<String, Value>, u32);
+
+/// [`json_call`] over `parts` in page order, each part's message made by
+/// `message(part, total)`. A part the server refuses as too long, cuts, or
+/// fills its window with is asked again in halves, in its place; a part too
+/// small to halve ends the paper with the server's error.
+pub async fn json_call_parts(
+    client: &ModelClient,
+    system: &str,
+    parts: Vec<Chunk>,
+    message: impl Fn(&Chunk, usize) -> String,
+    purpose: &str,
+    again: &str,
+    cancel: &CancellationToken,
+) -> Result<Vec<PartAnswer>, JsonCallError> {
+    let total = parts.len();
+    let mut pending: Vec<Chunk> = parts.into_iter().rev().collect();
+    let mut answers = Vec::new();
+    while let Some(part) = pending.pop() {
+        let user = message(&part, total);
+        match json_call(client, system, user, purpose, again, cancel).await {
+            Ok((object, calls)) => answers.push((part, object, calls)),
+            Err(JsonCallError::Model(e)) if e.is_overflow() => {
+                match part.halves().filter(|_| part.text.len() >= MIN_PART_BYTES) {
+                    Some((a, b)) => pending.extend([b, a]),
+                    None => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(answers)
 }

@@ -34,7 +34,7 @@ pub const PROMPT_VERSION: &str = "reader-3";
 
 /// A part of a paper shorter than this is not cut again when the server
 /// finds it too long.
-const MIN_PART_BYTES: usize = 400;
+pub(crate) const MIN_PART_BYTES: usize = 400;
 
 /// What a paper is read for.
 #[derive(Clone, Debug)]
@@ -146,7 +146,7 @@ impl Reader {
 
     /// Tokens of paper text one call may carry.
     pub fn chunk_tokens(&self, input: &PaperInput<'_>) -> u64 {
-        chunk_budget(self.client.settings(), &self.spec, input)
+        chunk_budget(&self.client.prompt_settings(), &self.spec, input)
     }
 
     /// Read one paper.
@@ -202,7 +202,11 @@ impl Reader {
                         {
                             Some((a, b)) => next.extend([a, b]),
                             // A server that cuts says how to stop it.
-                            None if matches!(e, LlmError::PromptCut { .. }) => {
+                            None if matches!(
+                                e,
+                                LlmError::PromptCut { .. } | LlmError::PromptFilled { .. }
+                            ) =>
+                            {
                                 return Err(ReadError::Model(e));
                             }
                             None => {

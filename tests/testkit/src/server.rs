@@ -49,6 +49,12 @@ pub struct ServerOptions {
     /// How prompts are counted: for `prompt_tokens`, the context window and
     /// the Ollama-like cut.
     pub tokenizer: Tokenizer,
+    /// Report as `prompt_tokens` only the part of a prompt past the longest
+    /// prefix it shares with a prompt already read (the server's prompt
+    /// cache), as Ollama 0.30 to 0.31 and some llama.cpp builds did: a
+    /// re-ask that repeats a long prompt then names a handful of tokens.
+    /// The window is still judged on the whole prompt.
+    pub counts_only_uncached: bool,
 }
 
 /// The policy for requests no step is scripted for.
@@ -92,6 +98,7 @@ impl Default for ServerOptions {
             cuts_prompts_to: None,
             policy: Policy::Diligent,
             tokenizer: Tokenizer::QUARTER,
+            counts_only_uncached: false,
         }
     }
 }
@@ -116,12 +123,45 @@ struct Shared {
     mistakes: Mutex<Vec<Mistake>>,
     /// Models an Ollama-like server has loaded (`/api/ps` lists them).
     loaded: Mutex<std::collections::BTreeSet<String>>,
+    /// The prompts read lately, as one text each: the prompt cache.
+    cached: Mutex<VecDeque<String>>,
 }
 
 pub struct ScriptedServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept: JoinHandle<()>,
+}
+
+/// How many prompts the prompt cache keeps (a few slots' worth).
+const CACHED_PROMPTS: usize = 8;
+
+/// The tokens of `request` (`read` in all) past the longest prefix it shares
+/// with a prompt in `cache`, which then keeps it. At least one token: a
+/// server always evaluates the last one.
+fn uncached_tokens(
+    request: &RecordedRequest,
+    read: u64,
+    tokenizer: &Tokenizer,
+    cache: &mut VecDeque<String>,
+) -> u64 {
+    let text: String = request.turns().into_iter().map(|t| t.text).collect();
+    let shared = cache
+        .iter()
+        .map(|seen| {
+            seen.bytes()
+                .zip(text.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    if cache.len() == CACHED_PROMPTS {
+        cache.pop_front();
+    }
+    cache.push_back(text);
+    read.saturating_sub(tokenizer.tokens_of(shared as u64))
+        .max(1)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -148,6 +188,7 @@ impl ScriptedServer {
             serial: AtomicU64::new(0),
             mistakes: Mutex::new(Vec::new()),
             loaded: Mutex::new(std::collections::BTreeSet::new()),
+            cached: Mutex::new(VecDeque::new()),
         });
         let accept_shared = shared.clone();
         let accept = tokio::spawn(async move {
@@ -357,6 +398,11 @@ async fn answer(
             (&cut, keep)
         }
         _ => (request, read),
+    };
+    let read = if shared.options.counts_only_uncached {
+        uncached_tokens(request, read, &tokenizer, &mut lock(&shared.cached))
+    } else {
+        read
     };
     let step = lock(&shared.script)
         .pop_front()
