@@ -297,7 +297,7 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
             .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;
         println!("{text}");
     } else {
-        print_table(&summary, args.out.as_deref());
+        print_table(&summary, args.out.as_deref(), args.pilot.is_some());
     }
     Ok(Ended::Ran(summary.status))
 }
@@ -428,7 +428,7 @@ impl Progress {
     }
 }
 
-fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
+fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
     let c = &summary.counts;
     println!("Engine: {}", summary.engine);
     if let Some(l) = &summary.lookups {
@@ -439,6 +439,9 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>) {
     }
     match summary.status {
         ReviewStatus::Done => {}
+        ReviewStatus::Failed if pilot => println!(
+            "Status: failed: the pilot could score none of the papers it read (the report says why for each); check the model profile before running the review"
+        ),
         ReviewStatus::Incomplete | ReviewStatus::Failed => println!(
             "Status: {}: {} of {} papers could not be scored (the report says why for each)",
             summary.status, summary.counts.not_scored, summary.counts.screened

@@ -207,9 +207,10 @@ fn last_event(summary: &ReviewSummary) -> RunEvent {
         },
         ReviewStatus::Failed => RunEvent::Failed {
             kind: "no_paper_scored".into(),
+            // A pilot reads only some of the papers: those it read count.
             message: format!(
-                "none of the {} readable papers could be scored; the report says why for each",
-                summary.counts.screened
+                "none of the {} papers read could be scored; the report says why for each",
+                agent.map_or(summary.counts.screened, |a| a.failed)
             ),
         },
         ReviewStatus::Done | ReviewStatus::Incomplete | ReviewStatus::Pilot => RunEvent::Finished {

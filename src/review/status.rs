@@ -17,8 +17,9 @@ pub enum Outcome {
     /// A cap, or a write that failed, stopped it before its end; the reason
     /// says which. Running it again resumes.
     Stopped(String),
-    /// A pilot read the papers it was asked to, and stopped there.
-    Pilot { read: usize },
+    /// A pilot read the papers it was asked to, and stopped there; `scored`
+    /// of its `read` papers have a result.
+    Pilot { read: usize, scored: usize },
 }
 
 impl Outcome {
@@ -58,6 +59,8 @@ impl ReviewStatus {
         match outcome {
             Outcome::Cancelled => Self::Cancelled,
             Outcome::Stopped(_) => Self::Stopped,
+            // A pilot that scored none of its papers shows nothing to check.
+            Outcome::Pilot { read, scored: 0 } if *read > 0 => Self::Failed,
             Outcome::Pilot { .. } => Self::Pilot,
             Outcome::Done if not_scored > 0 && not_scored == screened => Self::Failed,
             Outcome::Done if not_scored > 0 => Self::Incomplete,
@@ -119,6 +122,10 @@ mod tests {
             ReviewStatus::Incomplete
         );
         assert_eq!(ReviewStatus::of(&Outcome::Done, 5, 5), ReviewStatus::Failed);
+        // A pilot's unread papers are unscored by design; its own count.
+        let pilot = |scored| Outcome::Pilot { read: 2, scored };
+        assert_eq!(ReviewStatus::of(&pilot(1), 10, 9), ReviewStatus::Pilot);
+        assert_eq!(ReviewStatus::of(&pilot(0), 10, 10), ReviewStatus::Failed);
         assert_eq!(
             serde_json::to_value(ReviewStatus::Incomplete).unwrap(),
             "incomplete"

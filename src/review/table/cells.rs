@@ -9,9 +9,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::columns::{Column, Kind};
+use super::number;
 use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::review::reading::json_call::{JsonCallError, json_call};
+use crate::review::reading::json_call::{JsonCallError, json_call_parts};
 use crate::review::reading::{chunks, verify};
 use crate::workspace::PaperRecord;
 use crate::workspace::records::now_rfc3339;
@@ -83,22 +84,28 @@ pub async fn fill(
     if pages.iter().all(|p| p.trim().is_empty()) {
         return Err(FillError::NoText);
     }
-    let settings = client.settings();
+    let settings = client.prompt_settings();
     let asked = column_lines(columns);
-    let budget = chunks::text_budget(settings, FIXED_TOKENS + count_tokens(&asked));
+    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(&asked));
     let parts = chunks::split(pages, budget);
-    let total = parts.len();
     let model = settings.model.clone();
+    let mut lead = String::new();
+    if let Some(title) = &paper.title {
+        lead.push_str(&format!("Paper: {title}\n"));
+    }
+    lead.push_str(&format!("Columns:\n{asked}\n"));
+    let read = json_call_parts(
+        client,
+        SYSTEM_PROMPT,
+        parts,
+        |part, total| part.message(&lead, total),
+        "table_fill",
+        "cells",
+        cancel,
+    )
+    .await?;
     let mut best: Vec<Option<Cell>> = vec![None; columns.len()];
-    for part in parts {
-        let mut lead = String::new();
-        if let Some(title) = &paper.title {
-            lead.push_str(&format!("Paper: {title}\n"));
-        }
-        lead.push_str(&format!("Columns:\n{asked}\n"));
-        let user = part.message(&lead, total);
-        let (answer, _) =
-            json_call(client, SYSTEM_PROMPT, user, "table_fill", "cells", cancel).await?;
+    for (_, answer, _) in read {
         let cells = answer.get("cells").and_then(Value::as_object);
         for (i, column) in columns.iter().enumerate() {
             let raw = cells.and_then(|c| c.get(&column.id));
@@ -191,6 +198,14 @@ fn read_cell(raw: Option<&Value>, column: &Column, pages: &[String], model: &str
         (Some(quote), Some(page)) if verify::quote_on_page(quote, page, pages) => {
             cell.quote = Some(quote.to_owned());
             cell.page = Some(page);
+            if let Some(value) = &cell.value
+                && !borne_out(value, &column.kind, quote)
+            {
+                reasons.push(match column.kind {
+                    Kind::Number { .. } => format!("its quote does not print {value}"),
+                    _ => "its quote does not bear the value out".to_owned(),
+                });
+            }
         }
         (Some(_), _) => reasons.push("its quote is not on the page it cites".to_owned()),
         (None, _) if cell.value.is_some() => reasons.push("no quote supports it".to_owned()),
@@ -205,6 +220,48 @@ fn read_cell(raw: Option<&Value>, column: &Column, pages: &[String], model: &str
     cell.low_confidence = !reasons.is_empty();
     cell.reason = (!reasons.is_empty()).then(|| reasons.join("; "));
     cell
+}
+
+/// Whether a verified quote bears `value` out: prints its number (or a
+/// range's ends), or holds the words of a text (at least half of them) and
+/// of every item of a list. A yes/no or an option is a judgement on the
+/// passage that no word count decides; its quote is the evidence shown.
+fn borne_out(value: &str, kind: &Kind, quote: &str) -> bool {
+    match kind {
+        Kind::Number { .. } => {
+            number::read_number(value).is_ok_and(|n| number::borne_out(&n, quote))
+        }
+        Kind::Text => words_borne_out(value, quote, 2),
+        Kind::List => value
+            .split(';')
+            .all(|item| words_borne_out(item, quote, usize::MAX)),
+        Kind::YesNo | Kind::OneOf { .. } => true,
+    }
+}
+
+/// Whether `quote` holds the content words of `value` (a share of at least
+/// 1/`share`, or one word when `share` is `usize::MAX`) and every number
+/// it prints; words match by their first five letters, so "randomised"
+/// meets "randomized" and "trial" meets "trials".
+fn words_borne_out(value: &str, quote: &str, share: usize) -> bool {
+    let stems = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+            .map(|w| w.to_lowercase().chars().take(5).collect())
+            .collect()
+    };
+    let printed = number::numbers_in(quote);
+    let numbers_held = number::numbers_in(value)
+        .iter()
+        .all(|v| printed.iter().any(|p| (p - v).abs() < 1e-9));
+    let wanted = stems(value);
+    let quoted = stems(quote);
+    let held = wanted.iter().filter(|w| quoted.contains(w)).count();
+    let enough = match share {
+        usize::MAX => held >= 1,
+        share => held * share >= wanted.len(),
+    };
+    numbers_held && (wanted.is_empty() || enough)
 }
 
 /// A value in the column's form; `Err(reason)` when it is not of the type.
@@ -226,18 +283,7 @@ fn normalise(value: Option<&Value>, kind: &Kind) -> Result<Option<String>, Optio
     match kind {
         Kind::Text | Kind::List => Ok(Some(text)),
         Kind::Number { unit } => {
-            let number: String = text
-                .split_whitespace()
-                .find(|w| {
-                    w.trim_matches(|c: char| !c.is_ascii_digit() && c != '.')
-                        .parse::<f64>()
-                        .is_ok()
-                })
-                .map(|w| {
-                    w.trim_matches(|c: char| !c.is_ascii_digit() && c != '.')
-                        .to_owned()
-                })
-                .ok_or_else(|| Some(format!("{text:?} is not a number")))?;
+            let number = number::read_number(&text).map_err(Some)?.shown;
             Ok(Some(if unit.is_empty() {
                 number
             } else {
@@ -309,5 +355,71 @@ mod tests {
             "m",
         );
         assert_eq!(silent.reason.as_deref(), Some("the paper does not say"));
+    }
+
+    #[test]
+    fn a_value_its_verified_quote_does_not_bear_out_is_unsure() {
+        let pages = vec![
+            "The effect was negative (r = −0.42). A cohort of 12,400 adults aged 18 to 65 \
+             took part in a randomized controlled trial across three hospitals."
+                .to_owned(),
+        ];
+        let cell = |value: &str, quote: &str, kind: Kind| {
+            read_cell(
+                Some(&json!({"value": value, "quote": quote, "page": 1, "confident": true})),
+                &Column::new("Column", "What.", kind),
+                &pages,
+                "m",
+            )
+        };
+        let number = || Kind::Number {
+            unit: String::new(),
+        };
+        let signed = cell("-0.42", "The effect was negative (r = −0.42)", number());
+        assert_eq!(signed.value.as_deref(), Some("-0.42"));
+        assert!(!signed.low_confidence, "{:?}", signed.reason);
+        // The sign dropped: the quote prints −0.42, not 0.42.
+        let unsigned = cell("0.42", "The effect was negative (r = −0.42)", number());
+        assert!(unsigned.low_confidence);
+        assert_eq!(
+            unsigned.reason.as_deref(),
+            Some("its quote does not print 0.42")
+        );
+        let thousands = cell("12,400", "A cohort of 12,400 adults", number());
+        assert_eq!(thousands.value.as_deref(), Some("12400"));
+        assert!(!thousands.low_confidence, "{:?}", thousands.reason);
+        let range = cell("18-65", "adults aged 18 to 65", number());
+        assert_eq!(range.value.as_deref(), Some("18–65"));
+        assert!(!range.low_confidence, "{:?}", range.reason);
+        // A verbatim quote that holds another figure.
+        let other = cell("400", "A cohort of 12,400 adults", number());
+        assert!(other.low_confidence, "{other:?}");
+        // A number the reader wrote with a decimal comma is refused, not
+        // read as its first digits.
+        let comma = cell("0,42", "The effect was negative (r = −0.42)", number());
+        assert_eq!(comma.value, None);
+        assert!(comma.low_confidence);
+        // Words: the design is in the quote; a design the quote never names is not.
+        let design = cell(
+            "randomised controlled trial",
+            "took part in a randomized controlled trial",
+            Kind::Text,
+        );
+        assert!(!design.low_confidence, "{:?}", design.reason);
+        let invented = cell(
+            "case-control study",
+            "took part in a randomized controlled trial",
+            Kind::Text,
+        );
+        assert_eq!(
+            invented.reason.as_deref(),
+            Some("its quote does not bear the value out")
+        );
+        let listed = cell(
+            "adults; hospitals; children",
+            "A cohort of 12,400 adults aged 18 to 65 took part in a randomized controlled trial across three hospitals",
+            Kind::List,
+        );
+        assert!(listed.low_confidence, "children are in no quote");
     }
 }

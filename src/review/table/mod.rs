@@ -13,6 +13,7 @@ pub mod cells;
 pub mod columns;
 mod export;
 pub mod fill;
+mod number;
 
 use std::collections::BTreeMap;
 

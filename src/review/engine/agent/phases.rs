@@ -167,7 +167,17 @@ impl<'a> Pass<'a> {
         let mut file = ProtocolFile::load(self.ws)?;
         file.record_pilot(&protocol.hash, chosen.clone());
         file.save(self.ws)?;
-        Ok(Outcome::Pilot { read: chosen.len() })
+        let scored = {
+            let coverage = self.domain.coverage();
+            chosen
+                .iter()
+                .filter(|id| coverage.done.contains(&PaperId((*id).clone())))
+                .count()
+        };
+        Ok(Outcome::Pilot {
+            read: chosen.len(),
+            scored,
+        })
     }
 
     /// The planner runs the hierarchy: its plan, the reviewer, the writer.
