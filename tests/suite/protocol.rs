@@ -198,3 +198,40 @@ async fn no_paper_is_read_before_the_researcher_approves_the_protocol_the_reader
     let after = stdout_json(&review(&["--estimate", "--json"]).await);
     assert_eq!(after["alreadyReviewed"], 1);
 }
+
+#[tokio::test]
+async fn a_pilot_that_scores_none_of_its_papers_ends_failed() {
+    // Every reading answer is broken JSON, asked again or not.
+    let server = ScriptedServer::start(ServerOptions {
+        policy: testkit::Policy::Fallible {
+            seed: 3,
+            rate: 1.0,
+            only: &[testkit::Mistake::InvalidJson],
+        },
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = scripted_config(&server.base_url(), "");
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let ws = data.path().join("ws");
+    let protocol = data.path().join("protocol.md");
+    std::fs::write(&protocol, format!("# Protocol\n\n{EDIT}\n")).unwrap();
+    let args = [
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--protocol",
+        protocol.to_str().unwrap(),
+        "--pilot",
+        "2",
+    ];
+    let out = quire_agent_review(folder.path(), QUESTION, config.path(), data.path(), &args).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("Status: failed: the pilot could score none of the papers it read"),
+        "{stdout}"
+    );
+    assert!(results_in(&ws).is_empty());
+}
