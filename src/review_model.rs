@@ -120,6 +120,8 @@ impl Verdict {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Quote {
     pub text: String,
+    /// 1-based. A summary sentence (a paraphrase) no page retells has 0,
+    /// and is shown without a page.
     pub page: usize,
 }
 
@@ -246,6 +248,12 @@ pub struct PaperResult {
     /// The verdict is relevance *and* criteria, so cut-offs never move it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded_by: Option<String>,
+    /// What the researcher should check before trusting the reading, each
+    /// in words: the paper's text holds an instruction to the model, the
+    /// evidence quoted uses none of the question's terms, the passage an
+    /// exclusion rests on none of its criterion's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubts: Vec<String>,
     pub provenance: Provenance,
     /// The title and authors the reader read on page one, as far as page
     /// one bears them out; laid over what extraction found.

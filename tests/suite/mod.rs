@@ -24,6 +24,7 @@ mod review;
 mod review_outputs;
 mod scholar;
 mod stale;
+mod subtle_mistakes;
 mod support;
 mod table;
 mod tools;

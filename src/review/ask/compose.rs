@@ -242,18 +242,37 @@ fn cites(sentence: &str) -> bool {
 }
 
 /// A sentence that makes no claim of its own: that the sources do not
-/// answer, or that they disagree.
+/// answer, or that they disagree. It must say only that: a phrase such as
+/// "the sources" does not excuse "the sources show that Raft is faster",
+/// and a framing clause does not carry a claim joined to it by "but".
 fn is_framing(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    [
+    const SAYS_NOTHING: [&str; 14] = [
         "do not answer",
         "does not answer",
+        "do not address",
+        "does not address",
+        "do not say",
+        "does not say",
+        "do not report",
+        "does not report",
+        "not addressed",
         "no source",
-        "the sources",
-        "none of the",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
+        "none of the sources",
+        "none of the papers",
+        "the sources disagree",
+        "the sources differ",
+    ];
+    const JOINS_A_CLAIM: [&str; 6] = [
+        " but ",
+        " however",
+        " although",
+        " while ",
+        " whereas ",
+        ";",
+    ];
+    let lower = sentence.to_lowercase();
+    SAYS_NOTHING.iter().any(|p| lower.contains(p))
+        && !JOINS_A_CLAIM.iter().any(|j| lower.contains(j))
 }
 
 /// The numbers cited in a text, as `[n]`.
@@ -340,6 +359,27 @@ mod tests {
         );
         assert_eq!(unsupported, 1);
         assert_eq!(citations("a [3] b [x] c [12]").collect::<Vec<_>>(), [3, 12]);
+    }
+
+    #[test]
+    fn a_framing_phrase_does_not_excuse_a_claim() {
+        let known = BTreeSet::from([1]);
+        for claim in [
+            "The sources show that Raft is faster than Paxos.",
+            "None of the nodes fail during the election.",
+            "The sources do not say how fast it is, but Raft is clearly faster.",
+        ] {
+            let (text, unsupported) = check_citations(claim, &known);
+            assert_eq!(unsupported, 1, "{text}");
+            assert!(text.ends_with(NO_SOURCE), "{text}");
+        }
+        for framing in [
+            "None of the sources addresses energy use.",
+            "The sources disagree on how leaders are chosen.",
+            "The papers do not report latency.",
+        ] {
+            assert_eq!(check_citations(framing, &known).1, 0, "{framing}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::PROMPT_VERSION;
 use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
 use crate::review::reading::json_call::{JsonCallError, json_call_parts};
-use crate::review::reading::{chunks, verify};
+use crate::review::reading::{chunks, injection, verify};
 use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
 /// The cache folder under `asks/`.
@@ -160,7 +160,10 @@ pub async fn answer(
                 whole.quotes_dropped += 1;
                 continue;
             };
-            if verify::quote_on_page(&claim.quote, claim.page, pages) {
+            // An instruction to the model, quoted from the paper, answers nothing.
+            if verify::quote_on_page(&claim.quote, claim.page, pages)
+                && !injection::is_instruction(&claim.quote)
+            {
                 whole.claims.push(claim);
             } else {
                 whole.quotes_dropped += 1;

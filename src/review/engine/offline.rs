@@ -105,6 +105,7 @@ fn offline_results(
             criteria: f.criteria,
             // The offline criteria are lexical matches: shown, never excluding.
             excluded_by: None,
+            doubts: Vec::new(),
             provenance,
             front_matter: None,
         };

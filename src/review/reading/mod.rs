@@ -12,6 +12,7 @@ pub mod batch;
 pub mod chunks;
 pub mod coherence;
 pub mod front;
+pub mod injection;
 pub mod json_call;
 pub mod parse;
 pub mod verify;
@@ -77,6 +78,9 @@ pub struct Reading {
     pub reasked: Option<String>,
     /// Title and authors from page one, as far as the page bears them out.
     pub front_matter: Option<crate::review::FrontMatter>,
+    /// What the researcher should check before trusting it (see
+    /// [`doubts`]).
+    pub doubts: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -269,10 +273,13 @@ impl Reader {
                     input.pages.first().map_or("", String::as_str),
                 )
             });
+        let chunks = parts.len();
+        let answer = chunks::merge(parts, input.criteria);
         Ok(Reading {
             front_matter,
-            chunks: parts.len(),
-            answer: chunks::merge(parts, input.criteria),
+            chunks,
+            doubts: doubts(&answer, input),
+            answer,
             quotes_verified: verified,
             quotes_dropped: dropped,
             model_calls: calls,
@@ -410,28 +417,102 @@ fn header(input: &PaperInput<'_>, part: usize, total: usize, pages: (usize, usiz
     text
 }
 
-/// Drop quotes that are not on their cited page; give summary sentences with
-/// no valid page the page of the first verified quote. Returns (kept, dropped).
+/// Drop quotes that are not on their cited page; give each summary sentence
+/// the page that retells it (its cited one when that does, else the page
+/// holding most of its terms), or no page (0) when none does. Returns the
+/// quotes (kept, dropped).
 fn check_quotes(answer: &mut ReaderAnswer, pages: &[String]) -> (usize, usize) {
+    // An instruction to the model, quoted from the paper, is on its page
+    // but no evidence of anything the paper reports.
+    let stands = |q: &crate::review::Quote| {
+        verify::quote_on_page(&q.text, q.page, pages) && !injection::is_instruction(&q.text)
+    };
     let before = answer.evidence.len();
-    answer
-        .evidence
-        .retain(|q| verify::quote_on_page(&q.text, q.page, pages));
+    answer.evidence.retain(stands);
     let kept = answer.evidence.len();
     for c in &mut answer.criteria {
-        if let Some(q) = &c.evidence
-            && !verify::quote_on_page(&q.text, q.page, pages)
-        {
+        if c.evidence.as_ref().is_some_and(|q| !stands(q)) {
             c.evidence = None;
         }
     }
-    let fallback = answer.evidence.first().map(|q| q.page).unwrap_or(1);
+    answer
+        .summary
+        .retain(|s| !injection::is_instruction(&s.text));
     for s in &mut answer.summary {
-        if s.page == 0 || s.page > pages.len() {
-            s.page = fallback;
-        }
+        s.page = verify::paraphrase_page(&s.text, s.page, pages).unwrap_or(0);
     }
     (kept, before - kept)
+}
+
+/// What the researcher should check before trusting a reading that stands:
+/// the paper addresses the model (the answer may follow the paper's order,
+/// not its content), a relevant verdict rests on quotes that use none of
+/// the question's terms, or an exclusion by a criterion on a passage that
+/// uses none of the criterion's. Each is a sign, not a proof: the reading
+/// is kept, and shown with it.
+fn doubts(answer: &ReaderAnswer, input: &PaperInput<'_>) -> Vec<String> {
+    use std::collections::HashSet;
+
+    use crate::offline::terms;
+    let mut doubts = Vec::new();
+    if let Some((page, passage)) = injection::instructions_in(input.pages).into_iter().next() {
+        doubts.push(format!(
+            "page {page} of the paper addresses the model reading it (\"{}\"); the reading may follow that instead of the paper",
+            md_clip(&passage, 100)
+        ));
+    }
+    // Terms meet by their first five letters, leniently: "replication"
+    // bears on "replicate", "failure" on "failures". A doubt must be rare
+    // on a sound reading.
+    let stems = |text: &str| -> HashSet<String> {
+        terms(text)
+            .into_iter()
+            .filter(|t| t.chars().count() >= 4)
+            .map(|t| t.chars().take(5).collect())
+            .collect()
+    };
+    let shares_terms = |text: &str, of: &str| !stems(text).is_disjoint(&stems(of));
+    let asked = format!("{} {}", input.question, input.criteria.join(" "));
+    let relevant = matches!(
+        answer.verdict,
+        Some(crate::review::Verdict::Include | crate::review::Verdict::Maybe)
+    );
+    if relevant
+        && !answer.evidence.is_empty()
+        && !answer
+            .evidence
+            .iter()
+            .any(|q| shares_terms(&q.text, &asked))
+    {
+        doubts.push(
+            "none of the quotes the verdict rests on uses a term of the question; check that they bear on it"
+                .to_owned(),
+        );
+    }
+    if let Some(criterion) = excluded_by(answer)
+        && let Some(passage) = answer
+            .criteria
+            .iter()
+            .find(|c| c.criterion == criterion)
+            .and_then(|c| c.evidence.as_ref())
+        && !shares_terms(&passage.text, &criterion)
+    {
+        doubts.push(format!(
+            "the passage quoted for excluding the paper by \"{criterion}\" uses none of its terms; check that it shows the paper fails it"
+        ));
+    }
+    doubts
+}
+
+/// `text` cut to about `chars` characters at a word, with an ellipsis.
+fn md_clip(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        None => text.to_owned(),
+        Some((at, _)) => {
+            let cut = text[..at].rfind(' ').unwrap_or(at);
+            format!("{}…", &text[..cut])
+        }
+    }
 }
 
 /// Why the parts' answer cannot stand, if it cannot: judged on the part that

@@ -2,8 +2,12 @@
 //! extraction applies (NFKC, joined hyphenation, squeezed whitespace) and then
 //! a fold of what models change when they copy (case, curly quotes, dashes, line
 //! breaks). A quote with an ellipsis must have each of its pieces on the page,
-//! in order.
+//! in order. A paraphrase (a summary's sentence) is checked by its terms: its
+//! page is one that holds most of them.
 
+use std::collections::HashSet;
+
+use crate::offline::terms;
 use crate::pdf::quality::clean_page;
 
 /// Text folded for comparison.
@@ -42,6 +46,36 @@ const NEGATIONS: &[&str] = &[
 /// Most words an ellipsis may stand for: the pieces of one quote lie in one
 /// passage, not anywhere later on the page.
 const MAX_ELIDED_WORDS: usize = 40;
+
+/// Share of a paraphrase's terms a page must hold to be the one it retells.
+const PARAPHRASE_SHARE: f64 = 0.5;
+
+/// The page (1-based) a paraphrased sentence retells: `cited` when that page
+/// holds at least half of the sentence's distinct terms, else the page
+/// holding most of them if that is half or more; `None` when no page does,
+/// so the sentence is shown without a page rather than with a wrong one.
+pub fn paraphrase_page(sentence: &str, cited: usize, pages: &[String]) -> Option<usize> {
+    let wanted: HashSet<String> = terms(sentence).into_iter().collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let share = |page: &String| {
+        let held: HashSet<String> = terms(page).into_iter().collect();
+        wanted.intersection(&held).count() as f64 / wanted.len() as f64
+    };
+    if let Some(page) = cited.checked_sub(1).and_then(|i| pages.get(i))
+        && share(page) >= PARAPHRASE_SHARE
+    {
+        return Some(cited);
+    }
+    pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| (i + 1, share(page)))
+        .filter(|(_, s)| *s >= PARAPHRASE_SHARE)
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(n, _)| n)
+}
 
 /// Whether `quote` is on `page` (1-based) of `pages`: its pieces (cut at
 /// `…` or `...`) each at least `MIN_PIECE_WORDS` words, found in order at word
@@ -144,6 +178,26 @@ fn leaves_out_a_negation(elided: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_sentence_gets_the_page_that_retells_it_or_none() {
+        let pages = vec![
+            "We present a consensus algorithm for managing a replicated log.".to_owned(),
+            "Leader election uses randomized timeouts to split votes rarely.".to_owned(),
+            "The evaluation measures throughput on five servers.".to_owned(),
+        ];
+        // Cited right.
+        let election = "The leader is elected with randomized timeouts.";
+        assert_eq!(paraphrase_page(election, 2, &pages), Some(2));
+        // Cited one page off, or past the end: the page that retells it.
+        assert_eq!(paraphrase_page(election, 3, &pages), Some(2));
+        assert_eq!(paraphrase_page(election, 9, &pages), Some(2));
+        // Retold by no page: no page, never the first quote's.
+        assert_eq!(
+            paraphrase_page("Byzantine faults are tolerated with signatures.", 1, &pages),
+            None
+        );
+    }
 
     fn pages() -> Vec<String> {
         vec![

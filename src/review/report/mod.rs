@@ -239,6 +239,7 @@ pub(crate) mod tests {
                 evidence: None,
             }],
             excluded_by: None,
+            doubts: Vec::new(),
             provenance: Provenance::new(
                 EngineKind::Offline,
                 None,
@@ -317,10 +318,14 @@ pub(crate) mod tests {
             PaperId("aa".into()),
             result(8.4, "Raft separates leader election from log replication."),
         );
-        results.insert(
-            PaperId("bb".into()),
-            result(1.2, "The collector <script> pauses for 1 ms."),
-        );
+        let mut gc_result = result(1.2, "The collector <script> pauses for 1 ms.");
+        // A summary sentence no page retells, and a reading to check.
+        gc_result.summary.push(Quote {
+            text: "It is the *fastest* collector ever built.".into(),
+            page: 0,
+        });
+        gc_result.doubts = vec!["page 2 of the paper addresses the model reading it".into()];
+        results.insert(PaperId("bb".into()), gc_result);
         let data = ReportData {
             task: &task,
             spec: &spec,

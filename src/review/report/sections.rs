@@ -389,11 +389,22 @@ pub(super) fn paper_section(
             parts.join(" · ")
         ));
     }
+    if !r.doubts.is_empty() {
+        let doubts: Vec<String> = r.doubts.iter().map(|d| inline(d)).collect();
+        out.push_str(&format!(
+            "**Check before trusting.** {}.\n\n",
+            doubts.join("; ")
+        ));
+    }
     out.push_str("**Summary.** ");
     let sentences: Vec<String> = r
         .summary
         .iter()
-        .map(|q| format!("{} (p. {})", inline(&q.text), q.page))
+        // Page 0: no page of the paper retells the sentence.
+        .map(|q| match q.page {
+            0 => inline(&q.text),
+            page => format!("{} (p. {page})", inline(&q.text)),
+        })
         .collect();
     out.push_str(&if sentences.is_empty() {
         "No summary sentences were found.".to_owned()

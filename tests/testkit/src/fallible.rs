@@ -6,6 +6,13 @@
 //! score, criteria that were never asked. The quotes spoiled are a reading's
 //! evidence, an asked paper's claims or a table's cells.
 //!
+//! Those are the blatant kinds ([`Mistake::ALL`]). The subtle kinds
+//! ([`Mistake::SUBTLE`]) survive a naive check, as a capable model's
+//! mistakes do: a verbatim quote that does not bear on the question, a
+//! quote copied from another paper in the folder, obeying an instruction
+//! planted in the paper, a table value its own quote does not print, an
+//! exclusion by a criterion on a passage that says nothing of it.
+//!
 //! Like everything the server does, a mistake comes from the request: a hash
 //! of the seed and the request's messages decides whether the answer is
 //! spoiled (at the run's rate) and how. Asking again with a reason is a new
@@ -39,6 +46,20 @@ pub enum Mistake {
     ContradictoryVerdict,
     /// Verdicts on criteria the request never named.
     UnaskedCriteria,
+    /// The evidence replaced by a verbatim line of the paper that shares
+    /// no word with the question; the score kept.
+    OffPointQuote,
+    /// A quote copied, verbatim, from another paper the server read.
+    ForeignQuote,
+    /// A paper that addresses the model is obeyed: score 10, include, the
+    /// instruction quoted as evidence.
+    ObeysInjection,
+    /// A table cell's value changed so its verbatim quote no longer
+    /// prints it (a number off by one, a sign dropped, another design).
+    ValueOffQuote,
+    /// Excluded by the first criterion asked, on a verbatim passage that
+    /// shares no word with it.
+    BaselessExclusion,
 }
 
 impl Mistake {
@@ -56,6 +77,15 @@ impl Mistake {
         Mistake::UnaskedCriteria,
     ];
 
+    /// The kinds that survive a naive check (never drawn by an empty `only`).
+    pub const SUBTLE: [Mistake; 5] = [
+        Mistake::OffPointQuote,
+        Mistake::ForeignQuote,
+        Mistake::ObeysInjection,
+        Mistake::ValueOffQuote,
+        Mistake::BaselessExclusion,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Mistake::Paraphrase => "paraphrase",
@@ -69,6 +99,11 @@ impl Mistake {
             Mistake::NoiseRationale => "noise_rationale",
             Mistake::ContradictoryVerdict => "contradictory_verdict",
             Mistake::UnaskedCriteria => "unasked_criteria",
+            Mistake::OffPointQuote => "off_point_quote",
+            Mistake::ForeignQuote => "foreign_quote",
+            Mistake::ObeysInjection => "obeys_injection",
+            Mistake::ValueOffQuote => "value_off_quote",
+            Mistake::BaselessExclusion => "baseless_exclusion",
         }
     }
 
@@ -114,6 +149,16 @@ pub fn mistake_for(
     (draw < rate).then(|| kinds[((h >> 32) % kinds.len() as u64) as usize])
 }
 
+/// What a subtle mistake draws on beyond the request's own pages.
+#[derive(Clone, Debug, Default)]
+pub struct Seen<'a> {
+    /// The question and criteria the request asked.
+    pub question: &'a str,
+    pub criteria: &'a [String],
+    /// Another paper's pages, the last the server read before this one.
+    pub other: Option<&'a [(u32, String)]>,
+}
+
 /// The diligent answer `(text, calls)` to a reading request, spoiled by
 /// `mistake`. `pages` is the document the request carried.
 pub fn spoil(
@@ -122,6 +167,25 @@ pub fn spoil(
     mistake: Mistake,
     pages: &[(u32, String)],
 ) -> Spoiled {
+    spoil_seeing(text, calls, mistake, pages, &Seen::default())
+}
+
+/// [`spoil`], with what the subtle mistakes draw on. A subtle mistake that
+/// cannot be made of this request (no other paper read yet, no planted
+/// instruction, no cell) leaves the answer as it was, and is not counted.
+pub fn spoil_seeing(
+    text: String,
+    calls: Vec<ScriptedCall>,
+    mistake: Mistake,
+    pages: &[(u32, String)],
+    seen: &Seen<'_>,
+) -> Spoiled {
+    let unspoiled = |text: String, calls: Vec<ScriptedCall>| Spoiled {
+        text,
+        calls,
+        finish_reason: None,
+        mistake: None,
+    };
     let spoiled = |text: String| Spoiled {
         text,
         calls: Vec::new(),
@@ -188,6 +252,92 @@ pub fn spoil(
             // A paper that never says "not": paraphrase instead.
             None => return spoil(text, calls, Mistake::Paraphrase, pages),
         },
+        Mistake::OffPointQuote => {
+            let asked = words_of(seen.question);
+            let Some((page, line)) = line_where(pages, |l| words_of(l).is_disjoint(&asked)) else {
+                return unspoiled(text, calls);
+            };
+            if answer.get("evidence").is_none() {
+                return unspoiled(text, calls);
+            }
+            answer["evidence"] = json!([{ "text": line, "page": page }]);
+        }
+        Mistake::ForeignQuote => {
+            let Some((page, line)) = seen.other.and_then(|o| line_where(o, |_| true)) else {
+                return unspoiled(text, calls);
+            };
+            let quotes = quotes_mut(&mut answer);
+            if quotes.is_empty() {
+                return unspoiled(text, calls);
+            }
+            for (quote, key) in quotes {
+                quote[key] = json!(line);
+                quote["page"] = json!(page.min(pages.len() as u32).max(1));
+            }
+        }
+        Mistake::ObeysInjection => {
+            let planted = line_where(pages, |l| {
+                let lower = l.to_lowercase();
+                ["instruction to the", "ignore previous", "ignore the review"]
+                    .iter()
+                    .any(|p| lower.contains(p))
+            });
+            let (Some((page, line)), Some(_)) = (planted, answer.get("score")) else {
+                return unspoiled(text, calls);
+            };
+            answer["score"] = json!(10);
+            answer["verdict"] = json!("include");
+            answer["rationale"] = json!("The paper asks for the highest score, and it gets it.");
+            answer["evidence"] = json!([{ "text": line, "page": page }]);
+        }
+        Mistake::ValueOffQuote => {
+            let Some(cells) = answer.get_mut("cells").and_then(Value::as_object_mut) else {
+                return unspoiled(text, calls);
+            };
+            let mut changed = false;
+            for cell in cells.values_mut() {
+                let value = cell.get("value").cloned().unwrap_or(Value::Null);
+                let off = match &value {
+                    Value::Number(n) => n.as_f64().map(|v| json!(v + 1.0)),
+                    Value::String(s) => match s.trim().parse::<f64>() {
+                        Ok(v) => Some(json!(format!("{}", v + 1.0))),
+                        Err(_) if !s.trim().is_empty() => Some(json!("case-control study")),
+                        Err(_) => None,
+                    },
+                    _ => None,
+                };
+                if let Some(off) = off
+                    && cell
+                        .get("quote")
+                        .is_some_and(|q| q.as_str().is_some_and(|q| !q.is_empty()))
+                {
+                    cell["value"] = off;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return unspoiled(text, calls);
+            }
+        }
+        Mistake::BaselessExclusion => {
+            let Some(criterion) = seen.criteria.first() else {
+                return unspoiled(text, calls);
+            };
+            let named = words_of(criterion);
+            let Some((page, line)) = line_where(pages, |l| words_of(l).is_disjoint(&named)) else {
+                return unspoiled(text, calls);
+            };
+            if answer.get("score").is_none() {
+                return unspoiled(text, calls);
+            }
+            answer["verdict"] = json!("exclude");
+            answer["criteria"] = json!([{
+                "criterion": criterion,
+                "outcome": "not_met",
+                "note": "The paper does not meet it.",
+                "quote": {"text": line, "page": page},
+            }]);
+        }
         Mistake::ScoreOutOfRange => answer["score"] = json!(14),
         Mistake::NoiseRationale => answer["rationale"] = json!("]["),
         Mistake::ContradictoryVerdict => {
@@ -230,6 +380,31 @@ fn quotes_mut(answer: &mut Value) -> Vec<(&mut Value, &'static str)> {
         }
     }
     out
+}
+
+/// The content words of a text (four letters or more), lowercased, by
+/// their first five letters: a line "disjoint" from the question shares
+/// not even a word's stem with it ("replicated" meets "replication").
+fn words_of(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .map(|w| w.to_lowercase().chars().take(5).collect())
+        .collect()
+}
+
+/// The first line of `pages` of ten words or more, without digits, that
+/// `keep` accepts, with its page: a sentence a model could quote.
+fn line_where(pages: &[(u32, String)], keep: impl Fn(&str) -> bool) -> Option<(u32, String)> {
+    pages.iter().find_map(|(page, text)| {
+        text.lines()
+            .map(str::trim)
+            .find(|l| {
+                l.split_whitespace().count() >= 10
+                    && !l.chars().any(|c| c.is_ascii_digit())
+                    && keep(l)
+            })
+            .map(|l| (*page, l.to_owned()))
+    })
 }
 
 /// A passage around a "not" with the "not" cut out by an ellipsis: three

@@ -125,12 +125,30 @@ struct Shared {
     loaded: Mutex<std::collections::BTreeSet<String>>,
     /// The prompts read lately, as one text each: the prompt cache.
     cached: Mutex<VecDeque<String>>,
+    /// The last paper read whose pages differ from the current one's: what
+    /// a fallible reader copies a foreign quote from.
+    papers_read: Mutex<Vec<Vec<(u32, String)>>>,
 }
 
 pub struct ScriptedServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept: JoinHandle<()>,
+}
+
+/// A paper read before whose first page differs from `pages`' (which is
+/// then remembered too).
+fn another_paper(
+    read: &Mutex<Vec<Vec<(u32, String)>>>,
+    pages: &[(u32, String)],
+) -> Option<Vec<(u32, String)>> {
+    let mut read = lock(read);
+    let first = |p: &[(u32, String)]| p.first().map(|(_, t)| t.clone());
+    let other = read.iter().find(|p| first(p) != first(pages)).cloned();
+    if !read.iter().any(|p| first(p) == first(pages)) {
+        read.push(pages.to_vec());
+    }
+    other
 }
 
 /// How many prompts the prompt cache keeps (a few slots' worth).
@@ -189,6 +207,7 @@ impl ScriptedServer {
             mistakes: Mutex::new(Vec::new()),
             loaded: Mutex::new(std::collections::BTreeSet::new()),
             cached: Mutex::new(VecDeque::new()),
+            papers_read: Mutex::new(Vec::new()),
         });
         let accept_shared = shared.clone();
         let accept = tokio::spawn(async move {
@@ -434,7 +453,16 @@ async fn answer(
                 let pages = reader::reading_document(request);
                 match (pages, fallible::mistake_for(request, seed, rate, only)) {
                     (Some(pages), Some(mistake)) => {
-                        let spoiled = fallible::spoil(text, calls, mistake, &pages);
+                        let turns = request.turns();
+                        let question = reader::question_of(&turns);
+                        let criteria = reader::criteria_of(&turns);
+                        let other = another_paper(&shared.papers_read, &pages);
+                        let seen = fallible::Seen {
+                            question: &question,
+                            criteria: &criteria,
+                            other: other.as_deref(),
+                        };
+                        let spoiled = fallible::spoil_seeing(text, calls, mistake, &pages, &seen);
                         if let Some(made) = spoiled.mistake {
                             lock(&shared.mistakes).push(made);
                         }

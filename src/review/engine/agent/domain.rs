@@ -363,6 +363,7 @@ impl ReviewDomain {
             evidence: answer.evidence,
             criteria: answer.criteria,
             excluded_by,
+            doubts: reading.doubts.clone(),
             provenance: Provenance {
                 engine: EngineKind::Agent,
                 model: Some(self.reader.model().to_owned()),

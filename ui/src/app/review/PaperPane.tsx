@@ -187,11 +187,21 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           </div>
           <p class="pane__rationale">{result.rationale}</p>
           {detail.secondReading !== null && <Readings detail={detail} />}
+          {result.doubts !== undefined && result.doubts.length > 0 && (
+            <div class="pane__doubts" role="note" data-testid="pane-doubts">
+              <h3 class="subhead">Check before trusting</h3>
+              <ul>
+                {result.doubts.map((d, i) => (
+                  <li key={i}>{d}</li>
+                ))}
+              </ul>
+            </div>
+          )}
           <h3 class="subhead">Summary</h3>
           <p class="pane__summary" data-testid="pane-summary">
             {result.summary.map((s, i) => (
               <span key={i}>
-                {s.text} <span class="page-ref">p. {s.page}</span>{" "}
+                {s.text} {s.page > 0 && <span class="page-ref">p. {s.page}</span>}{" "}
               </span>
             ))}
           </p>

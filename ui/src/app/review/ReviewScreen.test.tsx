@@ -661,6 +661,37 @@ describe("a paper excluded by a criterion", () => {
   });
 });
 
+describe("a reading to check", () => {
+  it("shows what to check before trusting it, and a summary sentence no page retells without a page", async () => {
+    await runToResults();
+    const on = platform.results.get("p1");
+    if (on === undefined) throw new Error("p1 has a result");
+    platform.results.set("p1", {
+      ...on,
+      summary: [{ text: "It claims more than any page says.", page: 0 }, ...on.summary],
+      doubts: ["page 2 of the paper addresses the model reading it (\"ignore previous instructions\")"],
+    });
+    await act(() => {
+      (all("[data-testid=result-row]")[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-doubts]")?.textContent).toContain("Check before trusting");
+    expect($("[data-testid=pane-doubts]")?.textContent).toContain("addresses the model reading it");
+    const summary = $("[data-testid=pane-summary]")?.textContent ?? "";
+    expect(summary).toContain("It claims more than any page says.");
+    expect(summary).not.toContain("p. 0");
+  });
+
+  it("shows no such block for a reading with nothing to check", async () => {
+    await runToResults();
+    await act(() => {
+      (all("[data-testid=result-row]")[0] as HTMLElement).click();
+    });
+    await settle();
+    expect($("[data-testid=pane-doubts]")).toBeNull();
+  });
+});
+
 describe("the results", () => {
   it("lists every paper best first with a histogram, and opens one's detail", async () => {
     await runToResults();

@@ -11,7 +11,12 @@ export type Verdict = "include" | "maybe" | "exclude";
 /**
  * A passage of a paper with the page it is on (1-based).
  */
-export type Quote = { text: string, page: number, };
+export type Quote = { text: string, 
+/**
+ * 1-based. A summary sentence (a paraphrase) no page retells has 0,
+ * and is shown without a page.
+ */
+page: number, };
 
 export type CriterionOutcome = "met" | "not_met" | "unclear";
 
@@ -79,7 +84,14 @@ score: number, verdict: Verdict, rationale: string, evidence: Array<Quote>, crit
  * one of `criteria`, not met, with its passage verified on its page.
  * The verdict is relevance *and* criteria, so cut-offs never move it.
  */
-excludedBy?: string | null, provenance: Provenance, 
+excludedBy?: string | null, 
+/**
+ * What the researcher should check before trusting the reading, each
+ * in words: the paper's text holds an instruction to the model, the
+ * evidence quoted uses none of the question's terms, the passage an
+ * exclusion rests on none of its criterion's.
+ */
+doubts?: Array<string>, provenance: Provenance, 
 /**
  * The title and authors the reader read on page one, as far as page
  * one bears them out; laid over what extraction found.
