@@ -491,7 +491,13 @@ async fn the_concurrency_limit_holds(protocol: Protocol) {
         latency: Duration::from_millis(300),
         ..ServerOptions::default()
     };
-    let rig = Rig::with(protocol, options, |s| s.concurrency = 2).await;
+    // A read timeout a loaded machine cannot reach: a retry would be a
+    // seventh answer, and this counts exactly six.
+    let rig = Rig::with(protocol, options, |s| {
+        s.concurrency = 2;
+        s.read_timeout_secs = 20.0;
+    })
+    .await;
     rig.server
         .push((0..6).map(|i| Step::text(&format!("answer {i}"))));
     let client = Arc::new(rig.client());

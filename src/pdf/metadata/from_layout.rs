@@ -3,7 +3,7 @@
 //! stamp), with the lines that continue it; the authors are the name lines
 //! between it and the abstract.
 
-use super::furniture::is_furniture;
+use super::furniture::{is_furniture, without_section_label};
 use super::names::{Reading, names_in_line};
 use super::rejoin::Words;
 use crate::pdf::layout::TextLine;
@@ -68,8 +68,32 @@ pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
         parts.push(line.text.clone());
         last = i;
     }
+    // A subtitle set smaller just below, or after a title that ends in a
+    // colon: part of the title, joined by a colon.
+    let mut subtitle = Vec::new();
+    while subtitle.len() < 2 {
+        let Some((i, line)) = lines
+            .iter()
+            .enumerate()
+            .skip(last + 1)
+            .take_while(|(_, l)| l.top - lines[last].top <= 1.8 * size)
+            .find(|(_, l)| is_subtitle(l, size, body))
+        else {
+            break;
+        };
+        subtitle.push(line.text.clone());
+        last = i;
+    }
     let next = last + 1;
-    let text = join_title(&parts, words);
+    let mut text = without_section_label(&join_title(&parts, words)).to_owned();
+    if !subtitle.is_empty() {
+        let rest = join_title(&subtitle, words);
+        if !text.ends_with([':', '—', '–', '-']) {
+            text.push(':');
+        }
+        text.push(' ');
+        text.push_str(&rest);
+    }
     let words = text.split_whitespace().count();
     (1..=40)
         .contains(&words)
@@ -141,6 +165,21 @@ fn names_in_band(lines: &[TextLine], at: usize, reading: Reading) -> Option<(Vec
         }
     }
     None
+}
+
+/// A line set smaller than a title of `size` but larger than the body,
+/// that reads as words of a title (three or more, no names, no furniture):
+/// its subtitle. Author lines are often set between the two sizes, so a
+/// line of names is never one.
+fn is_subtitle(line: &TextLine, size: f32, body: f32) -> bool {
+    line.size < size - SAME_SIZE
+        && line.size > body + 0.9
+        && line.text.split_whitespace().count() >= 3
+        && line.text.chars().filter(|c| c.is_alphabetic()).count() >= 12
+        && !is_furniture(&line.text)
+        && !is_heading_word(&line.text)
+        && !line.text.contains([',', '*', '†', '‡'])
+        && names_in_line(&line.text, Reading::Leading).is_none()
 }
 
 /// Lines before the abstract (or the introduction), at most a page's front.
@@ -245,7 +284,8 @@ fn join_title(parts: &[String], words: &Words) -> String {
         }
     }
     // A glyph the title's font left unmapped: a ligature read as a symbol
-    // ("A Simpli#ed Proof") or a letter read as a space ("Fun tional").
+    // ("A Simpli#ed Proof"), dropped ("Ecient"), or a letter read as a
+    // space ("Fun tional").
     let mut mended: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         let (core, tail) = split_trailing_punctuation(word);
@@ -258,6 +298,7 @@ fn join_title(parts: &[String], words: &Words) -> String {
         mended.push(
             words
                 .mended_ligature(word)
+                .or_else(|| words.mended_dropped_ligature(word))
                 .unwrap_or_else(|| word.to_owned()),
         );
     }
@@ -458,6 +499,55 @@ mod tests {
         assert_eq!(
             authors(&lines, &title),
             vec!["Gregory Cooper", "Shriram Krishnamurthi"]
+        );
+    }
+
+    #[test]
+    fn a_subtitle_set_smaller_below_the_title_is_part_of_it_and_names_are_not() {
+        let lines = with_body(vec![
+            line("Deep Kernel Learning", 17.2, 100.0),
+            line(
+                "Scalable Gaussian Processes for Large Datasets",
+                14.3,
+                122.0,
+            ),
+            line("Andrew Gordon Wilson and Zhiting Hu", 12.0, 150.0),
+        ]);
+        let found = title(&lines, &Words::of(&[])).unwrap();
+        assert_eq!(
+            found.text,
+            "Deep Kernel Learning: Scalable Gaussian Processes for Large Datasets"
+        );
+        // Names set between the two sizes are authors, not a subtitle.
+        let lines = with_body(vec![
+            line("Deep Kernel Learning", 17.2, 100.0),
+            line("Andrew Gordon Wilson and Zhiting Hu", 14.3, 122.0),
+        ]);
+        assert_eq!(
+            title(&lines, &Words::of(&[])).unwrap().text,
+            "Deep Kernel Learning"
+        );
+    }
+
+    #[test]
+    fn a_section_label_or_a_workshop_line_above_the_title_is_not_it() {
+        let lines = with_body(vec![
+            line("RESEARCH ARTICLE", 18.0, 60.0),
+            line("Proceedings of the 2nd Workshop on Evaluation", 18.0, 80.0),
+            line("Sleep Spindles and Memory in Older Adults", 18.0, 110.0),
+        ]);
+        assert_eq!(
+            title(&lines, &Words::of(&[])).unwrap().text,
+            "Sleep Spindles and Memory in Older Adults"
+        );
+        let glued = with_body(vec![line(
+            "RESEARCH ARTICLE Sleep Spindles and Memory in Older Adults",
+            18.0,
+            110.0,
+        )]);
+        assert_eq!(
+            title(&glued, &Words::of(&[])).unwrap().text,
+            "Sleep Spindles and Memory in Older Adults"
         );
     }
 

@@ -34,10 +34,87 @@ pub fn is_furniture(line: &str) -> bool {
         "university",
         "institute",
         "department",
+        // Workshop, proceedings and society lines, and licence lines.
+        "workshop on",
+        "symposium on",
+        "transactions on",
+        "society of",
+        "society for",
+        "association for",
+        "annual meeting",
+        "in proc",
+        "all rights reserved",
+        "creative commons",
+        "licensed under",
     ];
     markers.iter().any(|m| lower.contains(m))
         || line.chars().filter(|c| c.is_ascii_digit()).count() * 3 > line.len()
         || is_abbreviated_venue(line)
+        || is_section_label(line)
+}
+
+/// Labels journals set above or before a title for the kind of article.
+/// Those of two words are never a title's opening; those of one are, in
+/// capitals, only when set apart from it ("REVIEW Deep learning...").
+const SECTION_LABELS: [&str; 19] = [
+    "research article",
+    "original article",
+    "review article",
+    "original research",
+    "research paper",
+    "full paper",
+    "short paper",
+    "regular paper",
+    "brief report",
+    "brief communication",
+    "short communication",
+    "case report",
+    "technical note",
+    "invited paper",
+    "article",
+    "letter",
+    "review",
+    "perspective",
+    "commentary",
+];
+
+/// A line that is only an article-kind label ("RESEARCH ARTICLE", "Review").
+fn is_section_label(line: &str) -> bool {
+    let core = line
+        .trim()
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let core = core.split_whitespace().collect::<Vec<_>>().join(" ");
+    SECTION_LABELS.contains(&core.as_str())
+}
+
+/// `title` without an article-kind label glued in front of it ("RESEARCH
+/// ARTICLE Deep Learning for X" -> "Deep Learning for X"); a title that
+/// merely begins with such a word ("Review of Deep Learning") stays whole.
+pub fn without_section_label(title: &str) -> &str {
+    let lower = title.to_lowercase();
+    for label in SECTION_LABELS {
+        let Some(rest) = lower.strip_prefix(label) else {
+            continue;
+        };
+        let Some(next) = rest.chars().next() else {
+            continue;
+        };
+        if next.is_alphanumeric() {
+            continue;
+        }
+        let head = &title[..label.len()];
+        let remainder = title[label.len()..]
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .trim_start();
+        let two_words = label.contains(' ');
+        let set_apart =
+            head.chars().all(|c| !c.is_lowercase()) && remainder.chars().any(char::is_lowercase);
+        if (two_words || set_apart) && remainder.split_whitespace().count() >= 3 {
+            return remainder;
+        }
+    }
+    title
 }
 
 /// A journal's name as running headers abbreviate it ("SIAM J. COMPUT.",
@@ -100,8 +177,50 @@ mod tests {
             "Time, Clocks, and the Ordering of Events in a Distributed System",
             "Why Functional Programming Matters.",
             "The Byzantine Generals Problem",
+            "Review of Deep Learning for Protein Folding",
         ] {
             assert!(!is_furniture(title), "{title}");
+        }
+    }
+
+    #[test]
+    fn workshop_society_and_licence_lines_are_furniture() {
+        for line in [
+            "Proceedings of the 3rd Workshop on Noisy User-generated Text",
+            "Presented at the Symposium on Operating Systems Principles",
+            "Journal of the American Society for Information Science",
+            "Association for Computational Linguistics",
+            "© 2021 The Authors. All rights reserved.",
+            "This work is licensed under a Creative Commons Attribution 4.0 License",
+            "RESEARCH ARTICLE",
+            "Original Article",
+        ] {
+            assert!(is_furniture(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_article_kind_label_glued_before_a_title_is_taken_off() {
+        assert_eq!(
+            without_section_label("RESEARCH ARTICLE Deep learning predicts protein folding"),
+            "Deep learning predicts protein folding"
+        );
+        assert_eq!(
+            without_section_label("Original Article: Sleep and memory in older adults"),
+            "Sleep and memory in older adults"
+        );
+        assert_eq!(
+            without_section_label("REVIEW Gut microbiota and the immune system"),
+            "Gut microbiota and the immune system"
+        );
+        // A title that begins with such a word keeps it.
+        for title in [
+            "Review of Deep Learning for Protein Folding",
+            "Letter Recognition with Neural Networks",
+            "REVIEW OF SCHEDULING ALGORITHMS",
+            "Article Spinning and Plagiarism Detection",
+        ] {
+            assert_eq!(without_section_label(title), title);
         }
     }
 }

@@ -4,9 +4,12 @@
 //! when the joined word occurs in the paper's own text and one of the pieces
 //! occurs nowhere but in that same split run, so "Design of" (no "designof"
 //! anywhere) stays two words, and so does "in deed" when "deed" is a word of
-//! the paper elsewhere.
+//! the paper elsewhere. A ligature a title's font lost is spelled out from
+//! the paper's own words, or from a list of English words with ligatures
+//! (a title's words are often nowhere else in the paper).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use crate::pdf::layout::TextLine;
 
@@ -38,6 +41,46 @@ impl Words {
         self.counts.contains_key(word)
     }
 
+    /// A word with a ligature in it that the paper spells, or English has.
+    fn ligature_word_known(&self, word: &str) -> bool {
+        self.spelled_whole(word) || english_ligature_word(word)
+    }
+
+    /// `word` with a ligature its font dropped without a trace ("Ecient",
+    /// "Eective") spelled out: when the paper spells the word at most where
+    /// the title and a running header do, English has no such word, and
+    /// exactly one of fi, fl, ff, ffi, ffl at one place makes a word that
+    /// the paper spells or English has.
+    pub fn mended_dropped_ligature(&self, word: &str) -> Option<String> {
+        let (core, tail) = word
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_alphabetic())
+            .map(|(i, c)| word.split_at(i + c.len_utf8()))?;
+        let chars: Vec<char> = core.chars().collect();
+        if chars.len() < 4
+            || !chars.iter().all(|c| c.is_alphabetic())
+            || english_ligature_word(&bare(core))
+            || one_ligature_from_another_word(&bare(core))
+            || self.counts.get(&bare(core)).copied().unwrap_or(0) > 2
+        {
+            return None;
+        }
+        let mut found: Vec<String> = (1..chars.len())
+            .flat_map(|at| {
+                let (head, rest): (String, String) =
+                    (chars[..at].iter().collect(), chars[at..].iter().collect());
+                LIGATURES.map(|l| format!("{head}{l}{rest}"))
+            })
+            .filter(|w| self.ligature_word_known(&bare(w)))
+            .collect();
+        found.dedup();
+        match found.as_slice() {
+            [one] => Some(format!("{one}{tail}")),
+            _ => None,
+        }
+    }
+
     /// `before` and `after` as one word with the glyph between them that the
     /// font left unmapped and the text layer read as a space ("Fun tional",
     /// "S heme"): when `after` is no word the paper spells apart and exactly one
@@ -54,12 +97,14 @@ impl Words {
         if self.counts.get(&pair[1]).copied().unwrap_or(0) > together {
             return None;
         }
-        let mut found: Vec<String> = ('a'..='z')
-            .map(String::from)
-            .chain(["fi", "fl", "ff", "ffi", "ffl"].map(String::from))
+        let letters = ('a'..='z')
             .map(|lost| format!("{before}{lost}{after}"))
-            .filter(|w| self.spelled_whole(&bare(w)))
-            .collect();
+            .filter(|w| self.spelled_whole(&bare(w)));
+        let ligatures = LIGATURES
+            .iter()
+            .map(|lost| format!("{before}{lost}{after}"))
+            .filter(|w| self.ligature_word_known(&bare(w)));
+        let mut found: Vec<String> = letters.chain(ligatures).collect();
         found.dedup();
         match found.as_slice() {
             [one] => Some(one.clone()),
@@ -87,10 +132,10 @@ impl Words {
             chars[..odd].iter().collect(),
             chars[odd + 1..].iter().collect(),
         );
-        let found: Vec<String> = ["fi", "fl", "ff", "ffi", "ffl"]
+        let found: Vec<String> = LIGATURES
             .iter()
             .map(|l| format!("{head}{l}{tail}"))
-            .filter(|w| self.spelled_whole(&bare(w)))
+            .filter(|w| self.ligature_word_known(&bare(w)))
             .collect();
         match found.as_slice() {
             [one] => Some(one.clone()),
@@ -160,6 +205,36 @@ fn continues_a_word(run: &[&str]) -> bool {
     })
 }
 
+/// The ligatures fonts set as one glyph.
+const LIGATURES: [&str; 5] = ["fi", "fl", "ff", "ffi", "ffl"];
+
+/// The English word list: words with a ligature, and (marked `!`) words
+/// without one that a ligature put in would turn into another word.
+fn english_words() -> &'static (HashSet<&'static str>, HashSet<&'static str>) {
+    static WORDS: OnceLock<(HashSet<&'static str>, HashSet<&'static str>)> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let lines = include_str!("ligature_words.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'));
+        let (plain, ligature): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with('!'));
+        (
+            ligature.into_iter().collect(),
+            plain.into_iter().map(|l| &l[1..]).collect(),
+        )
+    })
+}
+
+/// Whether English has `word` (lowercase), a word with a ligature in it.
+fn english_ligature_word(word: &str) -> bool {
+    english_words().0.contains(word)
+}
+
+/// Whether `word` (lowercase) is an English word a ligature put in would
+/// turn into another ("bale" into "baffle"): never mended.
+fn one_ligature_from_another_word(word: &str) -> bool {
+    english_words().1.contains(word)
+}
+
 fn bare(word: &str) -> String {
     word.trim_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase()
@@ -199,10 +274,37 @@ mod tests {
             paper.mended_ligature("e\u{FFFD}cient").as_deref(),
             Some("efficient")
         );
-        // A word the paper never spells, or a real symbol, stays as it is.
-        assert_eq!(paper.mended_ligature("unmodi#ed"), None);
+        // A word the paper never spells, from English.
+        assert_eq!(
+            paper.mended_ligature("Unmodi#ed").as_deref(),
+            Some("Unmodified")
+        );
+        // No word either way, or a real symbol, stays as it is.
+        assert_eq!(paper.mended_ligature("qu#zz"), None);
         assert_eq!(paper.mended_ligature("C#"), None);
         assert_eq!(paper.mended_ligature("model"), None);
+    }
+
+    #[test]
+    fn a_ligature_dropped_from_a_title_word_only_the_title_has_is_mended_from_english() {
+        // The title's words appear nowhere else in the paper.
+        let paper = words("Ecient Indexes for Eective Search\nWe build indexes and search them.");
+        assert_eq!(
+            paper.mended_dropped_ligature("Ecient").as_deref(),
+            Some("Efficient")
+        );
+        assert_eq!(
+            paper.mended_dropped_ligature("Eective:").as_deref(),
+            Some("Effective:")
+        );
+        // The glyph read as a space.
+        assert_eq!(paper.mended_gap("E", "cient").as_deref(), Some("Efficient"));
+        // Real words are left alone, spelled by the paper or not.
+        for word in [
+            "Indexes", "Search", "build", "Lies", "Tight", "Vector", "Baled", "Bus",
+        ] {
+            assert_eq!(paper.mended_dropped_ligature(word), None, "{word}");
+        }
     }
 
     #[test]

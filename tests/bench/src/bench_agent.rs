@@ -373,17 +373,19 @@ async fn review(
     ))
 }
 
-/// How many of the included papers the writer's synthesis names, by title:
-/// (cited, included), over distinct titles (a synthetic review repeats the
-/// corpus's papers under new ids, and a title cited once covers its copies).
+/// How many of the included papers the model's own synthesis text names, by
+/// title: (cited, included), over distinct titles (a synthetic review
+/// repeats the corpus's papers under new ids, and a title cited once covers
+/// its copies). The lists Quire appends for papers the model left out are
+/// not the model's citing, and do not count.
 fn synthesis_coverage(root: &Path) -> Result<(usize, usize), String> {
     let ws = Workspace::open_read_only(root).map_err(|e| e.to_string())?;
     let synthesis = ws
         .read_string(
             &WsPath::parse(quire::workspace::layout::SYNTHESIS_FILE).map_err(|e| e.to_string())?,
         )
-        .unwrap_or_default()
-        .to_lowercase();
+        .unwrap_or_default();
+    let synthesis = quire::review::engine::agent::synthesis::model_text(&synthesis).to_lowercase();
     let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let synthesis = squeeze(&synthesis);
     let mut included = std::collections::BTreeSet::new();

@@ -16,12 +16,10 @@ use quire::llm::accounting::{CallLog, PriceTable};
 use quire::llm::{HttpProvider, ModelClient, ModelSettings};
 use quire::review::ask::run::{AskRequest, run as ask};
 use quire::review::ask::{Scope, Status};
-use quire::review::paper_text;
 use quire::review::reading::batch::ReadingModel;
-use quire::review::reading::verify::quote_on_page;
 use quire::review::table::fill::fill;
 use quire::review::table::{Column, columns};
-use quire::workspace::{ModelCallRecord, PaperId, Workspace};
+use quire::workspace::{ModelCallRecord, Workspace};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_rig::{Server, corpus_texts, synthetic_workspace};
@@ -197,16 +195,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             + groups.div_ceil(args.concurrency)
             + merge_waves;
         let ideal = latency * waves as u32;
-        let verified = record
-            .sources
-            .iter()
-            .filter(|s| {
-                paper_text::load(&ws, &PaperId(s.paper.clone()))
-                    .ok()
-                    .flatten()
-                    .is_some_and(|pages| quote_on_page(&s.quote, s.page, &pages))
-            })
-            .count();
+        let verified = quotes_on_their_pages(&ws, &record.sources)?;
         println!(
             "{n} papers: {} reader calls ({:.2} a paper, {:.0} prompt tokens a paper; paper text {:.0} tokens a paper), {groups} composing + {merges} merging calls in {rounds} rounds, max composing prompt {max} tokens (composing {max_group}, merging {max_merge})",
             readers.len(),
@@ -295,4 +284,36 @@ async fn fill_all(
     )
     .await
     .map_err(|e| e.to_string())
+}
+
+/// How many of `sources` are on the page they cite, by a check apart from
+/// Quire's: poppler's text of the page, matched letters and digits only
+/// ([`testkit::quote_match`]).
+fn quotes_on_their_pages(
+    ws: &Workspace,
+    sources: &[quire::review::ask::Source],
+) -> Result<usize, String> {
+    let files: BTreeMap<String, PathBuf> = ws
+        .papers()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|p| (p.id.0.clone(), PathBuf::from(&p.file)))
+        .collect();
+    let mut pages: BTreeMap<(PathBuf, usize), Option<String>> = BTreeMap::new();
+    let mut on_page = 0;
+    for source in sources {
+        let Some(file) = files.get(&source.paper) else {
+            continue;
+        };
+        let text = pages
+            .entry((file.clone(), source.page))
+            .or_insert_with(|| testkit::quote_match::pdftotext_page(file, source.page as u32));
+        if text
+            .as_deref()
+            .is_some_and(|t| testkit::quote_match::on_page(&source.quote, t))
+        {
+            on_page += 1;
+        }
+    }
+    Ok(on_page)
 }

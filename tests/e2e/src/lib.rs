@@ -403,6 +403,40 @@ async fn signal_app(signal: &str, within: Duration, data: Option<&Path>) -> Resu
 }
 
 /// A temp folder holding copies of the first `count` PDFs of a corpus topic.
+/// Check the evidence quotes the pane shows (`“text”p. N`, as their
+/// buttons read) against the paper whose first page bears `title`, in
+/// `folder`, with a matcher apart from Quire's: poppler's text of the page,
+/// letters and digits only ([`testkit::quote_match`]).
+pub fn assert_quotes_on_their_pages(folder: &Path, title: &str, quotes: &[String]) -> Result<()> {
+    use testkit::quote_match::{on_page, pdftotext_page, squeeze};
+    let wanted: String = squeeze(title).chars().take(40).collect();
+    let pdf = std::fs::read_dir(folder)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| pdftotext_page(p, 1).is_some_and(|t| squeeze(&t).contains(&wanted)))
+        .with_context(|| format!("no paper in {} has {title:?} on page one", folder.display()))?;
+    for shown in quotes {
+        let text = shown
+            .split_once('“')
+            .and_then(|(_, rest)| rest.rsplit_once('”'))
+            .map(|(quote, _)| quote)
+            .with_context(|| format!("no quoted text in {shown:?}"))?;
+        let page: u32 = shown
+            .rsplit("p. ")
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .with_context(|| format!("no page in {shown:?}"))?;
+        let page_text = pdftotext_page(&pdf, page).with_context(|| {
+            format!("pdftotext could not read page {page} of {}", pdf.display())
+        })?;
+        anyhow::ensure!(
+            on_page(text, &page_text),
+            "{text:?} is not on page {page} of {}",
+            pdf.display()
+        );
+    }
+    Ok(())
+}
+
 pub fn folder_of_papers(topic: &str, count: usize) -> Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new().prefix("e2e-papers-").tempdir()?;
     let mut pdfs: Vec<PathBuf> = std::fs::read_dir(corpus().join("dev").join(topic))?

@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use fantoccini::Locator;
 use quire_e2e::{
-    App, ModelServer, crash_app, eventually, folder_of_papers, open_folder_review, terminate_app,
+    App, ModelServer, assert_quotes_on_their_pages, crash_app, eventually, folder_of_papers,
+    open_folder_review, terminate_app,
 };
 use serde_json::json;
 
@@ -52,7 +53,7 @@ async fn scored_rows(app: &App, count: usize) -> Result<Vec<String>> {
 async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_and_exported()
 -> Result<()> {
     let app = App::start().await?;
-    let (_papers, root) = open_review(&app, "databases", 3).await?;
+    let (papers, root) = open_review(&app, "databases", 3).await?;
     let agent = app
         .client
         .find(Locator::Css("[data-testid=engine-agent]"))
@@ -87,6 +88,7 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
     assert!(summary.contains("p. "), "{summary}");
     let quotes = app.text_contents("[data-testid=quote]").await?;
     assert!(!quotes.is_empty());
+    assert_quotes_on_their_pages(papers.path(), &title, &quotes)?;
     app.screenshot("results").await?;
 
     // A quote opens the paper at its page in the built-in viewer, highlighted.
@@ -247,7 +249,7 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
     let data = tempfile::tempdir()?;
     let config = server.profile_in(data.path(), "concurrency = 4")?;
     let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
-    let (_papers, _root) = open_review(&app, "machine-learning", 4).await?;
+    let (papers, _root) = open_review(&app, "machine-learning", 4).await?;
     let agent = app
         .client
         .find(Locator::Css("[data-testid=engine-agent]"))
@@ -349,11 +351,15 @@ async fn an_agent_review_against_a_model_server_shows_its_board_and_results() ->
         .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
         .await?;
     assert!(summary.contains("p. "), "{summary}");
-    let quotes = app.texts("[data-testid=quote]").await?;
+    let quotes = app.text_contents("[data-testid=quote]").await?;
     assert!(
         !quotes.is_empty(),
         "the agent's reader cites quotes with pages"
     );
+    let title = app
+        .wait_text("[data-testid=pane-title]", UI_TIMEOUT)
+        .await?;
+    assert_quotes_on_their_pages(papers.path(), &title, &quotes)?;
     app.stop().await
 }
 

@@ -18,6 +18,7 @@ pub mod fallible;
 mod http;
 pub mod pdf;
 mod protocol;
+pub mod quote_match;
 pub mod reader;
 mod render;
 mod request;

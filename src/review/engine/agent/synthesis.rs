@@ -201,7 +201,7 @@ async fn digest_group(
         let refs: Vec<&String> = titles.iter().collect();
         return Ok(Digest {
             text: format!(
-                "No digest of this group: the model's answer named none of its papers. Its papers: {}.",
+                "{NO_DIGEST} the model's answer named none of its papers. Its papers: {}.",
                 italic_list(&refs)
             ),
             listed: titles.len(),
@@ -209,10 +209,7 @@ async fn digest_group(
         });
     }
     if !missing.is_empty() {
-        text.push_str(&format!(
-            "\n\nAlso included in this group: {}.",
-            italic_list(&missing)
-        ));
+        text.push_str(&format!("\n\n{ALSO_INCLUDED} {}.", italic_list(&missing)));
     }
     Ok(Digest {
         text,
@@ -325,6 +322,26 @@ pub async fn digest_included(
     Ok((digests.into_iter().flatten().collect(), outcome))
 }
 
+/// How the paragraph Quire appends for a group's papers the model left out
+/// begins.
+pub const ALSO_INCLUDED: &str = "Also included in this group:";
+/// How the paragraph that stands for a group the model named none of begins.
+pub const NO_DIGEST: &str = "No digest of this group:";
+
+/// The synthesis as the model wrote it: without the paragraphs Quire
+/// appends to list the papers the model did not name. What a measure of
+/// the model's coverage reads.
+pub fn model_text(synthesis: &str) -> String {
+    synthesis
+        .split("\n\n")
+        .filter(|p| {
+            let p = p.trim_start();
+            !p.starts_with(ALSO_INCLUDED) && !p.starts_with(NO_DIGEST)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// `overview` (the writer's text, any earlier digests cut off) with the
 /// digests after it under their heading.
 pub fn assemble(overview: &str, digests: &[Digest]) -> String {
@@ -359,6 +376,16 @@ mod tests {
         ];
         let text = "Both *paxos made\nsimple* and others agree.";
         assert_eq!(uncited(text, &titles), vec![&titles[1]]);
+    }
+
+    #[test]
+    fn the_models_text_is_the_synthesis_without_the_lists_quire_appends() {
+        let synthesis = format!(
+            "Overview citing *Paxos Made Simple*.\n\n{ALSO_INCLUDED} *Raft*.\n\n{NO_DIGEST} the model's answer named none of its papers. Its papers: *Zab*."
+        );
+        let text = model_text(&synthesis);
+        assert!(text.contains("Paxos Made Simple"));
+        assert!(!text.contains("Raft") && !text.contains("Zab"), "{text}");
     }
 
     #[test]
