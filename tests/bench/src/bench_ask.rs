@@ -299,7 +299,7 @@ fn quotes_on_their_pages(
         .into_iter()
         .map(|p| (p.id.0.clone(), PathBuf::from(&p.file)))
         .collect();
-    let mut pages: BTreeMap<(PathBuf, usize), Option<String>> = BTreeMap::new();
+    let mut pages: BTreeMap<(PathBuf, usize), Vec<String>> = BTreeMap::new();
     let mut on_page = 0;
     for source in sources {
         let Some(file) = files.get(&source.paper) else {
@@ -309,8 +309,8 @@ fn quotes_on_their_pages(
             .entry((file.clone(), source.page))
             .or_insert_with(|| testkit::quote_match::pdftotext_page(file, source.page as u32));
         if text
-            .as_deref()
-            .is_some_and(|t| testkit::quote_match::on_page(&source.quote, t))
+            .iter()
+            .any(|t| testkit::quote_match::on_page(&source.quote, t))
         {
             on_page += 1;
         }

@@ -60,17 +60,35 @@ pub fn on_page(quote: &str, page: &str) -> bool {
     })
 }
 
-/// Page `n` (1-based) of `pdf` as poppler's `pdftotext` reads it.
-pub fn pdftotext_page(pdf: &Path, n: u32) -> Option<String> {
-    let out = Command::new("pdftotext")
-        .args(["-q", "-f", &n.to_string(), "-l", &n.to_string()])
-        .arg(pdf)
-        .arg("-")
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+/// Page `n` (1-based) of `pdf` as poppler's `pdftotext` reads it, twice:
+/// in its reading order and in the order the content stream draws it
+/// (`-raw`). Neither is right on every page (the first can interleave two
+/// columns' lines, the second a figure's labels), so a quote on the page
+/// is found in one of them. Empty when poppler cannot read the page.
+pub fn pdftotext_page(pdf: &Path, n: u32) -> Vec<String> {
+    let page = n.to_string();
+    [None, Some("-raw")]
+        .into_iter()
+        .filter_map(|mode| {
+            let out = Command::new("pdftotext")
+                .args(["-q", "-f", &page, "-l", &page])
+                .args(mode)
+                .arg(pdf)
+                .arg("-")
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        })
+        .collect()
+}
+
+/// Whether `quote` is on page `n` of `pdf`, as poppler reads it either way.
+pub fn on_pdf_page(quote: &str, pdf: &Path, n: u32) -> bool {
+    pdftotext_page(pdf, n)
+        .iter()
+        .any(|text| on_page(quote, text))
 }
 
 #[cfg(test)]
