@@ -22,7 +22,7 @@ use crate::workspace::PaperStatus;
 
 /// The chain's own revision: bump it when the cleaning, the classification
 /// or the metadata read from the text changes (the engines carry their own).
-const CHAIN_REVISION: &str = "chain-8";
+const CHAIN_REVISION: &str = "chain-9";
 
 /// What produced a text: the chain's revision and every engine's version. A
 /// cached text or a paper's record from another chain is read again.
@@ -246,7 +246,7 @@ async fn run_chain(path: &Path, options: &IngestOptions) -> Extracted {
         let outcome = run_worker(&options.worker_exe, engine, path, options.limits, None).await;
         match outcome {
             WorkerOutcome::Reply(WorkerReply::Text { raw }) => {
-                let pages: Vec<String> = raw.pages.iter().map(|p| quality::clean_page(p)).collect();
+                let pages = quality::clean_pages(&raw.pages);
                 let quality = quality::assess(&pages);
                 let good = quality.verdict() == Verdict::Good && raw.failed_pages == 0;
                 candidates.push(Candidate {

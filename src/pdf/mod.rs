@@ -9,6 +9,7 @@
 pub mod engines;
 pub mod ingest;
 pub mod layout;
+pub mod ligatures;
 pub mod metadata;
 pub mod ocr;
 pub mod quality;

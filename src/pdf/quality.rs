@@ -39,6 +39,14 @@ const FUNCTION_WORDS: &[&str] = &[
     "use", "used", "how", "what", "where", "between", "both", "any",
 ];
 
+/// Clean a text layer's pages, and spell out the ligatures its fonts lost
+/// (judged over the whole paper: see [`super::ligatures`]).
+pub fn clean_pages(raw: &[String]) -> Vec<String> {
+    let mut pages: Vec<String> = raw.iter().map(|p| clean_page(p)).collect();
+    super::ligatures::mend_lost_ligatures(&mut pages);
+    pages
+}
+
 /// Clean one page of extracted text.
 pub fn clean_page(raw: &str) -> String {
     let normalized: String = raw

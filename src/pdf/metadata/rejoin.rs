@@ -8,10 +8,12 @@
 //! the paper's own words, or from a list of English words with ligatures
 //! (a title's words are often nowhere else in the paper).
 
-use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::collections::HashMap;
 
 use crate::pdf::layout::TextLine;
+use crate::pdf::ligatures::{
+    LIGATURES, english_ligature_word, one_ligature_from_another_word, with_ligature,
+};
 
 /// Most pieces one word is found split into.
 const MOST_PIECES: usize = 4;
@@ -66,19 +68,8 @@ impl Words {
         {
             return None;
         }
-        let mut found: Vec<String> = (1..chars.len())
-            .flat_map(|at| {
-                let (head, rest): (String, String) =
-                    (chars[..at].iter().collect(), chars[at..].iter().collect());
-                LIGATURES.map(|l| format!("{head}{l}{rest}"))
-            })
-            .filter(|w| self.ligature_word_known(&bare(w)))
-            .collect();
-        found.dedup();
-        match found.as_slice() {
-            [one] => Some(format!("{one}{tail}")),
-            _ => None,
-        }
+        let whole = with_ligature(core, |w| self.spelled_whole(w))?;
+        Some(format!("{whole}{tail}"))
     }
 
     /// `before` and `after` as one word with the glyph between them that the
@@ -203,36 +194,6 @@ fn continues_a_word(run: &[&str]) -> bool {
             .all(char::is_uppercase);
         shouting || !pair[1].starts_with(char::is_uppercase)
     })
-}
-
-/// The ligatures fonts set as one glyph.
-const LIGATURES: [&str; 5] = ["fi", "fl", "ff", "ffi", "ffl"];
-
-/// The English word list: words with a ligature, and (marked `!`) words
-/// without one that a ligature put in would turn into another word.
-fn english_words() -> &'static (HashSet<&'static str>, HashSet<&'static str>) {
-    static WORDS: OnceLock<(HashSet<&'static str>, HashSet<&'static str>)> = OnceLock::new();
-    WORDS.get_or_init(|| {
-        let lines = include_str!("ligature_words.txt")
-            .lines()
-            .filter(|l| !l.starts_with('#'));
-        let (plain, ligature): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with('!'));
-        (
-            ligature.into_iter().collect(),
-            plain.into_iter().map(|l| &l[1..]).collect(),
-        )
-    })
-}
-
-/// Whether English has `word` (lowercase), a word with a ligature in it.
-fn english_ligature_word(word: &str) -> bool {
-    english_words().0.contains(word)
-}
-
-/// Whether `word` (lowercase) is an English word a ligature put in would
-/// turn into another ("bale" into "baffle"): never mended.
-fn one_ligature_from_another_word(word: &str) -> bool {
-    english_words().1.contains(word)
 }
 
 fn bare(word: &str) -> String {

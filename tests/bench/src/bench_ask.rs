@@ -195,7 +195,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             + groups.div_ceil(args.concurrency)
             + merge_waves;
         let ideal = latency * waves as u32;
-        let verified = quotes_on_their_pages(&ws, &record.sources)?;
+        let (verified, unfound) = quotes_on_their_pages(&ws, &texts, &record.sources)?;
         println!(
             "{n} papers: {} reader calls ({:.2} a paper, {:.0} prompt tokens a paper; paper text {:.0} tokens a paper), {groups} composing + {merges} merging calls in {rounds} rounds, max composing prompt {max} tokens (composing {max_group}, merging {max_merge})",
             readers.len(),
@@ -213,6 +213,11 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
             verified as f64 / record.sources.len().max(1) as f64,
             record.coverage.unsupported
         );
+        // What the independent check could not find, to read: Quire's
+        // error, or poppler reading the page otherwise.
+        for quote in unfound.iter().take(3) {
+            println!("    not found by poppler's text: {quote}");
+        }
         println!(
             "  wall {:.2} s vs ideal {:.2} s = {:.2}x [goal <= 1.20]",
             wall.as_secs_f64(),
@@ -287,22 +292,34 @@ async fn fill_all(
 }
 
 /// How many of `sources` are on the page they cite, by a check apart from
-/// Quire's: poppler's text of the page, matched letters and digits only
-/// ([`testkit::quote_match`]).
+/// Quire's: poppler's text of the corpus PDF's page, matched letters and
+/// digits only ([`testkit::quote_match`]). A synthetic paper is its corpus
+/// original under a new id (its hash keeps the original's tail). Returns
+/// the count and the quotes not found, with their file and page.
 fn quotes_on_their_pages(
     ws: &Workspace,
+    corpus: &[(quire::workspace::PaperRecord, Vec<String>)],
     sources: &[quire::review::ask::Source],
-) -> Result<usize, String> {
+) -> Result<(usize, Vec<String>), String> {
+    let originals: BTreeMap<&str, &PathBuf> = corpus
+        .iter()
+        .map(|(p, _)| (&p.sha256[16..], &p.file))
+        .collect();
     let files: BTreeMap<String, PathBuf> = ws
         .papers()
         .map_err(|e| e.to_string())?
         .into_iter()
-        .map(|p| (p.id.0.clone(), PathBuf::from(&p.file)))
+        .filter_map(|p| {
+            let file = originals.get(p.sha256.get(16..)?)?;
+            Some((p.id.0.clone(), (*file).clone()))
+        })
         .collect();
     let mut pages: BTreeMap<(PathBuf, usize), Vec<String>> = BTreeMap::new();
     let mut on_page = 0;
+    let mut unfound = Vec::new();
     for source in sources {
         let Some(file) = files.get(&source.paper) else {
+            unfound.push(format!("{:?}: no corpus file", source.quote));
             continue;
         };
         let text = pages
@@ -313,7 +330,10 @@ fn quotes_on_their_pages(
             .any(|t| testkit::quote_match::on_page(&source.quote, t))
         {
             on_page += 1;
+        } else {
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            unfound.push(format!("{name} p. {}: {:?}", source.page, source.quote));
         }
     }
-    Ok(on_page)
+    Ok((on_page, unfound))
 }
