@@ -66,20 +66,8 @@ async fn answer_from_pdf_reads_a_cut_paper_again_in_parts_and_a_one_shot_call_na
     )
     .await;
     let calls = Arc::new(Calls::default());
-    let provider =
-        HttpProvider::new(rig.settings.clone(), Some(ApiKey::new(rig.key.clone()))).unwrap();
-    let client = Arc::new(
-        ModelClient::new("scripted", provider, PriceTable::builtin())
-            .with_log(calls.clone())
-            .with_base_backoff(Duration::from_millis(10)),
-    );
-    let agents =
-        quire::agent::AgentSet::load(None, &quire::review::engine::agent::TOOL_NAMES).unwrap();
-    let reader = quire::review::reading::Reader::new(
-        client.clone(),
-        agents.get("reader").unwrap().clone(),
-        CancellationToken::new(),
-    );
+    let client = client_of(&rig, calls.clone());
+    let reader = reader_of(&client);
     let pages: Vec<String> = (1..=3)
         .map(|n| {
             format!("Page {n} says the log is replicated to a majority of servers before a write is acknowledged. ")
@@ -202,6 +190,17 @@ fn client_of(rig: &Rig, calls: Arc<Calls>) -> Arc<ModelClient> {
     )
 }
 
+/// The built-in reader over `client`.
+fn reader_of(client: &Arc<ModelClient>) -> quire::review::reading::Reader {
+    let agents =
+        quire::agent::AgentSet::load(None, &quire::review::engine::agent::TOOL_NAMES).unwrap();
+    quire::review::reading::Reader::new(
+        client.clone(),
+        agents.get("reader").unwrap().clone(),
+        CancellationToken::new(),
+    )
+}
+
 #[tokio::test]
 async fn prompts_are_sized_by_the_servers_own_count_once_an_answer_has_shown_it() {
     // A small vocabulary: the server counts about 1.8 times Quire's tokens.
@@ -218,13 +217,7 @@ async fn prompts_are_sized_by_the_servers_own_count_once_an_answer_has_shown_it(
     let calls = Arc::new(Calls::default());
     let client = client_of(&rig, calls.clone());
     assert_eq!(client.prompt_settings().context_window, 8_192);
-    let agents =
-        quire::agent::AgentSet::load(None, &quire::review::engine::agent::TOOL_NAMES).unwrap();
-    let reader = quire::review::reading::Reader::new(
-        client.clone(),
-        agents.get("reader").unwrap().clone(),
-        CancellationToken::new(),
-    );
+    let reader = reader_of(&client);
     let pages: Vec<String> = (1..=12)
         .map(|n| {
             format!("Page {n}: the leader appends each entry to its log and replicates it to a majority of followers before it commits. ")
