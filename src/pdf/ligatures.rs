@@ -109,17 +109,16 @@ pub fn mend_lost_ligatures(pages: &mut [String]) {
                 mended
                     .entry(word.to_owned())
                     .or_insert_with(|| {
-                        if english_ligature_word(word)
-                            || one_ligature_from_another_word(word)
-                            || ends_a_longer_word(word)
-                        {
+                        if english_ligature_word(word) || one_ligature_from_another_word(word) {
                             return None;
                         }
                         let known = |w: &str| {
                             vocabulary.contains(w) && LIGATURES.iter().any(|l| w.contains(l))
                         };
+                        // The scan of the vocabulary last: few words get this far.
                         with_ligature(word, known)
                             .filter(|whole| word.len() > 4 || vocabulary.contains(whole.as_str()))
+                            .filter(|_| !ends_a_longer_word(word))
                     })
                     .clone()
             } else {
