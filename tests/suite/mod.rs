@@ -20,6 +20,7 @@ mod pdf;
 mod prompt_cut;
 mod protocol;
 mod reading_layer;
+mod real_model;
 mod review;
 mod review_outputs;
 mod scholar;

@@ -54,9 +54,7 @@ pub async fn json_call(
             return Ok((object, attempt));
         }
         if attempt == 2 {
-            return Err(JsonCallError::Malformed(
-                answer.text.chars().take(200).collect(),
-            ));
+            return Err(JsonCallError::Malformed(parse::shown_answer(&answer.text)));
         }
         messages.push(Message::assistant(&answer));
         messages.push(Message::user(format!(

@@ -328,8 +328,7 @@ impl Reader {
                 return Ok((parsed, calls));
             }
             if attempt == 1 {
-                let shown: String = answer.text.chars().take(200).collect();
-                return Err(ReadError::Malformed(shown));
+                return Err(ReadError::Malformed(parse::shown_answer(&answer.text)));
             }
             let cut = answer.finish_reason == Some(crate::llm::FinishReason::Length);
             messages.push(Message::assistant(&answer));

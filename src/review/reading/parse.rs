@@ -23,6 +23,34 @@ pub struct ReaderAnswer {
     pub authors: Vec<String>,
 }
 
+/// Markers of a chat template that belong to the prompt's frame, never to
+/// an answer: ChatML's, Gemma's, Llama 3's and Mistral's.
+const TEMPLATE_MARKERS: &[&str] = &[
+    "<|im_start|>",
+    "<|im_end|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|eot_id|>",
+    "<|start_header_id|>",
+    "[INST]",
+];
+
+/// A malformed answer as the researcher is shown it: its opening, and when
+/// it holds a chat template's markers, what that usually means. A server
+/// that frames the prompt in a template the model was not trained on (a
+/// model file with no template of its own gets ChatML from llama.cpp), or
+/// a base model that was never taught to answer, writes such markers back
+/// instead of an answer; no re-ask mends that, the setup does.
+pub fn shown_answer(text: &str) -> String {
+    let opening: String = text.chars().take(200).collect();
+    match TEMPLATE_MARKERS.iter().find(|m| text.contains(*m)) {
+        Some(marker) => format!(
+            "{opening} (the answer holds the chat-template marker {marker}: the server's chat template may not match the model, or the model is a base model rather than one tuned to follow instructions)"
+        ),
+        None => opening,
+    }
+}
+
 /// The first JSON object in `text`.
 pub fn json_object(text: &str) -> Option<Map<String, Value>> {
     // Thinking text may contain braces; what follows it is the answer.
@@ -262,5 +290,15 @@ mod tests {
         assert!(json_object("no json here").is_none());
         let off_scale = answer(&json_object("{\"score\": 42}").unwrap()).unwrap();
         assert_eq!(off_scale.score, 42.0);
+    }
+
+    #[test]
+    fn an_answer_that_writes_back_a_chat_template_says_what_that_means() {
+        let shown = shown_answer("<|im_end|>user\n<|im_end|>user");
+        assert!(shown.starts_with("<|im_end|>user"), "{shown}");
+        assert!(shown.contains("chat-template marker <|im_end|>"), "{shown}");
+        assert!(shown.contains("base model"), "{shown}");
+        let plain = "I think the paper is relevant.".repeat(20);
+        assert_eq!(shown_answer(&plain).chars().count(), 200);
     }
 }

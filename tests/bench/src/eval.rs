@@ -32,16 +32,16 @@ enum EvalCommand {
     /// specificity, kappa, WSS@95 and lost papers at the default cut-offs and
     /// at cut-offs calibrated on samples of 20, 30 and 50.
     Screening,
-    /// Asking the papers: recall of the papers that answer (known from the
-    /// texts by the question's phrases) among the papers the answer cites.
-    Ask,
+    /// Asking the papers: recall of the papers that answer (judged by
+    /// reading them, `data/ask-truth.tsv`) among the papers the answer cites.
+    Ask(super::eval_ask::AskEvalArgs),
 }
 
 pub(crate) async fn run(args: EvalArgs) -> ExitCode {
     let outcome = match args.command {
         Some(EvalCommand::Metadata(metadata)) => super::eval_metadata::run(metadata).await,
         Some(EvalCommand::Screening) => super::eval_screening::run(&args.corpus).await,
-        Some(EvalCommand::Ask) => super::eval_ask::run(&args.corpus).await,
+        Some(EvalCommand::Ask(ask)) => super::eval_ask::run(&args.corpus, ask).await,
         None => evaluate(&args.corpus).await,
     };
     match outcome {

@@ -8,6 +8,7 @@
 //! cargo run --release -p quire-bench -- eval [--corpus DIR]   # ROC-AUC of the offline ranking
 //! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
 //! cargo run --release -p quire-bench -- eval screening        # the validation flow, corpus topics as labels
+//! cargo run --release -p quire-bench -- eval ask              # Ask's recall of judged answering papers
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
