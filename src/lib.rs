@@ -14,5 +14,6 @@ pub mod pdf;
 pub mod review;
 pub mod review_model;
 pub mod scholar;
+pub mod screening;
 pub mod tools;
 pub mod workspace;

@@ -24,6 +24,7 @@ mod real_model;
 mod review;
 mod review_outputs;
 mod scholar;
+mod screening;
 mod stale;
 mod subtle_mistakes;
 mod support;

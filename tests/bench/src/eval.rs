@@ -35,6 +35,10 @@ enum EvalCommand {
     /// Asking the papers: recall of the papers that answer (judged by
     /// reading them, `data/ask-truth.tsv`) among the papers the answer cites.
     Ask(super::eval_ask::AskEvalArgs),
+    /// Title/abstract screening that learns, replayed on labelled SYNERGY
+    /// sets beside ASReview LAB: WSS@95, recall at 10% and 25%, time to
+    /// discovery.
+    Synergy(super::eval_synergy::SynergyArgs),
 }
 
 pub(crate) async fn run(args: EvalArgs) -> ExitCode {
@@ -42,6 +46,7 @@ pub(crate) async fn run(args: EvalArgs) -> ExitCode {
         Some(EvalCommand::Metadata(metadata)) => super::eval_metadata::run(metadata).await,
         Some(EvalCommand::Screening) => super::eval_screening::run(&args.corpus).await,
         Some(EvalCommand::Ask(ask)) => super::eval_ask::run(&args.corpus, ask).await,
+        Some(EvalCommand::Synergy(synergy)) => super::eval_synergy::run(synergy).await,
         None => evaluate(&args.corpus).await,
     };
     match outcome {

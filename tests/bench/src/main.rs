@@ -9,10 +9,12 @@
 //! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
 //! cargo run --release -p quire-bench -- eval screening        # the validation flow, corpus topics as labels
 //! cargo run --release -p quire-bench -- eval ask              # Ask's recall of judged answering papers
+//! cargo run --release -p quire-bench -- eval synergy          # screening that learns, beside ASReview
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod agent_rig;
+mod asreview;
 mod bench;
 mod bench_agent;
 mod bench_ask;
@@ -20,6 +22,7 @@ mod eval;
 mod eval_ask;
 mod eval_metadata;
 mod eval_screening;
+mod eval_synergy;
 mod text_order;
 
 use std::process::ExitCode;
