@@ -11,6 +11,7 @@ pub mod logging;
 pub mod net;
 pub mod offline;
 pub mod pdf;
+pub mod records;
 pub mod review;
 pub mod review_model;
 pub mod scholar;

@@ -2,7 +2,8 @@
 //! incontinence review, 327 records, 40 included): from one include and one
 //! exclude, labelling in the learned order finds the includes far sooner
 //! than a random order, and sooner than the order known before learning,
-//! and the same labels always give the same order.
+//! and the same labels always give the same order. And the four public
+//! sets read as search exports, record for record.
 
 use std::path::Path;
 
@@ -76,4 +77,40 @@ fn labels_teach_the_order_and_it_finds_the_includes_far_sooner_than_chance() {
     assert_eq!(ranker.order(&labels), ranker.order(&labels.clone()));
     let again = Ranker::new(&texts, None);
     assert_eq!(again.order(&labels), ranker.order(&labels));
+}
+
+#[test]
+fn the_public_sets_read_as_search_exports_record_for_record() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/synergy");
+    for (set, count) in [
+        ("Kitchenham_2010", 1704),
+        ("Cohen_ADHD", 851),
+        ("Cohen_Triptans", 671),
+        ("Cohen_UrinaryIncontinence", 327),
+    ] {
+        let records = quire::records::read_file(&dir.join(format!("{set}.csv"))).unwrap();
+        assert_eq!(records.len(), count, "{set}");
+        let labelled = synergy(set);
+        for (record, (text, _)) in records.iter().zip(&labelled) {
+            // Titles come with their whitespace tidied ("scientific\nconferences").
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                text.starts_with(&record.title),
+                "{set}: record {} read as {:?}",
+                record.index,
+                record.title
+            );
+        }
+        let untitled = records.iter().filter(|r| r.title.is_empty()).count();
+        assert!(
+            untitled * 100 < count,
+            "{set}: {untitled} records without a title"
+        );
+        // The Cohen sets carry PubMed ids; each is one key.
+        if set.starts_with("Cohen") {
+            assert!(records.iter().filter(|r| r.pmid.is_some()).count() * 10 > count * 9);
+        }
+        let groups = quire::records::duplicates::find(&records);
+        println!("{set}: {} groups of duplicates", groups.len());
+    }
 }

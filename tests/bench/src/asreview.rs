@@ -78,9 +78,14 @@ impl Asreview {
     ) -> Result<Vec<(usize, bool)>, String> {
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
         let project = scratch.path().join("simulation.asreview");
+        let csv = csv
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", csv.display()))?;
+        // In the scratch folder: ASReview leaves a dataset cache where it runs.
         run(Command::new(self.bin("asreview"))
+            .current_dir(scratch.path())
             .arg("simulate")
-            .arg(csv)
+            .arg(&csv)
             .arg("--prior-idx")
             .args([include.to_string(), exclude.to_string()])
             .args(["--seed", &seed.to_string()])
