@@ -186,10 +186,11 @@ fn record(c: biblib::Citation, file: &Path, index: usize, format: Format) -> Rec
     }
 }
 
-/// A DOI as one key: lowercased, without `https://doi.org/` or `doi:`.
-pub fn normalize_doi(doi: &str) -> Option<String> {
+/// A DOI as one key: lowercased, without a resolver prefix
+/// (`https://doi.org/`, `doi:`), whatever its case.
+pub fn bare_doi(doi: &str) -> String {
     let d = doi.trim().to_lowercase();
-    let d = [
+    [
         "https://doi.org/",
         "http://doi.org/",
         "https://dx.doi.org/",
@@ -200,8 +201,12 @@ pub fn normalize_doi(doi: &str) -> Option<String> {
     .find_map(|p| d.strip_prefix(p))
     .unwrap_or(&d)
     .trim()
-    .to_owned();
-    d.starts_with("10.").then_some(d)
+    .to_owned()
+}
+
+/// [`bare_doi`], when it is a DOI at all (`10.` and on).
+pub fn normalize_doi(doi: &str) -> Option<String> {
+    Some(bare_doi(doi)).filter(|d| d.starts_with("10."))
 }
 
 #[cfg(test)]

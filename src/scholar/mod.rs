@@ -92,21 +92,9 @@ pub fn arxiv_base_id(id: &str) -> &str {
     }
 }
 
-/// A DOI as the indexes key it: no resolver prefix, lowercase.
-pub fn bare_doi(doi: &str) -> String {
-    let doi = doi.trim();
-    let doi = [
-        "https://doi.org/",
-        "http://doi.org/",
-        "https://dx.doi.org/",
-        "http://dx.doi.org/",
-        "doi:",
-    ]
-    .iter()
-    .find_map(|p| doi.strip_prefix(p))
-    .unwrap_or(doi);
-    doi.to_lowercase()
-}
+/// A DOI as the indexes key it: no resolver prefix, lowercase (the one
+/// key the search exports' records use too).
+pub use crate::records::bare_doi;
 
 /// `text` with every byte but unreserved characters (and `also_keep`)
 /// percent-encoded, for a URL's path or query.
