@@ -8,6 +8,7 @@ use quire::agent::{EventSink, RunEvent};
 use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
+use quire::commands::records::{self, ImportParams};
 use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow,
     ReviewView,
@@ -23,6 +24,7 @@ use quire::review::ask::estimate::Estimate as WorkEstimate;
 use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
+use quire::review::imports::ImportSummary;
 use quire::review::outputs::ExportFormat;
 use quire::review::report::prisma::Flow;
 use quire::review::table::fill::{FillOutcome, FillProgress};
@@ -157,6 +159,15 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Response, Co
 #[tauri::command]
 pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandError> {
     view::paper_label(params).await
+}
+
+/// Search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review.
+#[tauri::command]
+pub async fn records_import(
+    ctx: State<'_, AppContext>,
+    params: ImportParams,
+) -> Result<ImportSummary, CommandError> {
+    records::records_import(&ctx, params).await
 }
 
 #[tauri::command]

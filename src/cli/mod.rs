@@ -5,6 +5,7 @@
 mod agents;
 mod ask_papers;
 mod extract;
+mod import;
 mod meta;
 mod models;
 mod protocol;
@@ -44,8 +45,12 @@ enum Command {
     /// Create, reopen or list review workspaces.
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
-    /// Review a folder of PDFs against a question (headless) and write the report.
+    /// Review a folder of PDFs, or a search export's records, against a
+    /// question (headless) and write the report.
     Review(review::ReviewArgs),
+    /// Import search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review:
+    /// each becomes a paper screened on its title and abstract.
+    Import(import::ImportArgs),
     /// Extract the text of PDFs and show the status each gets.
     Extract(extract::ExtractArgs),
     /// List the models an endpoint serves (the configured profile, or a local Ollama).
@@ -138,6 +143,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Agents(args) => report(agents::list(args).await),
         Command::Agent(cmd) => report(agents::run(cmd).await),
         Command::Label(args) => report(agents::label(args).await),
+        Command::Import(args) => report(import::run(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
         Command::Validate(args) => report(validate::run(args).await),
         Command::AskPapers(args) => report(ask_papers::run(args).await),

@@ -1,4 +1,5 @@
-//! `quire review`: the headless review of a folder of PDFs, with progress bars on
+//! `quire review`: the headless review of a folder of PDFs (or of a search
+//! export's records), with progress bars on
 //! a terminal and a machine-readable summary with `--json`.
 
 use super::protocol;
@@ -23,7 +24,9 @@ use quire::workspace::PaperStatus;
 
 #[derive(Args)]
 pub(crate) struct ReviewArgs {
-    /// A folder of PDFs (searched recursively) or a single PDF.
+    /// A folder of PDFs (searched recursively), a single PDF, or a search
+    /// export (.ris, .nbib, .bib, .csv, …) whose records are screened on
+    /// title and abstract.
     dir: PathBuf,
     /// The review question.
     #[arg(long, short)]

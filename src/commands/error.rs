@@ -97,6 +97,7 @@ impl From<ReviewError> for CommandError {
             ReviewError::NoSuchPaper { .. } => ErrorKind::NotFound,
             ReviewError::AmbiguousPaper { .. }
             | ReviewError::EmptyQuestion
+            | ReviewError::Records(_)
             | ReviewError::NoReadablePaper { .. } => ErrorKind::InvalidInput,
         };
         Self::new(kind, e.code(), e.to_string())

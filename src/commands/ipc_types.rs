@@ -14,6 +14,7 @@ use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
 use super::protocol::{ProtocolParams, ProtocolView};
+use super::records::ImportParams;
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
     ReviewView,
@@ -34,6 +35,7 @@ use crate::review::ask::{
 use crate::review::dual::Policy as DualPolicy;
 use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
+use crate::review::imports::{DuplicateGroup, DuplicateMember, FileImport, ImportSummary};
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
 use crate::review::protocol::{
@@ -50,7 +52,7 @@ use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     Verdict,
 };
-use crate::workspace::{Author, MetaField, Origin, PaperMeta};
+use crate::workspace::{Author, ImportedFrom, MetaField, Origin, PaperMeta};
 
 const GENERATED: &str = "ui/src/platform/generated/ipc.ts";
 
@@ -120,6 +122,13 @@ fn generated() -> String {
         declaration::<Reason>(),
         declaration::<Flow>(),
         declaration::<ExportWritten>(),
+        // Search records in.
+        declaration::<ImportedFrom>(),
+        declaration::<ImportParams>(),
+        declaration::<FileImport>(),
+        declaration::<DuplicateMember>(),
+        declaration::<DuplicateGroup>(),
+        declaration::<ImportSummary>(),
         // Asking the papers.
         declaration::<AskScope>(),
         declaration::<AskMode>(),

@@ -14,6 +14,7 @@ mod ipc_types;
 pub mod metadata;
 pub mod models;
 pub mod protocol;
+pub mod records;
 pub mod review_view;
 pub mod reviews;
 pub mod run_model;

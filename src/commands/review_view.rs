@@ -17,6 +17,7 @@ use crate::blocking::blocking;
 use crate::review::corrections;
 use crate::review::dual::{DualFile, Policy};
 use crate::review::failures::{self, PaperFailure};
+use crate::review::imports::{DuplicateGroup, duplicate_groups};
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ReviewFiles};
 use crate::review::report::prisma::Flow;
@@ -24,7 +25,7 @@ use crate::review::run::extract_papers;
 use crate::review::verdicts::Verdicts;
 use crate::review::verdicts::{ResultHead, result_head_of, result_of, with_label};
 use crate::review::{EngineKind, PaperResult, Verdict};
-use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
+use crate::workspace::{ImportedFrom, PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
 /// Where a review stands, for the screen that opens it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -63,6 +64,9 @@ pub struct ReviewView {
     pub dual: Option<Policy>,
     pub second_profile: Option<String>,
     pub papers: Vec<PaperRow>,
+    /// Papers found to be one work (DOI, PMID, else title, year and first
+    /// author), never merged: the researcher decides.
+    pub duplicate_groups: Vec<DuplicateGroup>,
 }
 
 /// One paper as the board and the table list it.
@@ -80,6 +84,9 @@ pub struct PaperRow {
     pub status: String,
     pub reason: Option<String>,
     pub pages: usize,
+    /// A search record (title and abstract, no PDF): its export's format
+    /// and its place there. `file` is then the export.
+    pub imported: Option<ImportedFrom>,
     /// The text was read by OCR.
     pub ocr: bool,
     pub duplicates: usize,
@@ -202,6 +209,16 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Vec<u8>, Com
     blocking(move || {
         let ws = Workspace::open_read_only(&workspace)?;
         let record = find_paper(&ws, &paper)?;
+        if let Some(from) = &record.imported {
+            return Err(CommandError::new(
+                ErrorKind::NotFound,
+                "no_pdf",
+                format!(
+                    "this paper is a {} record (title and abstract) with no PDF",
+                    from.format
+                ),
+            ));
+        }
         let mut candidates = std::iter::once(&record.file).chain(record.duplicates.iter());
         let bytes = candidates
             .find_map(|file| std::fs::read(file).ok())
@@ -394,6 +411,7 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
         second_profile: dual.as_ref().and_then(|d| d.second_profile.clone()),
         dual: dual.map(|d| d.policy),
         papers,
+        duplicate_groups: duplicate_groups(ws)?,
     })
 }
 
@@ -446,6 +464,7 @@ fn row(
         status: record.status.as_str().to_owned(),
         reason: record.reason.clone(),
         pages: record.pages,
+        imported: record.imported.clone(),
         ocr: record.ocr,
         duplicates: record.duplicates.len(),
         score: result.as_ref().map(|r| r.score),

@@ -336,7 +336,7 @@ pub fn spawn(
 }
 
 /// Bring the index up to date with a workspace; a failure only marks it stale.
-async fn index_workspace(ctx: &AppContext, root: PathBuf) {
+pub(crate) async fn index_workspace(ctx: &AppContext, root: PathBuf) {
     let ctx2 = ctx.clone();
     let indexed: Result<(), CommandError> = blocking(move || {
         let ws = Workspace::open_read_only(&root)?;

@@ -8,6 +8,8 @@ use super::{AppContext, CommandError};
 use crate::blocking::blocking;
 use crate::index::{RebuildReport, WorkspaceRow, WorkspaceSnapshot};
 use crate::pdf::find_pdfs;
+use crate::review::ReviewError;
+use crate::review::imports::{import_read, is_records_source};
 use crate::review::source::{canonical_source, register_papers};
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{TaskMeta, Workspace, WorkspaceId};
@@ -104,14 +106,36 @@ pub async fn index_rebuild(
     .await
 }
 
+/// What a review's source holds.
+enum Found {
+    Pdfs(Vec<crate::pdf::FoundPdf>),
+    Records(Vec<crate::records::Record>),
+}
+
 fn create(ctx: &AppContext, folder: &Path) -> Result<WorkspaceSummary, CommandError> {
     let source = canonical_source(folder)?;
-    let pdfs = find_pdfs(&source)?;
+    // A search export's records, or a folder's PDFs; read before any
+    // workspace is made, so an unreadable source leaves nothing behind.
+    let found = if is_records_source(&source) {
+        Found::Records(crate::records::read_file(&source).map_err(ReviewError::from)?)
+    } else {
+        Found::Pdfs(find_pdfs(&source)?)
+    };
     let workspace = match existing_workspace_for(ctx, &source) {
         Some(root) => Workspace::open(&root)?,
         None => new_workspace(ctx, &source)?,
     };
-    register_papers(&workspace, &pdfs)?;
+    match found {
+        Found::Pdfs(pdfs) => register_papers(&workspace, &pdfs)?,
+        Found::Records(records) => {
+            let mut known = workspace
+                .papers()?
+                .into_iter()
+                .map(|p| (p.id.clone(), p))
+                .collect();
+            import_read(&workspace, &mut known, &source, &records, &mut Vec::new())?;
+        }
+    }
     let mut task = workspace.task()?;
     task.updated_at = now_rfc3339();
     workspace.save_task(&task)?;

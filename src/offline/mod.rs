@@ -262,10 +262,16 @@ fn rationale(covered: &Coverage, words: &HashMap<String, String>, evidence: &[Qu
     if !absent.is_empty() {
         out.push_str(&format!(" Not used: {}.", absent.join(", ")));
     }
-    let pages: Vec<String> = evidence.iter().map(|q| q.page.to_string()).collect();
-    if !pages.is_empty() {
+    let mut pages: Vec<usize> = evidence.iter().map(|q| q.page).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    // All on page 1 (a search record's one page, or a paper's first) says
+    // nothing the quotes do not.
+    if pages.iter().any(|&p| p != 1) {
+        let pages: Vec<String> = pages.iter().map(usize::to_string).collect();
         out.push_str(&format!(
-            " Best-matching passages are on pages {}.",
+            " Best-matching passages are on {} {}.",
+            if pages.len() == 1 { "page" } else { "pages" },
             pages.join(", ")
         ));
     }

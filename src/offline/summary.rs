@@ -99,8 +99,11 @@ pub fn summarize<'a>(
     chosen
 }
 
-/// Contribution statements not already in the summary.
+/// Contribution statements not already in the summary, each with its page
+/// when the text has more than one (a search record's one "page" is its
+/// title and abstract: no page to cite).
 pub fn key_points(sentences: &[Sentence], summary: &[&Sentence]) -> Vec<String> {
+    let paged = sentences.iter().any(|s| s.page != 1);
     let mut points: Vec<String> = Vec::new();
     for s in sentences {
         if points.len() == KEY_POINTS {
@@ -112,7 +115,11 @@ pub fn key_points(sentences: &[Sentence], summary: &[&Sentence]) -> Vec<String> 
             && CONTRIBUTION_CUES.iter().any(|cue| lower.contains(cue))
             && points.iter().all(|p| jaccard(p, &s.text) < 0.4)
         {
-            points.push(format!("{} (p. {})", s.text, s.page));
+            points.push(if paged {
+                format!("{} (p. {})", s.text, s.page)
+            } else {
+                s.text.clone()
+            });
         }
     }
     points

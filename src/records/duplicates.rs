@@ -3,7 +3,9 @@
 //! failing both, when their titles (letters and digits, lowercased), years
 //! and first authors' family names agree. Groups are shown to the
 //! researcher with the reason, never merged here: a preprint and its
-//! journal version can share a title and be screened apart.
+//! journal version can share a title and be screened apart. A PDF's paper
+//! gives the same keys ([`Work`]), so records are checked against a
+//! review's PDFs too.
 
 use std::collections::HashMap;
 
@@ -29,12 +31,39 @@ pub struct Group {
     pub why: Why,
 }
 
-/// A record's key under one reason, if it has one.
-type KeyOf = fn(&Record) -> Option<String>;
+/// What tells one work from another, whatever it was read from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    pub title: String,
+    pub year: Option<i32>,
+    /// The first author's family name.
+    pub first_author: Option<String>,
+    /// Lowercased, without a resolver prefix.
+    pub doi: Option<String>,
+    pub pmid: Option<String>,
+}
 
-/// Groups of two or more records that are one work, in order of their
-/// first record.
-pub fn find(records: &[Record]) -> Vec<Group> {
+impl From<&Record> for Work {
+    fn from(r: &Record) -> Self {
+        Self {
+            title: r.title.clone(),
+            year: r.year,
+            first_author: r
+                .authors
+                .first()
+                .map(|a| a.split(',').next().unwrap_or(a).trim().to_owned()),
+            doi: r.doi.clone(),
+            pmid: r.pmid.clone(),
+        }
+    }
+}
+
+/// A work's key under one reason, if it has one.
+type KeyOf = fn(&Work) -> Option<String>;
+
+/// Groups of two or more works that are one, in order of their first
+/// member (indices into `records`).
+pub fn find(records: &[Work]) -> Vec<Group> {
     let mut sets = UnionFind::new(records.len());
     let mut why: HashMap<usize, Why> = HashMap::new();
     let keys: [(Why, KeyOf); 3] = [
@@ -84,7 +113,7 @@ fn why_of(why: &HashMap<usize, Why>, sets: &mut UnionFind, root: usize) -> Why {
 
 /// Title, year and first author's family name as one key; none when the
 /// title is too short to tell works apart.
-fn title_year_author(r: &Record) -> Option<String> {
+fn title_year_author(r: &Work) -> Option<String> {
     let title: String = r
         .title
         .chars()
@@ -95,9 +124,9 @@ fn title_year_author(r: &Record) -> Option<String> {
         return None;
     }
     let author = r
-        .authors
-        .first()
-        .map(|a| a.split(',').next().unwrap_or(a).trim().to_lowercase())
+        .first_author
+        .as_deref()
+        .map(str::to_lowercase)
         .unwrap_or_default();
     Some(format!("{title}|{}|{author}", r.year.unwrap_or(0)))
 }
@@ -175,7 +204,8 @@ mod tests {
             record("Short", None, None, "Smith, J"),
             record("Short", None, None, "Smith, J"),
         ];
-        let groups = find(&records);
+        let works: Vec<Work> = records.iter().map(Work::from).collect();
+        let groups = find(&works);
         assert_eq!(groups.len(), 1, "{groups:?}");
         // 0 and 2 share a DOI, 1 and 2 a PMID, 0 and 1 title, year, author.
         assert_eq!(groups[0].records, [0, 1, 2]);

@@ -7,6 +7,7 @@
 //! exported twice. Files in, records out: nothing here writes a workspace.
 
 pub mod duplicates;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 
@@ -116,12 +117,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
         Format::Ris => biblib::RisParser::new().parse(text),
         Format::Medline => biblib::PubMedParser::new().parse(text),
         Format::Bibtex => biblib::BibParser::new().parse(text),
-        Format::Csv => {
-            let mut config = biblib::csv::CsvConfig::new();
-            config.set_header_mapping("pmid", vec!["pmid".into(), "pubmed id".into()]);
-            config.set_delimiter(if is_tsv(path) { b'\t' } else { b',' });
-            biblib::CsvParser::with_config(config).parse(text)
-        }
+        Format::Csv => return table::parse(text, path),
     };
     let citations = parsed.map_err(|e| RecordsError::Malformed {
         path: path.to_owned(),
@@ -135,9 +131,15 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
         .collect())
 }
 
-fn is_tsv(path: &Path) -> bool {
+/// File name endings a search export is saved under: what a drop or a
+/// file dialog offers as records (the content still decides the format).
+pub const EXPORT_EXTENSIONS: [&str; 7] = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline"];
+
+/// Whether `path` is named as a search export ([`EXPORT_EXTENSIONS`]).
+pub fn is_export_name(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXPORT_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 /// The format of `text`: by its content, CSV by the file's extension.
@@ -170,9 +172,16 @@ fn record(c: biblib::Citation, file: &Path, index: usize, format: Format) -> Rec
         authors: c
             .authors
             .into_iter()
-            .map(|a| match a.given_name {
-                Some(given) => format!("{}, {given}", a.name),
-                None => a.name,
+            .map(|a| {
+                let given: Vec<String> = [a.given_name, a.middle_name]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                if given.is_empty() {
+                    a.name
+                } else {
+                    format!("{}, {}", a.name, given.join(" "))
+                }
             })
             .collect(),
         year: c.date.map(|d| d.year),

@@ -48,6 +48,9 @@ pub async fn enrich_papers(
     let readable: Vec<PaperRecord> = papers
         .iter()
         .filter(|p| p.status == PaperStatus::Ok)
+        // A search record carries its database's metadata already; a
+        // lookup each for thousands of records would spend the allowance.
+        .filter(|p| !p.is_record())
         .cloned()
         .collect();
     let queries = {

@@ -15,6 +15,9 @@ pub enum ReviewError {
     SourceUnreadable { path: PathBuf, reason: String },
     #[error(transparent)]
     Scan(#[from] ScanError),
+    /// A search export that cannot be read as records.
+    #[error(transparent)]
+    Records(#[from] crate::records::RecordsError),
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
     #[error(transparent)]
@@ -62,6 +65,7 @@ impl ReviewError {
             Self::SourceNotFound { .. } => "folder_not_found",
             Self::SourceUnreadable { .. } => "io_error",
             Self::Scan(e) => e.code(),
+            Self::Records(_) => "records_unreadable",
             Self::Workspace(e) => e.code(),
             Self::Runtime(e) => e.code(),
             Self::Blocking(_) => "internal_error",

@@ -292,6 +292,7 @@ mod tests {
                 doi: doi.map(str::to_owned),
                 ..PaperMeta::default()
             },
+            imported: None,
         }
     }
 

@@ -18,6 +18,7 @@ use super::engine::EngineRun;
 use super::engine::agent::AgentReport;
 use super::enrich::{EnrichOutcome, enrich_papers};
 use super::failures::PaperFailure;
+use super::imports::{import_read, is_records_source};
 use super::inputs::{Inputs, InputsFile};
 use super::source::{canonical_source, register_papers};
 use super::{PaperResult, ReviewError, ReviewSpec, ReviewStatus, Verdict, paper_text, report};
@@ -100,7 +101,7 @@ pub async fn run_review(
     if !papers.iter().any(|p| p.status.is_readable()) {
         return Err(ReviewError::NoReadablePaper {
             path: request.source.clone(),
-            why: why_none_readable(&papers),
+            why: why_none_readable(&papers, is_records_source(&request.source)),
         });
     }
     {
@@ -167,9 +168,18 @@ pub async fn run_review(
 /// Why no paper of the source can be read, in words: "the folder holds no
 /// PDF", or "none of its 3 PDFs has text: 2 need a password, 1 is a scan
 /// with no text layer (OCR is off or found nothing)".
-fn why_none_readable(papers: &[PaperRecord]) -> String {
+fn why_none_readable(papers: &[PaperRecord], records: bool) -> String {
+    if papers.is_empty() && records {
+        return "the export holds no record".to_owned();
+    }
     if papers.is_empty() {
         return "the folder holds no PDF".to_owned();
+    }
+    if records {
+        return format!(
+            "none of its {} records has a title or an abstract",
+            papers.len()
+        );
     }
     let mut kinds: Vec<(&str, usize)> = Vec::new();
     for p in papers {
@@ -312,16 +322,15 @@ pub async fn extract_papers(
     .await
 }
 
-/// Open or create the workspace and register the source's PDFs.
+/// Open or create the workspace and register the source's papers: its PDFs,
+/// or, for a search export, its records.
 fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
     let source = canonical_source(&request.source)?;
+    if is_records_source(&source) {
+        return prepare_records(request, &source);
+    }
     let pdfs = find_pdfs(&source)?;
-    let dir = &request.workspace;
-    let workspace = if dir.join(layout::TASK_FILE).is_file() {
-        Workspace::open(dir)?
-    } else {
-        Workspace::create(dir, &task_for(&source, dir))?
-    };
+    let workspace = open_or_create(&request.workspace, &source)?;
     register_papers(&workspace, &pdfs)?;
     // Only the files of this source take part, even if the workspace knew others.
     let wanted: std::collections::HashSet<&Path> = pdfs.iter().map(|p| p.path.as_path()).collect();
@@ -334,6 +343,37 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
         })
         .collect();
     Ok((workspace, papers))
+}
+
+/// A search export as the source: its records are read (an unreadable file
+/// is refused before any workspace is made) and imported.
+fn prepare_records(
+    request: &ReviewRequest,
+    source: &Path,
+) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
+    let records = crate::records::read_file(source)?;
+    let workspace = open_or_create(&request.workspace, source)?;
+    let mut known = workspace
+        .papers()?
+        .into_iter()
+        .map(|p| (p.id.clone(), p))
+        .collect();
+    let mut ids = Vec::new();
+    import_read(&workspace, &mut known, source, &records, &mut ids)?;
+    let ids: std::collections::HashSet<String> = ids.into_iter().collect();
+    let papers = known
+        .into_values()
+        .filter(|p| ids.contains(&p.id.0))
+        .collect();
+    Ok((workspace, papers))
+}
+
+fn open_or_create(dir: &Path, source: &Path) -> Result<Workspace, ReviewError> {
+    Ok(if dir.join(layout::TASK_FILE).is_file() {
+        Workspace::open(dir)?
+    } else {
+        Workspace::create(dir, &task_for(source, dir))?
+    })
 }
 
 /// The task now runs, for this question and these criteria.
@@ -406,8 +446,12 @@ fn file_title(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Extract again unless this chain already produced the record (and its text).
+/// Extract again unless this chain already produced the record (and its
+/// text). A search record has no file to extract: its text is written on import.
 fn needs_extraction(ws: &Workspace, paper: &PaperRecord) -> bool {
+    if paper.is_record() {
+        return false;
+    }
     let current = paper
         .extractor
         .as_deref()

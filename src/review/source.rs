@@ -59,6 +59,7 @@ pub fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), R
                         extractor: None,
                         ocr: false,
                         meta: Default::default(),
+                        imported: None,
                     },
                 );
                 changed.push(id);

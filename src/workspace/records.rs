@@ -179,6 +179,34 @@ pub struct PaperRecord {
     pub ocr: bool,
     #[serde(default)]
     pub meta: PaperMeta,
+    /// Set when the paper is a record of a database search's export (title
+    /// and abstract, no PDF): `file` is then the export it was read from,
+    /// and its text is the title and the abstract, as one page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedFrom>,
+}
+
+impl PaperRecord {
+    /// Whether the paper is a search record with no full text of its own.
+    pub fn is_record(&self) -> bool {
+        self.imported.is_some()
+    }
+}
+
+/// Where an imported record came from, and what it holds beyond
+/// [`PaperMeta`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ImportedFrom {
+    /// The export's format, as a person names it ("RIS", "PubMed/MEDLINE").
+    pub format: String,
+    /// The record's place in its file, from 1.
+    pub position: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmid: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
 }
 
 /// Bibliographic metadata: read offline from the PDF itself, then, where a
@@ -234,6 +262,8 @@ pub enum Origin {
     Openalex,
     /// Typed by the researcher (`corrections.json`).
     Corrected,
+    /// Read from the search export the paper was imported from.
+    Record,
 }
 
 impl Origin {
@@ -245,6 +275,7 @@ impl Origin {
             Self::Arxiv => "arxiv",
             Self::Openalex => "openalex",
             Self::Corrected => "corrected",
+            Self::Record => "record",
         }
     }
 }

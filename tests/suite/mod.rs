@@ -10,6 +10,7 @@ mod confinement;
 mod criteria;
 mod dual;
 mod fallible_reader;
+mod imports;
 mod index;
 mod live;
 mod llm;

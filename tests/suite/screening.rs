@@ -110,7 +110,11 @@ fn the_public_sets_read_as_search_exports_record_for_record() {
         if set.starts_with("Cohen") {
             assert!(records.iter().filter(|r| r.pmid.is_some()).count() * 10 > count * 9);
         }
-        let groups = quire::records::duplicates::find(&records);
+        let works: Vec<_> = records
+            .iter()
+            .map(quire::records::duplicates::Work::from)
+            .collect();
+        let groups = quire::records::duplicates::find(&works);
         println!("{set}: {} groups of duplicates", groups.len());
     }
 }

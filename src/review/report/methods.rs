@@ -96,14 +96,21 @@ fn validation_sentence(a: &Assessment) -> String {
 pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     let flow = data.flow();
     let assessment = assess(data.results, data.labels, data.validation);
+    let found = match flow.from_databases {
+        0 => format!("files found: {}", flow.identified),
+        records => format!(
+            "records from database searches, screened on title and abstract only: {records}; PDF files found: {}",
+            flow.identified - records
+        ),
+    };
     let mut text = format!(
-        "We screened {} (files found: {}; exact duplicates removed: {}; unreadable: {}) with Quire {}",
+        "We screened {} ({found}; exact duplicates removed: {}; unreadable: {}) with Quire {}",
         papers(flow.screened),
-        flow.identified,
         flow.duplicates,
         flow.unreadable_total(),
         env!("CARGO_PKG_VERSION")
     );
+
     if flow.stale > 0 {
         text.push_str(&format!(
             "; {} read under earlier inputs (an earlier question, protocol, engine or model) are not \

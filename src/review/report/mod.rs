@@ -213,6 +213,7 @@ pub(crate) mod tests {
             extractor: None,
             ocr: false,
             meta: PaperMeta::default(),
+            imported: None,
         }
     }
 

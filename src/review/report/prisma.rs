@@ -40,8 +40,11 @@ pub struct Unreadable {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Flow {
-    /// Files found, duplicates included.
+    /// Records and files found, duplicates included.
     pub identified: usize,
+    /// Of the identified, records imported from search exports (databases);
+    /// the rest are PDFs found in folders.
+    pub from_databases: usize,
     pub duplicates: usize,
     /// Files that could not be read, by reason.
     pub unreadable: Vec<Unreadable>,
@@ -99,6 +102,9 @@ impl ReportData<'_> {
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         for p in self.papers {
             flow.identified += 1 + p.duplicates.len();
+            if p.is_record() {
+                flow.from_databases += 1 + p.duplicates.len();
+            }
             flow.duplicates += p.duplicates.len();
             if !p.status.is_readable() {
                 *unreadable.entry(label_of(p.status.as_str())).or_default() += 1;
@@ -166,6 +172,16 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
     let flow = data.flow();
     let mut rows: Vec<(&str, String, usize)> = vec![
         ("identified", String::new(), flow.identified),
+        (
+            "identified_from_databases",
+            String::new(),
+            flow.from_databases,
+        ),
+        (
+            "identified_from_files",
+            String::new(),
+            flow.identified - flow.from_databases,
+        ),
         ("duplicates_removed", String::new(), flow.duplicates),
     ];
     for u in &flow.unreadable {

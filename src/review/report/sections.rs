@@ -119,10 +119,27 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
     push(md, "## Flow of papers (PRISMA 2020)\n");
     push(md, "| Stage | Papers |");
     push(md, "|---|---:|");
-    push(
-        md,
-        &format!("| Records identified (files found) | {} |", flow.identified),
-    );
+    if flow.from_databases == 0 {
+        push(
+            md,
+            &format!("| Records identified (files found) | {} |", flow.identified),
+        );
+    } else {
+        push(
+            md,
+            &format!(
+                "| Records identified from databases (search exports) | {} |",
+                flow.from_databases
+            ),
+        );
+        push(
+            md,
+            &format!(
+                "| Records identified from files (PDFs) | {} |",
+                flow.identified - flow.from_databases
+            ),
+        );
+    }
     push(
         md,
         &format!(
@@ -350,6 +367,16 @@ pub(super) fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
     push(md, "");
 }
 
+/// Where a quote is: its page, or, in a search record (whose one page is
+/// its title and abstract), "title/abstract".
+fn where_on(p: &PaperRecord, page: usize) -> String {
+    if p.is_record() {
+        "title/abstract".to_owned()
+    } else {
+        format!("p. {page}")
+    }
+}
+
 pub(super) fn paper_section(
     md: &mut String,
     rank: usize,
@@ -365,6 +392,13 @@ pub(super) fn paper_section(
     facts.push(format!("score {:.1}/10", r.score));
     facts.push(r.verdict.as_str().to_owned());
     facts.push(format!("`{}`", file_name(p).replace('`', "'")));
+    if let Some(from) = &p.imported {
+        // A search record: screened on its title and abstract.
+        facts.push(format!(
+            "{} record {}, title and abstract only",
+            from.format, from.position
+        ));
+    }
     if p.ocr {
         // Quotes from OCR text may carry recognition errors.
         facts.push("read by OCR".to_owned());
@@ -403,7 +437,7 @@ pub(super) fn paper_section(
         // Page 0: no page of the paper retells the sentence.
         .map(|q| match q.page {
             0 => inline(&q.text),
-            page => format!("{} (p. {page})", inline(&q.text)),
+            page => format!("{} ({})", inline(&q.text), where_on(p, page)),
         })
         .collect();
     out.push_str(&if sentences.is_empty() {
@@ -423,7 +457,11 @@ pub(super) fn paper_section(
     if !r.evidence.is_empty() {
         out.push_str("**Evidence.**\n\n");
         for q in &r.evidence {
-            out.push_str(&format!("> “{}” (p. {})\n>\n", inline(&q.text), q.page));
+            out.push_str(&format!(
+                "> “{}” ({})\n>\n",
+                inline(&q.text),
+                where_on(p, q.page)
+            ));
         }
         // Drop the trailing empty quote line, keep one blank line.
         out.truncate(out.len() - 2);

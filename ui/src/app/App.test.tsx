@@ -93,6 +93,17 @@ describe("first screen", () => {
     expect($("[role=alert]")?.textContent).toContain("You dropped 2 items");
   });
 
+  it("opens several dropped search exports as one review: the first makes it, the rest are imported", async () => {
+    await mount();
+    await act(() => {
+      platform.drag({ type: "drop", paths: ["/search/pubmed.ris", "/search/embase.ris"] });
+    });
+    await settle();
+    expect(platform.created).toEqual(["/search/pubmed.ris"]);
+    expect(platform.imports.map((i) => i.files)).toEqual([["/search/embase.ris"]]);
+    expect($("[role=alert]")).toBeNull();
+  });
+
   it("opens the folder chosen in the dialog, and does nothing when cancelled", async () => {
     await mount();
     const button = [...host.querySelectorAll("button")].find((b) => b.textContent === "Open folder…");

@@ -19,7 +19,8 @@ export function DropZone({ dragging, opening, onChoose }: DropZoneProps) {
         <>
           <h1 class="dropzone__title">{dragging ? "Release to open" : "Drop a folder of PDFs"}</h1>
           <p class="dropzone__hint">
-            Quire finds every PDF inside, sub-folders included, and sets up a review for them.
+            Quire finds every PDF inside, sub-folders included, and sets up a review for them. Or drop a database
+            search's export (.ris, .nbib, .bib, .csv) to screen its records on title and abstract.
           </p>
           <button type="button" class="button button--primary" onClick={onChoose}>
             Open folder…

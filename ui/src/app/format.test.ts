@@ -28,8 +28,18 @@ describe("paperCounts", () => {
 
 describe("planDrop", () => {
   it("opens a single path and refuses none or several", () => {
-    expect(planDrop(["/a"])).toEqual({ kind: "open", path: "/a" });
+    expect(planDrop(["/a"])).toEqual({ kind: "open", path: "/a", alsoImport: [] });
     expect(planDrop([]).kind).toBe("refuse");
     expect(planDrop(["/a", "/b", "/c"])).toMatchObject({ kind: "refuse", reason: expect.stringContaining("3 items") as unknown });
+  });
+
+  it("takes several search exports as one review, and refuses them mixed with PDFs", () => {
+    expect(planDrop(["/s/pubmed.nbib", "/s/embase.RIS", "/s/wos.csv"])).toEqual({
+      kind: "open",
+      path: "/s/pubmed.nbib",
+      alsoImport: ["/s/embase.RIS", "/s/wos.csv"],
+    });
+    expect(planDrop(["/s/pubmed.nbib", "/s/paper.pdf"]).kind).toBe("refuse");
+    expect(planDrop(["/s/ris", "/s/x.ris"]).kind).toBe("refuse");
   });
 });

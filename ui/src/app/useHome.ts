@@ -44,10 +44,15 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
   }, [platform, patch]);
 
   const openPath = useCallback(
-    async (path: string) => {
+    async (path: string, alsoImport: readonly string[] = []) => {
       patch({ opening: path, error: null });
       try {
         const summary = await platform.createWorkspace(path);
+        if (alsoImport.length > 0) {
+          const imported = await platform.importRecords(summary.root, [...alsoImport]);
+          const failed = imported.files.filter((f) => f.error !== null);
+          if (failed.length > 0) patch({ error: failed.map((f) => `${f.file}: ${f.error ?? ""}`).join("\n") });
+        }
         patch({ lastOpenedId: summary.id });
         await reload();
         onOpened(summary.root);
@@ -67,7 +72,7 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
         patch({ error: plan.reason });
         return;
       }
-      await openPath(plan.path);
+      await openPath(plan.path, plan.alsoImport);
     },
     [openPath, patch],
   );

@@ -1,5 +1,5 @@
 export { tauriPlatform } from "./tauri";
-export { QuireError } from "./types";
+export { QuireError, RECORD_EXTENSIONS, isRecordExport } from "./types";
 export type {
   ActiveModel,
   DragDropEvent,

@@ -4,6 +4,11 @@
 
 export type {
   AskParams,
+  DuplicateGroup,
+  DuplicateMember,
+  FileImport,
+  ImportedFrom,
+  ImportSummary,
   AskProgress,
   AskRecord,
   AskScope,

@@ -14,6 +14,7 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
+  ImportSummary,
   PaperDetail,
   PaperRow,
   ProtocolView,
@@ -29,6 +30,7 @@ import {
   type ModelSetup,
   type Platform,
   QuireError,
+  RECORD_EXTENSIONS,
   type WorkspaceList,
   type WorkspaceSummary,
 } from "./types";
@@ -63,6 +65,19 @@ export const tauriPlatform: Platform = {
     const chosen = await open({ directory: true, multiple: false, title: "Choose a folder of PDFs" });
     return typeof chosen === "string" ? chosen : null;
   },
+
+  async pickRecordFiles() {
+    const chosen = await open({
+      multiple: true,
+      directory: false,
+      title: "Choose search exports",
+      filters: [{ name: "Search exports (RIS, PubMed, BibTeX, CSV)", extensions: [...RECORD_EXTENSIONS] }],
+    });
+    if (chosen === null) return [];
+    return Array.isArray(chosen) ? chosen : [chosen];
+  },
+
+  importRecords: (workspace, files) => call<ImportSummary>("records_import", { params: { workspace, files } }),
 
   onDragDrop(handler) {
     return getCurrentWebview().onDragDropEvent(({ payload }) => {

@@ -32,6 +32,7 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
+  ImportSummary,
   PaperDetail,
   PaperRow,
   ReviewLaunch,
@@ -46,6 +47,19 @@ export type { ActiveModel, ErrorKind, ModelListing, ModelSettings, ModelSetup } 
 /** A workspace as the recent-reviews list shows it. */
 export type WorkspaceSummary = WorkspaceRow;
 export type WorkspaceList = WorkspaceListResponse;
+
+/** File name endings of the search exports Quire imports as records (as
+ * `quire::records::EXPORT_EXTENSIONS`; the content still decides the format). */
+export const RECORD_EXTENSIONS = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline"] as const;
+
+/** Whether a path is named as a search export rather than a PDF or a folder. */
+export function isRecordExport(path: string): boolean {
+  const dot = path.lastIndexOf(".");
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  if (dot <= slash + 1) return false;
+  const ext = path.slice(dot + 1).toLowerCase();
+  return (RECORD_EXTENSIONS as readonly string[]).includes(ext);
+}
 
 /** A drag over the window, as the OS reports it. */
 export type DragDropEvent =
@@ -62,6 +76,10 @@ export interface Platform {
   createWorkspace(folder: string): Promise<WorkspaceSummary>;
   /** Ask the user for a folder; null when they cancel. */
   pickFolder(): Promise<string | null>;
+  /** Ask the user for search exports (RIS, PubMed, BibTeX, CSV); empty when they cancel. */
+  pickRecordFiles(): Promise<string[]>;
+  /** Import search records into a review; the summary names files it could not read. */
+  importRecords(workspace: string, files: string[]): Promise<ImportSummary>;
   onDragDrop(handler: (event: DragDropEvent) => void): Promise<() => void>;
   /** Another part of the app changed the workspace list. */
   onWorkspacesChanged(handler: () => void): Promise<() => void>;

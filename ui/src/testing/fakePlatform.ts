@@ -18,6 +18,7 @@ import {
   type DragDropEvent,
   type Estimate,
   type ExportFormat,
+  type ImportSummary,
   type ExportWritten,
   type Label,
   type LabelChange,
@@ -119,6 +120,56 @@ export class FakePlatform implements Platform {
 
   pickFolder() {
     return Promise.resolve(this.nextPick);
+  }
+
+  /** What the next file dialog for search exports answers. */
+  nextRecordFiles: string[] = [];
+  imports: { workspace: string; files: string[] }[] = [];
+
+  pickRecordFiles() {
+    return Promise.resolve(this.nextRecordFiles);
+  }
+
+  /** Each file named `*.ris` gives two records (the second one a duplicate of
+   * the review's first paper by DOI); any other name cannot be read. */
+  importRecords(workspace: string, files: string[]): Promise<ImportSummary> {
+    this.imports.push({ workspace, files });
+    const view = this.review(workspace);
+    const summary: ImportSummary = { files: [], added: 0, papers: [], duplicates: view.duplicateGroups };
+    for (const file of files) {
+      if (!file.endsWith(".ris")) {
+        summary.files.push({ file, format: null, records: 0, added: 0, error: `${file} is not a search export Quire reads` });
+        continue;
+      }
+      const template = view.papers[0];
+      if (template === undefined) throw new Error("the fake review has no paper");
+      const rows: PaperRow[] = [1, 2].map((n) => ({
+        ...template,
+        id: `r${String(view.papers.length + n)}`,
+        file,
+        title: `Record ${String(n)} of ${file}`,
+        status: "ok",
+        pages: 1,
+        imported: { format: "RIS", position: n },
+        duplicates: 0,
+        score: null,
+        verdict: null,
+        label: null,
+        shownScore: null,
+        shownVerdict: null,
+      }));
+      view.papers = [...view.papers, ...rows];
+      summary.files.push({ file, format: "RIS", records: 2, added: 2, error: null });
+      summary.added += 2;
+      summary.papers.push(...rows.map((r) => r.id));
+      const member = (p: PaperRow, kind: string) => ({ paper: p.id, title: p.title, year: p.year, kind });
+      summary.duplicates = [
+        ...summary.duplicates,
+        { why: "the same DOI", members: [member(template, "PDF"), member(rows[1] ?? template, "RIS record")] },
+      ];
+    }
+    view.duplicateGroups = summary.duplicates;
+    return Promise.resolve(summary);
   }
 
   onDragDrop(handler: (e: DragDropEvent) => void) {
@@ -849,6 +900,7 @@ export class FakePlatform implements Platform {
     for (const p of view.papers.filter((p) => !readable.includes(p))) unreadable.set(p.status, (unreadable.get(p.status) ?? 0) + 1);
     return Promise.resolve({
       identified: view.papers.reduce((n, p) => n + 1 + p.duplicates, 0),
+      fromDatabases: view.papers.filter((p) => p.imported !== null).reduce((n, p) => n + 1 + p.duplicates, 0),
       duplicates: view.papers.reduce((n, p) => n + p.duplicates, 0),
       unreadable: [...unreadable].map(([reason, papers]) => ({ reason, papers })),
       screened: readable.length,
@@ -917,6 +969,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     status: "pending",
     reason: null,
     pages: 0,
+    imported: null,
     ocr: false,
     duplicates: 0,
     score: null,
@@ -939,6 +992,7 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     dual: null,
     secondProfile: null,
     papers: [paper(1, "alpha.pdf"), paper(2, "beta.pdf"), paper(3, "gamma.pdf")],
+    duplicateGroups: [],
   };
 }
 

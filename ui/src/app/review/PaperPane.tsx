@@ -130,7 +130,9 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
     row.year?.toString() ?? "",
     meta.venue ?? "",
     meta.doi === null ? "" : `DOI ${meta.doi}`,
-    fileName(row.file),
+    row.imported === null
+      ? fileName(row.file)
+      : `${row.imported.format} record ${String(row.imported.position)} of ${fileName(row.file)}, title and abstract only`,
     // Quotes from a scan may carry recognition errors; say so.
     row.ocr ? "read by OCR" : "",
   ].filter(Boolean);
@@ -253,6 +255,12 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
               <ul class="quotes" data-testid="quotes">
                 {result.evidence.map((q, i) => (
                   <li key={i}>
+                    {row.imported !== null ? (
+                      <blockquote class="quote" data-testid="quote">
+                        <span class="quote__text">“{q.text}”</span>
+                        <span class="page-ref">title/abstract</span>
+                      </blockquote>
+                    ) : (
                     <button
                       type="button"
                       class="quote"
@@ -265,11 +273,20 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
                       <span class="quote__text">“{q.text}”</span>
                       <span class="page-ref">p. {q.page}</span>
                     </button>
+                    )}
                   </li>
                 ))}
               </ul>
             </>
           )}
+        </>
+      )}
+      {row.imported !== null && (
+        <>
+          <h3 class="subhead">Abstract</h3>
+          <p class="pane__abstract" data-testid="pane-abstract">
+            {meta.abstract ?? "The record has no abstract: it is screened on its title alone."}
+          </p>
         </>
       )}
       {meta.abstract !== undefined && meta.abstract !== null && (
@@ -289,6 +306,7 @@ const ORIGIN_LABELS: Record<Origin, string> = {
   arxiv: "arXiv",
   openalex: "OpenAlex",
   corrected: "your correction",
+  record: "the search export",
 };
 
 /** "Title, authors and year from Crossref · abstract from the PDF": where the record came from. */

@@ -23,9 +23,16 @@ function FlowDiagram({ flow }: { flow: Flow }) {
     <div class="prisma" role="img" aria-label="PRISMA 2020 flow diagram">
       <p class="prisma__stage">Identification</p>
       <div class="prisma__row">
-        <Box title="Records identified (files found)" n={flow.identified} testId="prisma-identified" />
+        {flow.fromDatabases === 0 ? (
+          <Box title="Records identified (files found)" n={flow.identified} testId="prisma-identified" />
+        ) : (
+          <Box title="Records identified" n={flow.identified} testId="prisma-identified">
+            <p class="prisma__detail">From databases (search exports): {count(flow.fromDatabases)}</p>
+            <p class="prisma__detail">From files (PDFs): {count(flow.identified - flow.fromDatabases)}</p>
+          </Box>
+        )}
         <Box title="Removed before screening" n={flow.duplicates + unreadable} testId="prisma-removed">
-          <p class="prisma__detail">Duplicates (identical files): {count(flow.duplicates)}</p>
+          <p class="prisma__detail">Duplicates (identical files or records): {count(flow.duplicates)}</p>
           <p class="prisma__detail">Could not be read: {count(unreadable)}</p>
           {flow.unreadable.length > 0 && (
             <ul class="prisma__reasons">

@@ -935,3 +935,31 @@ describe("the PRISMA flow", () => {
     expect(platform.exported.at(-1)).toEqual({ format: "prisma", path: "/home/r/flow.csv" });
   });
 });
+
+describe("search records", () => {
+  it("imports the exports chosen, says what each gave and which could not be read, and shows duplicates", async () => {
+    await openReview();
+    expect($("[data-testid=duplicates]")).toBeNull();
+    platform.nextRecordFiles = ["/search/pubmed.ris", "/search/notes.docx"];
+    await click("[data-testid=add-records]");
+    expect(platform.imports).toEqual([{ workspace: ROOT, files: ["/search/pubmed.ris", "/search/notes.docx"] }]);
+    const outcome = $("[data-testid=import-outcome]")?.textContent ?? "";
+    expect(outcome).toContain("2 new records added");
+    expect(all("[data-testid=import-file]").map((e) => e.textContent)).toEqual(["/search/pubmed.ris: 2 records (RIS), 2 new"]);
+    expect($("[data-testid=import-file-failed]")?.textContent).toContain("not a search export");
+    // The review is read again: its records count beside its files.
+    expect($(".review-screen__title .muted")?.textContent).toContain("3 files · 2 records");
+    const groups = all("[data-testid=duplicate-group]");
+    expect(groups).toHaveLength(1);
+    expect(groups[0]?.textContent).toContain("the same DOI");
+    expect(groups[0]?.textContent).toContain("RIS record");
+  });
+
+  it("asks nothing of the backend when the dialog is cancelled", async () => {
+    await openReview();
+    platform.nextRecordFiles = [];
+    await click("[data-testid=add-records]");
+    expect(platform.imports).toEqual([]);
+    expect($("[data-testid=import-outcome]")).toBeNull();
+  });
+});

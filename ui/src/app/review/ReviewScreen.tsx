@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import {
   type ActiveModel,
   type EngineKind,
+  type ImportSummary,
   type LookupChoice,
   type PaperRow,
   type Platform,
@@ -15,6 +16,7 @@ import {
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
+import { Duplicates, ImportOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
@@ -49,6 +51,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [panel, setPanel] = useState<Panel>("auto");
   const [now, setNow] = useState(Date.now());
   const [preparing, setPreparing] = useState(false);
+  const [imported, setImported] = useState<ImportSummary | null>(null);
   const run = runs.byWorkspace[root];
   const running = run !== undefined && !isOver(run);
 
@@ -135,6 +138,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     runs.cancel(root).catch((raw: unknown) => {
       setError(QuireError.from(raw).message);
     });
+  };
+
+  const addRecords = async () => {
+    setError(null);
+    try {
+      const files = await platform.pickRecordFiles();
+      if (files.length === 0) return;
+      setImported(await platform.importRecords(root, files));
+      await load();
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    }
   };
 
   const replaceRow = (row: PaperRow) => {
@@ -228,7 +243,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           {view === null ? <h1>Review</h1> : <h1 data-testid="review-title">{view.title}</h1>}
           {view !== null && (
             <p class="muted">
-              {view.question ?? "No question yet"} · {count(view.papers.length)} files
+              {view.question ?? "No question yet"} · {papersLine(view.papers)}
             </p>
           )}
         </div>
@@ -240,6 +255,17 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
             {view.state !== "new" && !running && (
               <button type="button" class="button button--small" data-testid="new-run" onClick={() => { setPanel("setup"); }}>
                 Edit and run again
+              </button>
+            )}
+            {!running && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="add-records"
+                title="Import a database search's export (RIS, PubMed, BibTeX, CSV): each record is screened on its title and abstract"
+                onClick={() => void addRecords()}
+              >
+                Add records…
               </button>
             )}
             {run !== undefined && (
@@ -299,6 +325,15 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           </button>
         </div>
       )}
+      {imported !== null && (
+        <ImportOutcome
+          summary={imported}
+          onClose={() => {
+            setImported(null);
+          }}
+        />
+      )}
+      {view !== null && <Duplicates groups={view.duplicateGroups} />}
       {interrupted && (
         <div class="banner" role="status" data-testid="interrupted">
           <span>
@@ -348,4 +383,15 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       {body}
     </main>
   );
+}
+
+/** "12 files", "327 records", or "12 files · 327 records". */
+function papersLine(papers: readonly PaperRow[]): string {
+  const records = papers.filter((p) => p.imported !== null).length;
+  const files = papers.length - records;
+  const parts = [
+    files > 0 || records === 0 ? `${count(files)} files` : "",
+    records > 0 ? `${count(records)} ${records === 1 ? "record" : "records"}` : "",
+  ];
+  return parts.filter(Boolean).join(" · ");
 }

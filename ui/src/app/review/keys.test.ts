@@ -10,6 +10,7 @@ const paper: PaperRow = {
   authors: [],
   year: null,
   status: "ok",
+  imported: null,
   reason: null,
   pages: 1,
   ocr: false,

@@ -13,6 +13,7 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     status: "ok",
     reason: null,
     pages: 10,
+    imported: null,
     disagreed: false,
     stale: null,
     ocr: false,

@@ -117,7 +117,7 @@ export type MetaField = "title" | "authors" | "year" | "venue" | "doi" | "arxiv"
 /**
  * Where a field's value came from.
  */
-export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected";
+export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected" | "record";
 
 /**
  * Bibliographic metadata: read offline from the PDF itself, then, where a
@@ -203,6 +203,11 @@ export type PaperRow = { id: string,
  */
 file: string, title: string | null, authors: Array<string>, year: number | null, status: string, reason: string | null, pages: number, 
 /**
+ * A search record (title and abstract, no PDF): its export's format
+ * and its place there. `file` is then the export.
+ */
+imported: ImportedFrom | null, 
+/**
  * The text was read by OCR.
  */
 ocr: boolean, duplicates: number, 
@@ -238,7 +243,12 @@ engine: EngineKind | null,
 /**
  * The dual-reading policy of the latest run, and its second profile.
  */
-dual: DualPolicy | null, secondProfile: string | null, papers: Array<PaperRow>, };
+dual: DualPolicy | null, secondProfile: string | null, papers: Array<PaperRow>, 
+/**
+ * Papers found to be one work (DOI, PMID, else title, year and first
+ * author), never merged: the researcher decides.
+ */
+duplicateGroups: Array<DuplicateGroup>, };
 
 /**
  * The detail pane's paper.
@@ -507,9 +517,14 @@ export type Reason = { reason: string, papers: number, };
  */
 export type Flow = { 
 /**
- * Files found, duplicates included.
+ * Records and files found, duplicates included.
  */
-identified: number, duplicates: number, 
+identified: number, 
+/**
+ * Of the identified, records imported from search exports (databases);
+ * the rest are PDFs found in folders.
+ */
+fromDatabases: number, duplicates: number, 
 /**
  * Files that could not be read, by reason.
  */
@@ -550,6 +565,91 @@ includedByResearcher: number,
 labelled: number, };
 
 export type ExportWritten = { path: string, bytes: number, };
+
+/**
+ * Where an imported record came from, and what it holds beyond
+ * [`PaperMeta`].
+ */
+export type ImportedFrom = { 
+/**
+ * The export's format, as a person names it ("RIS", "PubMed/MEDLINE").
+ */
+format: string, 
+/**
+ * The record's place in its file, from 1.
+ */
+position: number, pmid?: string | null, keywords?: Array<string>, };
+
+export type ImportParams = { 
+/**
+ * The review's workspace folder; made when it is not one yet.
+ */
+workspace: string, 
+/**
+ * The search exports (RIS, PubMed/MEDLINE, BibTeX, CSV).
+ */
+files: string[], };
+
+/**
+ * How one export file went in.
+ */
+export type FileImport = { 
+/**
+ * The file as given (its name shown lossily when not UTF-8).
+ */
+file: string, 
+/**
+ * The format read ("RIS", "PubMed/MEDLINE", …); none when unreadable.
+ */
+format: string | null, 
+/**
+ * Records the file holds.
+ */
+records: number, 
+/**
+ * Of those, records new to the review.
+ */
+added: number, 
+/**
+ * Why the file could not be read; nothing of it was imported.
+ */
+error: string | null, };
+
+/**
+ * One member of a group of duplicates.
+ */
+export type DuplicateMember = { paper: string, title: string | null, year: number | null, 
+/**
+ * "RIS record", "PDF", …: what the member is.
+ */
+kind: string, };
+
+/**
+ * Papers of a review found to be one work, and why.
+ */
+export type DuplicateGroup = { members: Array<DuplicateMember>, 
+/**
+ * "the same DOI", "the same PMID", or "the same title, year and first
+ * author".
+ */
+why: string, };
+
+/**
+ * What an import did.
+ */
+export type ImportSummary = { files: Array<FileImport>, 
+/**
+ * Records new to the review, over all files.
+ */
+added: number, 
+/**
+ * Every paper the imported files' records are, in file order, each once.
+ */
+papers: Array<string>, 
+/**
+ * The review's groups of duplicates after the import.
+ */
+duplicates: Array<DuplicateGroup>, };
 
 /**
  * Which papers a question is asked of.

@@ -1,0 +1,63 @@
+//! Search records into a review: `quire import` and the app's *Add records*.
+//! The files are read and their records become papers of the review
+//! ([`crate::review::imports`]); a file that cannot be read is named with
+//! why, and the rest still go in.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::reviews::index_workspace;
+use super::{AppContext, CommandError, ErrorKind};
+use crate::blocking::blocking;
+use crate::review::imports::{ImportSummary, import_files};
+use crate::workspace::{TaskMeta, Workspace, WorkspaceId, layout};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ImportParams {
+    /// The review's workspace folder; made when it is not one yet.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// The search exports (RIS, PubMed/MEDLINE, BibTeX, CSV).
+    #[cfg_attr(test, ts(type = "string[]"))]
+    pub files: Vec<PathBuf>,
+}
+
+/// Import `params.files` into the review; the summary says what each file
+/// gave, which could not be read and why, and the review's duplicates.
+pub async fn records_import(
+    ctx: &AppContext,
+    params: ImportParams,
+) -> Result<ImportSummary, CommandError> {
+    let Some(first) = params.files.first().cloned() else {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "no_files",
+            "name at least one search export (RIS, PubMed/MEDLINE, BibTeX or CSV)",
+        ));
+    };
+    let root = params.workspace.clone();
+    let summary = blocking(move || {
+        let ws = if params.workspace.join(layout::TASK_FILE).is_file() {
+            Workspace::open(&params.workspace)?
+        } else {
+            Workspace::create(&params.workspace, &task_for(&params.workspace, &first))?
+        };
+        Ok::<_, CommandError>(import_files(&ws, &params.files)?)
+    })
+    .await?;
+    index_workspace(ctx, root).await;
+    Ok(summary)
+}
+
+/// A new review named after its folder, sourced from the first export.
+fn task_for(dir: &std::path::Path, first: &std::path::Path) -> TaskMeta {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "review".into());
+    let source = std::fs::canonicalize(first).unwrap_or_else(|_| first.to_owned());
+    TaskMeta::new(WorkspaceId(name.clone()), name, &source)
+}

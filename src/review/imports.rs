@@ -1,0 +1,404 @@
+//! Search records into a review. Each record of a database search's export
+//! (RIS, PubMed/MEDLINE, BibTeX, CSV: [`crate::records`]) becomes a paper
+//! whose text is its title and abstract as one page, so both engines, the
+//! quote checks, labels and exports treat it as they treat a PDF: a quote
+//! is verified against the title and abstract. The same record imported
+//! again is the same paper (its id is the hash of what it says). Works found
+//! twice, among records and against the review's PDFs (DOI, PMID, else
+//! title, year and first author), are shown as [`DuplicateGroup`]s and never
+//! merged: the researcher decides.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::{ReviewError, corrections, paper_text};
+use crate::records::duplicates::{self, Why, Work};
+use crate::records::{self, Record};
+use crate::workspace::{
+    Author, ImportedFrom, MetaField, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus,
+    Workspace,
+};
+
+/// How one export file went in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FileImport {
+    /// The file as given (its name shown lossily when not UTF-8).
+    pub file: String,
+    /// The format read ("RIS", "PubMed/MEDLINE", …); none when unreadable.
+    pub format: Option<String>,
+    /// Records the file holds.
+    pub records: usize,
+    /// Of those, records new to the review.
+    pub added: usize,
+    /// Why the file could not be read; nothing of it was imported.
+    pub error: Option<String>,
+}
+
+/// One member of a group of duplicates.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct DuplicateMember {
+    pub paper: String,
+    pub title: Option<String>,
+    pub year: Option<u16>,
+    /// "RIS record", "PDF", …: what the member is.
+    pub kind: String,
+}
+
+/// Papers of a review found to be one work, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct DuplicateGroup {
+    pub members: Vec<DuplicateMember>,
+    /// "the same DOI", "the same PMID", or "the same title, year and first
+    /// author".
+    pub why: String,
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ImportSummary {
+    pub files: Vec<FileImport>,
+    /// Records new to the review, over all files.
+    pub added: usize,
+    /// Every paper the imported files' records are, in file order, each once.
+    pub papers: Vec<String>,
+    /// The review's groups of duplicates after the import.
+    pub duplicates: Vec<DuplicateGroup>,
+}
+
+impl ImportSummary {
+    /// The files that could not be read.
+    pub fn failed(&self) -> impl Iterator<Item = &FileImport> {
+        self.files.iter().filter(|f| f.error.is_some())
+    }
+}
+
+/// Import the records of `files` into `ws`. A file that cannot be read is
+/// reported in the summary and the others still go in.
+pub fn import_files(ws: &Workspace, files: &[PathBuf]) -> Result<ImportSummary, ReviewError> {
+    let mut known: BTreeMap<PaperId, PaperRecord> = ws
+        .papers()?
+        .into_iter()
+        .map(|p| (p.id.clone(), p))
+        .collect();
+    let mut summary = ImportSummary::default();
+    for file in files {
+        let read = std::fs::canonicalize(file)
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                records::read_file(&path)
+                    .map(|records| (path, records))
+                    .map_err(|e| e.to_string())
+            });
+        let (path, records) = match read {
+            Ok(read) => read,
+            Err(error) => {
+                summary.files.push(FileImport {
+                    file: file.to_string_lossy().into_owned(),
+                    format: None,
+                    records: 0,
+                    added: 0,
+                    error: Some(error),
+                });
+                continue;
+            }
+        };
+        let line = import_read(ws, &mut known, &path, &records, &mut summary.papers)?;
+        summary.added += line.added;
+        summary.files.push(line);
+    }
+    let mut seen = std::collections::HashSet::new();
+    summary.papers.retain(|id| seen.insert(id.clone()));
+    summary.duplicates = duplicate_groups(ws)?;
+    Ok(summary)
+}
+
+/// Import the records already read from the export at `path`: the review's
+/// side of [`import_files`], for a caller that read the file first (to
+/// refuse an unreadable one before making a workspace).
+pub fn import_read(
+    ws: &Workspace,
+    known: &mut BTreeMap<PaperId, PaperRecord>,
+    path: &Path,
+    records: &[Record],
+    papers: &mut Vec<String>,
+) -> Result<FileImport, ReviewError> {
+    let mut line = FileImport {
+        file: path.to_string_lossy().into_owned(),
+        format: records.first().map(|r| r.format.as_str().to_owned()),
+        records: records.len(),
+        added: 0,
+        error: None,
+    };
+    for record in records {
+        let paper = paper_of(record, path);
+        let id = paper.id.clone();
+        match known.get_mut(&id) {
+            // Imported before from this very file: nothing new.
+            Some(old) if old.file == path || old.duplicates.iter().any(|d| d == path) => {}
+            // The same record, word for word, from another export: one
+            // paper, the other file listed as a duplicate (as identical
+            // PDFs are).
+            Some(old) => {
+                old.duplicates.push(path.to_owned());
+                ws.save_paper(old)?;
+            }
+            None => {
+                if paper.status.is_readable() {
+                    paper_text::save(ws, &id, &[text_of(record)])?;
+                }
+                ws.save_paper(&paper)?;
+                known.insert(id.clone(), paper);
+                line.added += 1;
+            }
+        }
+        papers.push(id.0);
+    }
+    Ok(line)
+}
+
+/// The review's papers that are one work, and why: records against records
+/// and against PDFs, by their metadata as corrected.
+pub fn duplicate_groups(ws: &Workspace) -> Result<Vec<DuplicateGroup>, ReviewError> {
+    let papers = corrections::corrected(ws)?;
+    let works: Vec<Work> = papers.iter().map(work_of).collect();
+    Ok(duplicates::find(&works)
+        .into_iter()
+        .map(|group| DuplicateGroup {
+            members: group
+                .records
+                .iter()
+                .map(|&i| member_of(&papers[i]))
+                .collect(),
+            why: match group.why {
+                Why::Doi => "the same DOI",
+                Why::Pmid => "the same PMID",
+                Why::TitleYearAuthor => "the same title, year and first author",
+            }
+            .to_owned(),
+        })
+        .collect())
+}
+
+/// Whether `path` is to be imported as records rather than searched for
+/// PDFs: a file named as a search export.
+pub fn is_records_source(path: &Path) -> bool {
+    path.is_file() && records::is_export_name(path)
+}
+
+/// The one page a record's text is: its title, then its abstract.
+fn text_of(record: &Record) -> String {
+    match &record.abstract_text {
+        Some(abstract_text) if !record.title.is_empty() => {
+            format!("{}\n\n{abstract_text}", record.title)
+        }
+        Some(abstract_text) => abstract_text.clone(),
+        None => record.title.clone(),
+    }
+}
+
+/// The paper a record is, read from `file`.
+fn paper_of(record: &Record, file: &Path) -> PaperRecord {
+    let sha256 = hex::encode(Sha256::digest(identity_of(record)));
+    let has_text = !record.title.is_empty() || record.abstract_text.is_some();
+    let mut meta = PaperMeta {
+        authors: record.authors.iter().map(|a| Author::parse(a)).collect(),
+        year: record.year.and_then(|y| u16::try_from(y).ok()),
+        doi: record.doi.clone(),
+        arxiv: None,
+        venue: record.journal.clone(),
+        abstract_text: record.abstract_text.clone(),
+        sources: BTreeMap::new(),
+    };
+    let present = [
+        (MetaField::Title, !record.title.is_empty()),
+        (MetaField::Authors, !meta.authors.is_empty()),
+        (MetaField::Year, meta.year.is_some()),
+        (MetaField::Venue, meta.venue.is_some()),
+        (MetaField::Doi, meta.doi.is_some()),
+        (MetaField::Abstract, meta.abstract_text.is_some()),
+    ];
+    for (field, _) in present.iter().filter(|(_, here)| *here) {
+        meta.sources.insert(*field, Origin::Record);
+    }
+    PaperRecord {
+        id: PaperId(sha256[..16].to_owned()),
+        file: file.to_owned(),
+        sha256,
+        size: text_of(record).len() as u64,
+        status: if has_text {
+            PaperStatus::Ok
+        } else {
+            PaperStatus::Damaged
+        },
+        title: (!record.title.is_empty()).then(|| record.title.clone()),
+        duplicates: Vec::new(),
+        reason: (!has_text).then(|| "the record has neither a title nor an abstract".to_owned()),
+        pages: usize::from(has_text),
+        extractor: Some(format!("{} record", record.format.as_str())),
+        ocr: false,
+        meta,
+        imported: Some(ImportedFrom {
+            format: record.format.as_str().to_owned(),
+            position: record.index + 1,
+            pmid: record.pmid.clone(),
+            keywords: record.keywords.clone(),
+        }),
+    }
+}
+
+/// What makes a record this record: everything it says, not where it was
+/// found, so the same record from two files is one paper.
+fn identity_of(record: &Record) -> Vec<u8> {
+    let fields = (
+        &record.title,
+        &record.abstract_text,
+        &record.authors,
+        record.year,
+        &record.journal,
+        &record.doi,
+        &record.pmid,
+    );
+    // Serialising a tuple of strings and options cannot fail.
+    serde_json::to_vec(&fields).unwrap_or_default()
+}
+
+fn work_of(paper: &PaperRecord) -> Work {
+    Work {
+        title: paper.title.clone().unwrap_or_default(),
+        year: paper.meta.year.map(i32::from),
+        first_author: paper.meta.authors.first().map(|a| a.family.clone()),
+        doi: paper.meta.doi.as_deref().and_then(records::normalize_doi),
+        pmid: paper.imported.as_ref().and_then(|i| i.pmid.clone()),
+    }
+}
+
+fn member_of(paper: &PaperRecord) -> DuplicateMember {
+    DuplicateMember {
+        paper: paper.id.0.clone(),
+        title: paper.title.clone(),
+        year: paper.meta.year,
+        kind: match &paper.imported {
+            Some(from) => format!("{} record", from.format),
+            None => "PDF".to_owned(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::{TaskMeta, WorkspaceId};
+
+    const RIS: &str = "TY  - JOUR
+TI  - Methylphenidate for children with attention deficit hyperactivity disorder
+AB  - A randomised trial of methylphenidate in 120 children.
+AU  - Smith, John
+PY  - 2004
+DO  - 10.1000/ADHD.1
+ER  - 
+
+TY  - JOUR
+TI  - A title with no abstract at all
+AU  - Doe, Jane
+PY  - 2010
+ER  - 
+";
+
+    const BIB: &str = "@article{smith2004,
+  title = {Methylphenidate for Children with Attention Deficit Hyperactivity Disorder},
+  author = {Smith, John},
+  year = {2004},
+  journal = {Pediatrics},
+  doi = {https://doi.org/10.1000/adhd.1}
+}
+";
+
+    fn workspace(dir: &Path) -> Workspace {
+        let task = TaskMeta::new(WorkspaceId("t".into()), "t".into(), dir);
+        Workspace::create(&dir.join("ws"), &task).unwrap()
+    }
+
+    #[test]
+    fn records_become_papers_with_their_text_and_metadata_and_a_second_import_adds_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let ris = dir.path().join("search.ris");
+        std::fs::write(&ris, RIS).unwrap();
+
+        let first = import_files(&ws, std::slice::from_ref(&ris)).unwrap();
+        assert_eq!(first.added, 2);
+        assert_eq!(first.files[0].format.as_deref(), Some("RIS"));
+        let papers = ws.papers().unwrap();
+        let trial = papers
+            .iter()
+            .find(|p| p.meta.abstract_text.is_some())
+            .unwrap();
+        assert!(trial.is_record() && trial.status.is_readable());
+        assert_eq!(trial.meta.doi.as_deref(), Some("10.1000/adhd.1"));
+        assert_eq!(trial.meta.authors[0].family, "Smith");
+        assert_eq!(
+            trial.meta.sources.get(&MetaField::Doi),
+            Some(&Origin::Record)
+        );
+        let text = paper_text::load(&ws, &trial.id).unwrap().unwrap();
+        assert_eq!(text.len(), 1);
+        assert!(text[0].starts_with("Methylphenidate for children"));
+        assert!(text[0].ends_with("120 children."));
+
+        let again = import_files(&ws, &[ris]).unwrap();
+        assert_eq!(again.added, 0);
+        assert_eq!(again.papers, first.papers);
+        assert_eq!(ws.papers().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_same_work_from_two_exports_is_shown_as_a_group_and_both_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let (ris, bib) = (dir.path().join("a.ris"), dir.path().join("b.bib"));
+        std::fs::write(&ris, RIS).unwrap();
+        std::fs::write(&bib, BIB).unwrap();
+        let summary = import_files(&ws, &[ris, bib]).unwrap();
+        assert_eq!(summary.added, 3, "never merged: {summary:?}");
+        assert_eq!(summary.duplicates.len(), 1);
+        let group = &summary.duplicates[0];
+        assert_eq!(group.why, "the same DOI");
+        let mut kinds: Vec<&str> = group.members.iter().map(|m| m.kind.as_str()).collect();
+        kinds.sort_unstable();
+        assert_eq!(kinds, ["BibTeX record", "RIS record"]);
+    }
+
+    #[test]
+    fn an_unreadable_file_is_named_and_the_others_go_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let (ris, junk) = (dir.path().join("a.ris"), dir.path().join("notes.txt"));
+        std::fs::write(&ris, RIS).unwrap();
+        std::fs::write(&junk, "shopping list: eggs").unwrap();
+        let missing = dir.path().join("missing.ris");
+        let summary = import_files(&ws, &[junk.clone(), missing, ris]).unwrap();
+        assert_eq!(summary.added, 2);
+        let failed: Vec<&FileImport> = summary.failed().collect();
+        assert_eq!(failed.len(), 2);
+        assert!(
+            failed[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("not a search export"),
+            "{failed:?}"
+        );
+        assert!(failed[1].error.as_deref().unwrap().contains("No such file"));
+    }
+}
