@@ -93,7 +93,7 @@ async fn bad_folders_get_specific_errors() {
         (missing.kind, missing.code.as_str()),
         (ErrorKind::NotFound, "folder_not_found")
     );
-    let text = data.path().join("notes.txt");
+    let text = data.path().join("notes.docx");
     std::fs::write(&text, "x").unwrap();
     let not_folder = commands::workspace_create(&ctx, WorkspaceCreateParams { folder: text })
         .await
@@ -101,6 +101,22 @@ async fn bad_folders_get_specific_errors() {
     assert_eq!(
         (not_folder.kind, not_folder.code.as_str()),
         (ErrorKind::InvalidInput, "not_a_folder")
+    );
+    // A file named as a search export is read as one, and refused with what
+    // was expected when it is none.
+    let text = data.path().join("notes.txt");
+    std::fs::write(&text, "to read on Monday").unwrap();
+    let not_export = commands::workspace_create(&ctx, WorkspaceCreateParams { folder: text })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (not_export.kind, not_export.code.as_str()),
+        (ErrorKind::InvalidInput, "records_unreadable")
+    );
+    assert!(
+        not_export.message.contains("not a search export"),
+        "{}",
+        not_export.message
     );
     assert!(
         commands::workspace_list(&ctx)
