@@ -14,6 +14,7 @@ use quire::commands::review_view::{
     ReviewView,
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
+use quire::commands::screening::{self, ScreeningParams};
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
 use quire::commands::{
@@ -26,6 +27,7 @@ use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
 use quire::review::imports::ImportSummary;
 use quire::review::outputs::ExportFormat;
+use quire::review::queue::ScreeningView;
 use quire::review::report::prisma::Flow;
 use quire::review::table::fill::{FillOutcome, FillProgress};
 use quire::review::table::{Column, TableView};
@@ -168,6 +170,15 @@ pub async fn records_import(
     params: ImportParams,
 ) -> Result<ImportSummary, CommandError> {
     records::records_import(&ctx, params).await
+}
+
+/// Where screening stands and the next papers, ordered by the labels so far.
+#[tauri::command]
+pub async fn screening_next(
+    ctx: State<'_, AppContext>,
+    params: ScreeningParams,
+) -> Result<ScreeningView, CommandError> {
+    screening::screening_next(&ctx, params).await
 }
 
 #[tauri::command]

@@ -10,6 +10,7 @@ mod meta;
 mod models;
 mod protocol;
 mod review;
+mod screen;
 mod table;
 mod tool;
 mod validate;
@@ -48,6 +49,9 @@ enum Command {
     /// Review a folder of PDFs, or a search export's records, against a
     /// question (headless) and write the report.
     Review(review::ReviewArgs),
+    /// The screening queue: where screening stands and the next papers to
+    /// label, ordered by what your labels so far teach.
+    Screen(screen::ScreenArgs),
     /// Import search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review:
     /// each becomes a paper screened on its title and abstract.
     Import(import::ImportArgs),
@@ -144,6 +148,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Agent(cmd) => report(agents::run(cmd).await),
         Command::Label(args) => report(agents::label(args).await),
         Command::Import(args) => report(import::run(args).await),
+        Command::Screen(args) => report(screen::run(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
         Command::Validate(args) => report(validate::run(args).await),
         Command::AskPapers(args) => report(ask_papers::run(args).await),

@@ -74,6 +74,8 @@ pub struct AppContext {
     runs: Arc<(Mutex<HashMap<PathBuf, CancellationToken>>, Condvar)>,
     /// The binary extraction workers run from; `None` is this process's own.
     worker_exe: Option<PathBuf>,
+    /// The screening queues built in this process.
+    queues: super::screening::QueueCache,
 }
 
 impl AppContext {
@@ -84,7 +86,13 @@ impl AppContext {
             stale: Arc::new(AtomicBool::new(false)),
             runs: Arc::default(),
             worker_exe: None,
+            queues: Default::default(),
         }
+    }
+
+    /// The screening queues built in this process.
+    pub(crate) fn queues(&self) -> &super::screening::QueueCache {
+        &self.queues
     }
 
     /// Start extraction workers from `exe` (a binary whose main calls

@@ -20,6 +20,7 @@ use super::review_view::{
     ReviewView,
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
+use super::screening::ScreeningParams;
 use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
@@ -42,6 +43,7 @@ use crate::review::protocol::{
     Event as ProtocolEvent, Origin as ProtocolOrigin, Pilot as ProtocolPilot,
     Version as ProtocolVersion,
 };
+use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView};
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
@@ -129,6 +131,12 @@ fn generated() -> String {
         declaration::<DuplicateMember>(),
         declaration::<DuplicateGroup>(),
         declaration::<ImportSummary>(),
+        // The screening queue.
+        declaration::<ScreeningParams>(),
+        declaration::<Basis>(),
+        declaration::<QueueItem>(),
+        declaration::<CurvePoint>(),
+        declaration::<ScreeningView>(),
         // Asking the papers.
         declaration::<AskScope>(),
         declaration::<AskMode>(),

@@ -18,6 +18,7 @@ pub mod records;
 pub mod review_view;
 pub mod reviews;
 pub mod run_model;
+pub mod screening;
 pub mod table;
 pub mod validation;
 pub(crate) mod workspaces;

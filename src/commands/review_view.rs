@@ -158,6 +158,7 @@ pub async fn review_prepare(
     .await?;
     extract_papers(&ws, papers, &options, Arc::new(NoEvents)).await?;
     drop(ws); // release the workspace lock before reading it back
+    ctx.queues().forget(&workspace);
     review_open(ctx, workspace).await
 }
 

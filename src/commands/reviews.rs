@@ -337,6 +337,8 @@ pub fn spawn(
 
 /// Bring the index up to date with a workspace; a failure only marks it stale.
 pub(crate) async fn index_workspace(ctx: &AppContext, root: PathBuf) {
+    // Its papers may have changed: the screening queue is built again.
+    ctx.queues().forget(&root);
     let ctx2 = ctx.clone();
     let indexed: Result<(), CommandError> = blocking(move || {
         let ws = Workspace::open_read_only(&root)?;
@@ -391,7 +393,9 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
             verdict: params.verdict,
             score: params.score,
             note: params.note,
-            at: crate::workspace::records::now_rfc3339(),
+            // To the millisecond: the screening curve orders labels by it, and
+            // a researcher at the keyboard gives several a second.
+            at: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
             question: task
                 .question
                 .as_deref()

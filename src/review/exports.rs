@@ -171,8 +171,20 @@ pub fn bibtex(data: &ReportData<'_>) -> String {
 
 pub fn csv(data: &ReportData<'_>) -> String {
     let mut out = String::from(
-        "rank,title,authors,year,venue,score,verdict,researcher_verdict,researcher_score,researcher_note,status,doi,file\n",
+        "rank,title,authors,year,venue,score,verdict,researcher_verdict,researcher_score,researcher_note,screening_queue_position,status,doi,file\n",
     );
+    // The learned screening order, apart from the engine's rank and score:
+    // where each paper not yet labelled stands in the queue.
+    let queue_position: std::collections::HashMap<&str, usize> = data
+        .screening
+        .map(|s| {
+            s.order
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (id.as_str(), i + 1))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut rank = 0;
     for (p, scored) in ordered(data) {
         let label = data.labels.get(&p.id);
@@ -204,6 +216,10 @@ pub fn csv(data: &ReportData<'_>) -> String {
                 .map(|s| format!("{s:.1}"))
                 .unwrap_or_default(),
             label.and_then(|l| l.note.clone()).unwrap_or_default(),
+            queue_position
+                .get(p.id.0.as_str())
+                .map(usize::to_string)
+                .unwrap_or_default(),
             p.status.as_str().to_owned(),
             p.meta.doi.clone().unwrap_or_default(),
             p.file.display().to_string(),
@@ -351,6 +367,7 @@ mod tests {
             results,
             date: "2026-11-30T10:00:00Z",
             stale: &BTreeMap::new(),
+            screening: None,
             model: None,
             synthesis: None,
             labels,

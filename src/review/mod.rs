@@ -19,6 +19,7 @@ pub mod md_text;
 pub mod outputs;
 pub mod paper_text;
 pub mod protocol;
+pub mod queue;
 pub mod reading;
 pub mod report;
 pub mod run;

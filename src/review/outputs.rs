@@ -85,6 +85,9 @@ pub struct ReviewFiles {
     /// Papers whose reading is stale (made under earlier inputs), with why:
     /// not in `results`.
     pub stale: BTreeMap<PaperId, String>,
+    /// The screening queue's ranking and the labels it learned from, when
+    /// the researcher screened in it.
+    pub screening: Option<super::queue::RankingFile>,
 }
 
 impl ReviewFiles {
@@ -143,6 +146,7 @@ impl ReviewFiles {
         asks.reverse();
         Ok(Self {
             task: ws.task()?,
+            screening: super::queue::load_ranking(ws)?,
             labels: labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
@@ -217,6 +221,7 @@ impl ReviewFiles {
             table: self.table.as_ref(),
             asks: &self.asks,
             stale: &self.stale,
+            screening: self.screening.as_ref(),
             dual: self
                 .dual
                 .as_ref()

@@ -51,6 +51,8 @@ pub const ASKS_DIR: &str = "asks";
 /// The extraction table: `table/columns.json`, `table/cells/<paper>.json`,
 /// `table/corrections.json` (Quire's).
 pub const TABLE_DIR: &str = "table";
+/// The screening queue's ranking and the labels it learned from (Quire's).
+pub const SCREENING_FILE: &str = "screening.json";
 /// Quire's private state (the lock); hidden from and closed to the agent.
 pub const PRIVATE_DIR: &str = ".quire";
 /// The lock file inside [`PRIVATE_DIR`].
@@ -94,6 +96,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         INPUTS_FILE,
         ASKS_DIR,
         TABLE_DIR,
+        SCREENING_FILE,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -204,3 +204,140 @@ fn quire_import_adds_records_beside_pdfs_and_finds_duplicates_against_them() {
     );
     assert!(report.contains("| Records identified from files (PDFs) | 2 |"));
 }
+
+/// The SYNERGY set's truth, row by row (1 = included by the reviewers).
+fn truth_of(csv_path: &Path) -> Vec<bool> {
+    let mut reader = csv::Reader::from_path(csv_path).unwrap();
+    let column = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "label_included")
+        .unwrap();
+    reader
+        .records()
+        .map(|r| &r.unwrap()[column] == "1")
+        .collect()
+}
+
+#[tokio::test]
+async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone() {
+    use quire::commands::reviews::{LabelParams, label_set};
+    use quire::commands::screening::{ScreeningParams, screening_next};
+    use quire::commands::{AppContext, AppPaths};
+    use quire::review::Verdict;
+    use quire::review::queue::{Basis, load_ranking};
+
+    let data = tempfile::tempdir().unwrap();
+    let ctx = AppContext::new(AppPaths::new(data.path()));
+    let csv_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(UI_SET);
+    let ws = data.path().join("ws");
+    quire::commands::records::records_import(
+        &ctx,
+        quire::commands::records::ImportParams {
+            workspace: ws.clone(),
+            files: vec![csv_path.clone()],
+        },
+    )
+    .await
+    .unwrap();
+    let truth = truth_of(&csv_path);
+    let position: std::collections::HashMap<String, usize> = papers_of(&ws)
+        .iter()
+        .map(|p| {
+            let at = p["imported"]["position"].as_u64().unwrap() as usize;
+            (p["id"].as_str().unwrap().to_owned(), at - 1)
+        })
+        .collect();
+    let question = "Which studies compare the efficacy or harms of drugs for overactive bladder and urinary incontinence?";
+    let params = |count| ScreeningParams {
+        workspace: ws.clone(),
+        count: Some(count),
+        question: Some(question.to_owned()),
+    };
+
+    // The order the question alone gives, before any label.
+    let before = screening_next(&ctx, params(400)).await.unwrap();
+    assert_eq!((before.total, before.basis), (327, Basis::Likeness));
+    let budget = before.total / 4;
+    let static_found = before.next[..budget]
+        .iter()
+        .filter(|item| truth[position[&item.paper]])
+        .count();
+
+    // Screen a quarter, labelling as the reviewers did, always taking the
+    // paper the queue serves next.
+    let mut served_orders_changed = 0;
+    let mut previous_second: Option<String> = None;
+    for _ in 0..budget {
+        let view = screening_next(&ctx, params(2)).await.unwrap();
+        let next = &view.next[0];
+        if previous_second.as_deref().is_some_and(|p| p != next.paper) {
+            served_orders_changed += 1;
+        }
+        previous_second = view.next.get(1).map(|i| i.paper.clone());
+        let kept = truth[position[&next.paper]];
+        label_set(LabelParams {
+            workspace: ws.clone(),
+            paper: next.paper.clone(),
+            verdict: Some(if kept {
+                Verdict::Include
+            } else {
+                Verdict::Exclude
+            }),
+            score: None,
+            note: None,
+        })
+        .await
+        .unwrap();
+    }
+    let after = screening_next(&ctx, params(5)).await.unwrap();
+    assert_eq!(after.screened, budget);
+    assert_eq!(after.basis, Basis::Learned);
+    let learned_found = after.kept;
+    let includes = truth.iter().filter(|t| **t).count();
+    println!(
+        "after screening {budget} of 327: {learned_found} of {includes} includes found learning, {static_found} by the question alone; the served paper was not the one ranked second before in {served_orders_changed} steps"
+    );
+    assert!(
+        learned_found > static_found,
+        "learning found {learned_found}, the question alone {static_found}"
+    );
+    assert!(served_orders_changed > 0, "labels never changed the order");
+    // The curve counts what was kept, one point a label.
+    assert_eq!(after.curve.len(), budget);
+    assert_eq!(after.curve.last().unwrap().kept, learned_found);
+
+    // The ranking saved is the one the same labels give again, in a new process.
+    let fresh = AppContext::new(AppPaths::new(data.path()));
+    screening_next(&fresh, params(5)).await.unwrap();
+    let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
+    let saved = load_ranking(&workspace).unwrap().unwrap();
+    assert_eq!(saved.labels.len(), budget);
+    assert_eq!(saved.order.len(), 327 - budget);
+    assert_eq!(saved.order[0], after.next[0].paper);
+
+    // The report says how the researcher screened, and the CSV keeps the
+    // learned order in its own column, apart from the engine's rank.
+    let reviewed = offline_review(data.path(), &csv_path, question);
+    assert_eq!(Path::new(&reviewed), ws.as_path());
+    let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "The researcher screened {budget} papers on title and abstract in Quire's screening queue"
+        )),
+        "{report}"
+    );
+    let mut csv = csv::Reader::from_path(ws.join("report.csv")).unwrap();
+    let column = csv
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "screening_queue_position")
+        .unwrap();
+    let positions: Vec<usize> = csv
+        .records()
+        .filter_map(|r| r.unwrap()[column].parse().ok())
+        .collect();
+    assert_eq!(positions.len(), 327 - budget, "one per paper not labelled");
+}

@@ -227,6 +227,10 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     });
     text.push(' ');
     text.push_str(&validation_sentence(&assessment));
+    if let Some(sentence) = data.screening.and_then(screening_sentence) {
+        text.push(' ');
+        text.push_str(&sentence);
+    }
     let corrected = data
         .papers
         .iter()
@@ -242,6 +246,24 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
         papers(corrected)
     ));
     text
+}
+
+/// How the researcher screened in the queue, when they did: what ordered
+/// it (a ranking that learned from their labels, not the engine's verdicts)
+/// and how far it went.
+fn screening_sentence(ranking: &crate::review::queue::RankingFile) -> Option<String> {
+    let screened = ranking.labels.len();
+    if screened == 0 {
+        return None;
+    }
+    let kept = ranking.labels.iter().filter(|(_, k)| *k).count();
+    Some(format!(
+        "The researcher screened {} on title and abstract in Quire's screening queue, which served first          the paper most likely to be kept by a ranking learned again from every label ({}), apart from the          engine's verdicts; {} kept (include or maybe) and {} left unscreened when this report was written.          The ranking and the labels it learned from are in the review's screening.json.",
+        papers(screened),
+        crate::review::queue::RANKER,
+        kept,
+        ranking.order.len()
+    ))
 }
 
 /// Append the section.

@@ -53,6 +53,8 @@ pub struct ReportData<'a> {
     /// Papers whose reading was made under earlier inputs, with why: not in
     /// `results`, counted as not scored until they are read again.
     pub stale: &'a BTreeMap<PaperId, String>,
+    /// The screening queue's ranking, when the researcher screened in it.
+    pub screening: Option<&'a crate::review::queue::RankingFile>,
 }
 
 /// PRISMA-style flow counts.
@@ -334,6 +336,7 @@ pub(crate) mod tests {
             results: &results,
             date: "2026-11-30T10:00:00Z",
             stale: &BTreeMap::new(),
+            screening: None,
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
@@ -445,6 +448,7 @@ pub(crate) mod tests {
                 results: &results,
                 date: "2026-11-30T10:00:00Z",
                 stale: &BTreeMap::new(),
+                screening: None,
                 model: None,
                 synthesis: None,
                 labels: &BTreeMap::new(),

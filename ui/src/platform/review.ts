@@ -4,6 +4,10 @@
 
 export type {
   AskParams,
+  Basis,
+  CurvePoint,
+  QueueItem,
+  ScreeningView,
   DuplicateGroup,
   DuplicateMember,
   FileImport,

@@ -16,6 +16,7 @@ import type {
   Flow,
   ImportSummary,
   PaperDetail,
+  ScreeningView,
   PaperRow,
   ProtocolView,
   ReviewView,
@@ -78,6 +79,9 @@ export const tauriPlatform: Platform = {
   },
 
   importRecords: (workspace, files) => call<ImportSummary>("records_import", { params: { workspace, files } }),
+
+  screeningNext: (workspace, count, question) =>
+    call<ScreeningView>("screening_next", { params: { workspace, count, question } }),
 
   onDragDrop(handler) {
     return getCurrentWebview().onDragDropEvent(({ payload }) => {

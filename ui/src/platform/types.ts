@@ -33,6 +33,7 @@ import type {
   ExportWritten,
   Flow,
   ImportSummary,
+  ScreeningView,
   PaperDetail,
   PaperRow,
   ReviewLaunch,
@@ -80,6 +81,11 @@ export interface Platform {
   pickRecordFiles(): Promise<string[]>;
   /** Import search records into a review; the summary names files it could not read. */
   importRecords(workspace: string, files: string[]): Promise<ImportSummary>;
+  /**
+   * Where screening stands and the next `count` papers, ordered by every label
+   * so far; `question` becomes the review's when it has none (or has not run).
+   */
+  screeningNext(workspace: string, count: number, question: string | null): Promise<ScreeningView>;
   onDragDrop(handler: (event: DragDropEvent) => void): Promise<() => void>;
   /** Another part of the app changed the workspace list. */
   onWorkspacesChanged(handler: () => void): Promise<() => void>;

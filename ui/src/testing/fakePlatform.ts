@@ -19,6 +19,7 @@ import {
   type Estimate,
   type ExportFormat,
   type ImportSummary,
+  type ScreeningView,
   type ExportWritten,
   type Label,
   type LabelChange,
@@ -120,6 +121,50 @@ export class FakePlatform implements Platform {
 
   pickFolder() {
     return Promise.resolve(this.nextPick);
+  }
+
+  screeningCalls: { workspace: string; count: number; question: string | null }[] = [];
+
+  /** The queue as the core serves it, without the learning: unlabelled
+   * readable rows in the review's order, the curve from the labels' times. */
+  screeningNext(workspace: string, count: number, question: string | null): Promise<ScreeningView> {
+    this.screeningCalls.push({ workspace, count, question });
+    const view = this.review(workspace);
+    if (question !== null && view.question === null) view.question = question;
+    const readable = view.papers.filter((p) => p.status === "ok");
+    const labelled = readable.filter((p) => p.label?.verdict != null);
+    const kept = (p: PaperRow) => p.label?.verdict === "include" || p.label?.verdict === "maybe";
+    const keptCount = labelled.filter(kept).length;
+    const byTime = [...labelled].sort((a, b) => (a.label?.at ?? "").localeCompare(b.label?.at ?? ""));
+    let soFar = 0;
+    const curve = byTime.map((p, i) => {
+      soFar += kept(p) ? 1 : 0;
+      return { screened: i + 1, kept: soFar };
+    });
+    const next = readable
+      .filter((p) => p.label?.verdict == null)
+      .slice(0, count)
+      .map((p, i) => ({
+        paper: p.id,
+        title: p.title,
+        authors: p.authors,
+        year: p.year,
+        venue: null,
+        abstract: `The abstract of ${p.title ?? p.id}.`,
+        kind: p.imported === null ? "PDF" : `${p.imported.format} record`,
+        score: 1 - i / 10,
+      }));
+    const both = keptCount > 0 && labelled.length > keptCount;
+    return Promise.resolve({
+      total: readable.length,
+      screened: labelled.length,
+      kept: keptCount,
+      excluded: labelled.length - keptCount,
+      next,
+      curve,
+      basis: both ? "learned" : view.question !== null || keptCount > 0 ? "likeness" : "recordOrder",
+      ranker: "fake",
+    });
   }
 
   /** What the next file dialog for search exports answers. */

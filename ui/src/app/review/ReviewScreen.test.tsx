@@ -963,3 +963,54 @@ describe("search records", () => {
     expect($("[data-testid=import-outcome]")).toBeNull();
   });
 });
+
+describe("screening", () => {
+  const keyIn = async (key: string) => {
+    await act(() => {
+      $("[data-testid=screen-panel]")?.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+    });
+    await settle();
+  };
+
+  it("serves one paper at a time, labels it by key, serves the next the core orders, and undoes", async () => {
+    await openReview();
+    await click("[data-testid=to-screen]");
+    expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 0 of 3");
+    expect($("[data-testid=screen-basis]")?.textContent).toContain("records' own order");
+    expect($("[data-testid=screen-abstract]")?.textContent).toBe("The abstract of p1.");
+    expect(all("[data-testid=screen-next] li")).toHaveLength(2);
+
+    await keyIn("i");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include", score: null, note: null } });
+    expect($("[data-testid=screen-abstract]")?.textContent).toBe("The abstract of p2.");
+    expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3 · kept 1");
+    await click("[data-testid=screen-exclude]");
+    expect($("[data-testid=screen-basis]")?.textContent).toContain("learned from your labels");
+    expect($("[data-testid=recall-curve]")?.textContent).toContain("1 kept in the first 2 screened");
+
+    await keyIn("u");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p2", label: null });
+    expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3");
+  });
+
+  it("asks for a question when the review has none, and orders by it", async () => {
+    await openReview();
+    await click("[data-testid=to-screen]");
+    await type("[data-testid=screen-question]", "Which drugs treat ADHD?");
+    await act(() => {
+      ($("[data-testid=screen-question]") as HTMLInputElement).form?.requestSubmit();
+    });
+    await settle();
+    expect(platform.screeningCalls.at(-1)?.question).toBe("Which drugs treat ADHD?");
+    expect($("[data-testid=screen-basis]")?.textContent).toContain("likeness to the question");
+    expect($("[data-testid=screen-question]")).toBeNull();
+  });
+
+  it("says when every paper has a label", async () => {
+    await openReview();
+    await click("[data-testid=to-screen]");
+    for (let i = 0; i < 3; i++) await click("[data-testid=screen-maybe]");
+    expect($("[data-testid=screen-done]")).not.toBeNull();
+    expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 3 of 3 · kept 3");
+  });
+});

@@ -18,6 +18,7 @@ import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
 import { Duplicates, ImportOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
+import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
 import { TablePanel } from "./TablePanel";
@@ -38,7 +39,7 @@ export interface ReviewScreenProps {
   onBack: () => void;
 }
 
-type Panel = "auto" | "setup" | "run" | "results" | "validation" | "ask" | "table";
+type Panel = "auto" | "setup" | "run" | "results" | "validation" | "ask" | "table" | "screen";
 
 /** How often the screen re-reads a run it did not start (after a reload). */
 const POLL_MS = 2000;
@@ -197,6 +198,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           onStart={start}
         />
       );
+    } else if (shown === "screen") {
+      body = <ScreenPanel platform={platform} workspace={root} question={view.question} onLabelled={() => void load()} />;
     } else if (shown === "ask") {
       body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} papers={view.papers} />;
     } else if (shown === "table") {
@@ -255,6 +258,19 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
             {view.state !== "new" && !running && (
               <button type="button" class="button button--small" data-testid="new-run" onClick={() => { setPanel("setup"); }}>
                 Edit and run again
+              </button>
+            )}
+            {!running && view.papers.some((p) => p.status === "ok") && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="to-screen"
+                title="Screen titles and abstracts one at a time, the most likely relevant first, ordered again by every label"
+                onClick={() => {
+                  setPanel("screen");
+                }}
+              >
+                Screen
               </button>
             )}
             {!running && (

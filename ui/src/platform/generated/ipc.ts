@@ -651,6 +651,66 @@ papers: Array<string>,
  */
 duplicates: Array<DuplicateGroup>, };
 
+export type ScreeningParams = { workspace: string, 
+/**
+ * How many of the next papers to return (default 5).
+ */
+count?: number | null, 
+/**
+ * The review question, for a review that has none yet (or has not
+ * run): saved as the review's, and the order follows it.
+ */
+question?: string | null, };
+
+/**
+ * What the order rests on, as it stands.
+ */
+export type Basis = "recordOrder" | "likeness" | "learned";
+
+/**
+ * One paper as the queue serves it.
+ */
+export type QueueItem = { paper: string, title: string | null, authors: Array<string>, year: number | null, venue: string | null, abstract: string | null, 
+/**
+ * "RIS record", "PDF", …
+ */
+kind: string, 
+/**
+ * The ranking's score (higher: more likely kept); comparable within
+ * one order only.
+ */
+score: number, };
+
+/**
+ * One point of the curve: papers screened so far and, of them, kept.
+ */
+export type CurvePoint = { screened: number, kept: number, };
+
+/**
+ * Where screening stands and what comes next.
+ */
+export type ScreeningView = { 
+/**
+ * Readable papers in the queue, labelled or not.
+ */
+total: number, 
+/**
+ * Labelled by the researcher.
+ */
+screened: number, 
+/**
+ * Labelled include or maybe.
+ */
+kept: number, excluded: number, 
+/**
+ * The next papers to screen, best first.
+ */
+next: Array<QueueItem>, 
+/**
+ * Kept against screened, in the order the labels were given.
+ */
+curve: Array<CurvePoint>, basis: Basis, ranker: string, };
+
 /**
  * Which papers a question is asked of.
  */

@@ -1,0 +1,91 @@
+//! `quire screen`: the screening queue on the command line: where
+//! screening stands and the next papers to label, the most likely to be
+//! kept first. Label one with `quire label`, and the next call orders what
+//! is left by every label so far.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quire::commands::screening::{ScreeningParams, screening_next};
+use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::queue::{Basis, ScreeningView};
+
+use super::print_json;
+
+#[derive(Args)]
+pub(crate) struct ScreenArgs {
+    /// The review's workspace folder.
+    workspace: PathBuf,
+    /// How many of the next papers to show.
+    #[arg(long, default_value_t = 5)]
+    next: usize,
+    /// The review question, for a review that has none yet (or has not
+    /// run): saved as the review's; the order follows it before any label.
+    #[arg(long, short)]
+    question: Option<String>,
+    /// Print where screening stands, the next papers and the curve as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) async fn run(args: ScreenArgs) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let view = screening_next(
+        &ctx,
+        ScreeningParams {
+            workspace: args.workspace.clone(),
+            count: Some(args.next),
+            question: args.question,
+        },
+    )
+    .await?;
+    if args.json {
+        return print_json(&view);
+    }
+    print_view(&view, &args.workspace);
+    Ok(())
+}
+
+fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
+    println!(
+        "Screened {} of {} (kept {}, excluded {}); {} to go.",
+        view.screened,
+        view.total,
+        view.kept,
+        view.excluded,
+        view.total - view.screened
+    );
+    println!(
+        "Order: {}.",
+        match view.basis {
+            Basis::RecordOrder => "the records' own order (no question, no label yet)",
+            Basis::Likeness => "likeness to the question and the papers kept so far",
+            Basis::Learned => "learned from your labels",
+        }
+    );
+    if view.next.is_empty() {
+        println!("Nothing left to screen.");
+        return;
+    }
+    println!();
+    for (i, item) in view.next.iter().enumerate() {
+        println!(
+            "{:>3}. {}  {} ({}) · {}",
+            i + 1,
+            &item.paper[..8.min(item.paper.len())],
+            item.title.as_deref().unwrap_or("(no title)"),
+            item.year.map_or("no year".to_owned(), |y| y.to_string()),
+            item.kind
+        );
+    }
+    if let Some(first) = view.next.first() {
+        if let Some(abstract_text) = &first.abstract_text {
+            println!("\n{abstract_text}");
+        }
+        println!(
+            "\nLabel it: quire label {} {} --verdict include|maybe|exclude",
+            workspace.display(),
+            &first.paper[..8.min(first.paper.len())]
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! The screening queue: a review's readable papers (a search record's title
+//! and abstract; a PDF's title and abstract, else its first page) ordered by
+//! the ranking that learns from the researcher's labels
+//! ([`crate::screening`]), the most likely to be kept first, again after
+//! every label. A label of include or maybe keeps a paper for full text and
+//! counts as relevant to the learner; exclude counts as irrelevant. The
+//! ranking and the labels it learned from are kept in `screening.json`
+//! (Quire's): the same labels give the same order. It is the researcher's
+//! ranking, apart from any engine's verdict, and no engine reads it.
+
+use serde::{Deserialize, Serialize};
+
+use super::labels::{self, Label};
+use super::{ReviewError, Verdict, corrections, paper_text};
+use crate::screening::Ranker;
+use crate::workspace::records::now_rfc3339;
+use crate::workspace::{PaperId, PaperRecord, Workspace, WsPath, layout};
+
+/// What orders the queue, in words for the Methods section and the app.
+pub const RANKER: &str = "TF-IDF of words and word pairs, a linear SVM (squared hinge loss) trained again on every label, the review question counted as one more include";
+
+/// How much of a PDF's first page stands in for a missing abstract.
+const FIRST_PAGE_CHARS: usize = 3000;
+
+/// What the order rests on, as it stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Basis {
+    /// No question and no label: the records' own order.
+    RecordOrder,
+    /// Likeness to the question and the papers kept so far: no exclude yet
+    /// (or no keep) to learn a boundary from.
+    Likeness,
+    /// A classifier trained on the labels (and the question).
+    Learned,
+}
+
+/// One paper as the queue serves it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct QueueItem {
+    pub paper: String,
+    pub title: Option<String>,
+    pub authors: Vec<String>,
+    pub year: Option<u16>,
+    pub venue: Option<String>,
+    #[serde(rename = "abstract")]
+    pub abstract_text: Option<String>,
+    /// "RIS record", "PDF", …
+    pub kind: String,
+    /// The ranking's score (higher: more likely kept); comparable within
+    /// one order only.
+    pub score: f64,
+}
+
+/// One point of the curve: papers screened so far and, of them, kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CurvePoint {
+    pub screened: usize,
+    pub kept: usize,
+}
+
+/// Where screening stands and what comes next.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ScreeningView {
+    /// Readable papers in the queue, labelled or not.
+    pub total: usize,
+    /// Labelled by the researcher.
+    pub screened: usize,
+    /// Labelled include or maybe.
+    pub kept: usize,
+    pub excluded: usize,
+    /// The next papers to screen, best first.
+    pub next: Vec<QueueItem>,
+    /// Kept against screened, in the order the labels were given.
+    pub curve: Vec<CurvePoint>,
+    pub basis: Basis,
+    pub ranker: String,
+}
+
+/// `screening.json`: the order the labels gave, for anyone to check that
+/// the same labels give it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankingFile {
+    pub ranker: String,
+    pub at: String,
+    /// The labels learned from: paper id and kept (true) or excluded.
+    pub labels: Vec<(String, bool)>,
+    pub basis: Basis,
+    /// The papers not labelled, best first.
+    pub order: Vec<String>,
+}
+
+/// A review's papers, their screening text's features and their ranker.
+pub struct Queue {
+    papers: Vec<PaperRecord>,
+    ranker: Ranker,
+    has_question: bool,
+}
+
+impl Queue {
+    /// The queue of `ws`'s readable papers, under its question (if any).
+    pub fn build(ws: &Workspace) -> Result<Self, ReviewError> {
+        let question = ws.task()?.question.filter(|q| !q.trim().is_empty());
+        let mut papers: Vec<PaperRecord> = corrections::corrected(ws)?
+            .into_iter()
+            .filter(|p| p.status.is_readable())
+            .collect();
+        // The order with nothing to go by is the export's (and a folder's
+        // file names'), not the ids'.
+        papers.sort_by(|a, b| {
+            let place = |p: &PaperRecord| p.imported.as_ref().map_or(0, |i| i.position);
+            a.file.cmp(&b.file).then(place(a).cmp(&place(b)))
+        });
+        let texts = papers
+            .iter()
+            .map(|p| screening_text(ws, p))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            ranker: Ranker::new(&texts, question.as_deref()),
+            papers,
+            has_question: question.is_some(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.papers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.papers.is_empty()
+    }
+
+    /// Each paper's label, as the researcher gave it.
+    pub fn labels(&self, ws: &Workspace) -> Result<Vec<Option<Label>>, ReviewError> {
+        Ok(crate::blocking::on_every_core(&self.papers, |p| {
+            labels::load(ws, &p.id)
+        })?)
+    }
+
+    /// Where screening stands under `given` (one per paper, as
+    /// [`Queue::labels`] reads them), with the next `count` papers.
+    pub fn view(&self, given: &[Option<Label>], count: usize) -> ScreeningView {
+        let learned: Vec<Option<bool>> = given.iter().map(|l| kept(l.as_ref())).collect();
+        let scores = self.ranker.scores(&learned);
+        let order = self.ranker.order(&learned);
+        let next = order
+            .iter()
+            .take(count)
+            .map(|&i| item(&self.papers[i], f64::from(scores[i])))
+            .collect();
+        let screened = learned.iter().filter(|l| l.is_some()).count();
+        let kept_now = learned.iter().filter(|l| **l == Some(true)).count();
+        ScreeningView {
+            total: self.len(),
+            screened,
+            kept: kept_now,
+            excluded: screened - kept_now,
+            next,
+            curve: curve(given),
+            basis: self.basis(&learned),
+            ranker: RANKER.to_owned(),
+        }
+    }
+
+    /// The ranking as `screening.json` keeps it.
+    pub fn ranking(&self, given: &[Option<Label>]) -> RankingFile {
+        let learned: Vec<Option<bool>> = given.iter().map(|l| kept(l.as_ref())).collect();
+        RankingFile {
+            ranker: RANKER.to_owned(),
+            at: now_rfc3339(),
+            labels: learned
+                .iter()
+                .zip(&self.papers)
+                .filter_map(|(l, p)| l.map(|k| (p.id.0.clone(), k)))
+                .collect(),
+            basis: self.basis(&learned),
+            order: self
+                .ranker
+                .order(&learned)
+                .into_iter()
+                .map(|i| self.papers[i].id.0.clone())
+                .collect(),
+        }
+    }
+
+    /// The index of a paper in the queue.
+    pub fn position(&self, id: &PaperId) -> Option<usize> {
+        self.papers.iter().position(|p| &p.id == id)
+    }
+
+    fn basis(&self, learned: &[Option<bool>]) -> Basis {
+        let has = |want: bool| learned.contains(&Some(want));
+        if has(true) && has(false) {
+            Basis::Learned
+        } else if self.has_question || has(true) {
+            Basis::Likeness
+        } else {
+            Basis::RecordOrder
+        }
+    }
+}
+
+/// Save the ranking in `screening.json`.
+pub fn save_ranking(ws: &Workspace, ranking: &RankingFile) -> Result<(), ReviewError> {
+    ws.write_json(&WsPath::parse(layout::SCREENING_FILE)?, ranking)?;
+    Ok(())
+}
+
+/// The ranking last saved, if any.
+pub fn load_ranking(ws: &Workspace) -> Result<Option<RankingFile>, ReviewError> {
+    Ok(ws.read_json_if_any(&WsPath::parse(layout::SCREENING_FILE)?)?)
+}
+
+/// What a label teaches: kept (include or maybe), excluded, or nothing (a
+/// label with a score or note only).
+fn kept(label: Option<&Label>) -> Option<bool> {
+    label.and_then(|l| l.verdict).map(|v| v != Verdict::Exclude)
+}
+
+/// Kept against screened, by the time each label was given (ties by the
+/// papers' order, which is stable).
+fn curve(given: &[Option<Label>]) -> Vec<CurvePoint> {
+    let mut decided: Vec<(&str, bool)> = given
+        .iter()
+        .flatten()
+        .filter_map(|l| kept(Some(l)).map(|k| (l.at.as_str(), k)))
+        .collect();
+    decided.sort_by(|a, b| a.0.cmp(b.0));
+    let mut kept_so_far = 0;
+    decided
+        .iter()
+        .enumerate()
+        .map(|(i, (_, k))| {
+            kept_so_far += usize::from(*k);
+            CurvePoint {
+                screened: i + 1,
+                kept: kept_so_far,
+            }
+        })
+        .collect()
+}
+
+/// What screening reads of a paper: its title and abstract; a PDF with no
+/// abstract found gives the start of its first page instead.
+fn screening_text(ws: &Workspace, paper: &PaperRecord) -> Result<String, ReviewError> {
+    let title = paper.title.clone().unwrap_or_default();
+    if let Some(abstract_text) = &paper.meta.abstract_text {
+        return Ok(format!("{title}\n{abstract_text}"));
+    }
+    if paper.is_record() {
+        return Ok(title);
+    }
+    let first_page = paper_text::load(ws, &paper.id)?
+        .and_then(|pages| pages.into_iter().next())
+        .unwrap_or_default();
+    let cut = first_page
+        .char_indices()
+        .nth(FIRST_PAGE_CHARS)
+        .map_or(first_page.len(), |(i, _)| i);
+    Ok(format!("{title}\n{}", &first_page[..cut]))
+}
+
+fn item(paper: &PaperRecord, score: f64) -> QueueItem {
+    QueueItem {
+        paper: paper.id.0.clone(),
+        title: paper.title.clone(),
+        authors: paper.meta.authors.iter().map(|a| a.display()).collect(),
+        year: paper.meta.year,
+        venue: paper.meta.venue.clone(),
+        abstract_text: paper.meta.abstract_text.clone(),
+        kind: match &paper.imported {
+            Some(from) => format!("{} record", from.format),
+            None => "PDF".to_owned(),
+        },
+        score,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::imports::import_files;
+    use crate::workspace::{TaskMeta, WorkspaceId};
+
+    const RIS: &str = "TY  - JOUR
+TI  - Methylphenidate for attention deficit hyperactivity disorder in children
+AB  - A randomised trial of a stimulant drug.
+ER  - 
+
+TY  - JOUR
+TI  - Stock market volatility and interest rates
+AB  - Bond prices move with rates.
+ER  - 
+
+TY  - JOUR
+TI  - Atomoxetine versus methylphenidate in attention deficit disorder
+AB  - Two drugs compared in a trial.
+ER  - 
+
+TY  - JOUR
+TI  - Interest rates and bond prices in emerging markets
+AB  - Markets and rates.
+ER  - 
+";
+
+    fn label(verdict: Verdict, at: &str) -> Option<Label> {
+        Some(Label {
+            verdict: Some(verdict),
+            score: None,
+            note: None,
+            at: at.into(),
+            question: None,
+        })
+    }
+
+    #[test]
+    fn labels_reorder_the_queue_the_curve_follows_them_and_the_ranking_is_reproducible() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = TaskMeta::new(WorkspaceId("t".into()), "t".into(), dir.path());
+        let ws = Workspace::create(&dir.path().join("ws"), &task).unwrap();
+        let ris = dir.path().join("s.ris");
+        std::fs::write(&ris, RIS).unwrap();
+        import_files(&ws, &[ris]).unwrap();
+        let queue = Queue::build(&ws).unwrap();
+        assert_eq!(queue.len(), 4);
+        let title_of = |view: &ScreeningView| view.next[0].title.clone().unwrap();
+
+        let none = vec![None; 4];
+        let view = queue.view(&none, 10);
+        assert_eq!(view.basis, Basis::RecordOrder);
+        assert_eq!((view.screened, view.next.len()), (0, 4));
+
+        let mut given = none.clone();
+        let adhd = queue
+            .papers
+            .iter()
+            .position(|p| p.title.as_deref().unwrap().starts_with("Methylphenidate"))
+            .unwrap();
+        let stocks = queue
+            .papers
+            .iter()
+            .position(|p| p.title.as_deref().unwrap().starts_with("Stock"))
+            .unwrap();
+        given[adhd] = label(Verdict::Maybe, "2026-12-04T10:00:01Z");
+        let view = queue.view(&given, 10);
+        assert_eq!(view.basis, Basis::Likeness);
+        assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");
+        given[stocks] = label(Verdict::Exclude, "2026-12-04T10:00:00Z");
+        let view = queue.view(&given, 10);
+        assert_eq!(view.basis, Basis::Learned);
+        assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");
+        assert_eq!(view.next.len(), 2);
+        assert_eq!((view.screened, view.kept, view.excluded), (2, 1, 1));
+        // The exclude was given first.
+        assert_eq!(
+            view.curve,
+            [
+                CurvePoint {
+                    screened: 1,
+                    kept: 0
+                },
+                CurvePoint {
+                    screened: 2,
+                    kept: 1
+                }
+            ]
+        );
+        let ranking = queue.ranking(&given);
+        save_ranking(&ws, &ranking).unwrap();
+        let again = Queue::build(&ws).unwrap().ranking(&given);
+        assert_eq!(load_ranking(&ws).unwrap().unwrap().order, again.order);
+        assert_eq!(again.labels.len(), 2);
+    }
+}
