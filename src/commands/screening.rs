@@ -54,9 +54,12 @@ impl Built {
     }
 }
 
+/// A built queue and what it was built from.
+type Held = (Built, Arc<Queue>);
+
 /// The queues built in this process, by workspace root.
 #[derive(Clone, Default)]
-pub struct QueueCache(Arc<Mutex<HashMap<PathBuf, (Built, Arc<Queue>)>>>);
+pub struct QueueCache(Arc<Mutex<HashMap<PathBuf, Held>>>);
 
 impl std::fmt::Debug for QueueCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
