@@ -17,6 +17,8 @@ fn main() {
         "paper_pdf",
         "paper_label",
         "paper_meta",
+        "records_import",
+        "screening_next",
         "review_render",
         "review_export",
         "review_validation",

@@ -270,3 +270,38 @@ fn review_validation_takes_the_ui_s_params_and_refuses_a_review_not_yet_run() {
     assert_eq!(refused["kind"], "invalid_input");
     assert_eq!(refused["code"], "not_reviewed");
 }
+
+/// A command the window may not call answers "not allowed" in the real app
+/// (the mock runtime above does not check capabilities): every command the
+/// app registers is declared in `build.rs` and granted in the capability.
+#[test]
+fn every_registered_command_is_declared_and_granted_to_the_window() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    let (lib, build, capability) = (
+        read("src/lib.rs"),
+        read("build.rs"),
+        read("capabilities/default.json"),
+    );
+    let handler = lib
+        .split("generate_handler![")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the handler list");
+    let registered: Vec<&str> = handler
+        .split(',')
+        .filter_map(|name| name.trim().strip_prefix("commands::"))
+        .collect();
+    assert!(registered.len() > 30, "{registered:?}");
+    for name in registered {
+        assert!(
+            build.contains(&format!("\"{name}\"")),
+            "{name} is not declared in build.rs"
+        );
+        let permission = format!("\"allow-{}\"", name.replace('_', "-"));
+        assert!(
+            capability.contains(&permission),
+            "{name} is not granted in capabilities/default.json ({permission})"
+        );
+    }
+}

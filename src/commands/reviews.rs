@@ -410,6 +410,11 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
 /// The paper whose id is `prefix` or starts with it; an error names an
 /// unknown or ambiguous prefix.
 pub(crate) fn paper_by_prefix(ws: &Workspace, prefix: &str) -> Result<PaperId, CommandError> {
+    // A whole id (what the app sends) is one file's read, not the review's.
+    let whole = PaperId(prefix.trim().to_owned());
+    if whole.0.len() == 16 && ws.paper(&whole)?.is_some() {
+        return Ok(whole);
+    }
     let papers = ws.papers()?;
     let matches: Vec<_> = papers
         .iter()

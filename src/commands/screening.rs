@@ -115,10 +115,11 @@ pub async fn screening_next(
         }
         let queue = queues.get(&ws)?;
         let given = queue.labels(&ws)?;
+        let (view, ranking) = queue.view(&given, params.count.unwrap_or(DEFAULT_COUNT));
         if writable {
-            save_ranking(&ws, &queue.ranking(&given))?;
+            save_ranking(&ws, &ranking)?;
         }
-        Ok(queue.view(&given, params.count.unwrap_or(DEFAULT_COUNT)))
+        Ok(view)
     })
     .await
 }

@@ -14,7 +14,7 @@ use super::labels::{self, Label};
 use super::{ReviewError, Verdict, corrections, paper_text};
 use crate::screening::Ranker;
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, PaperRecord, Workspace, WsPath, layout};
+use crate::workspace::{PaperRecord, Workspace, WsPath, layout};
 
 /// What orders the queue, in words for the Methods section and the app.
 pub const RANKER: &str = "TF-IDF of words and word pairs, a linear SVM (squared hinge loss) trained again on every label, the review question counted as one more include";
@@ -30,7 +30,7 @@ pub enum Basis {
     /// No question and no label: the records' own order.
     RecordOrder,
     /// Likeness to the question and the papers kept so far: no exclude yet
-    /// (or no keep) to learn a boundary from.
+    /// (or neither a keep nor a question) to learn a boundary from.
     Likeness,
     /// A classifier trained on the labels (and the question).
     Learned,
@@ -146,34 +146,33 @@ impl Queue {
     }
 
     /// Where screening stands under `given` (one per paper, as
-    /// [`Queue::labels`] reads them), with the next `count` papers.
-    pub fn view(&self, given: &[Option<Label>], count: usize) -> ScreeningView {
+    /// [`Queue::labels`] reads them), with the next `count` papers; and the
+    /// ranking as `screening.json` keeps it. The order is computed once for
+    /// both.
+    pub fn view(&self, given: &[Option<Label>], count: usize) -> (ScreeningView, RankingFile) {
         let learned: Vec<Option<bool>> = given.iter().map(|l| kept(l.as_ref())).collect();
         let scores = self.ranker.scores(&learned);
-        let order = self.ranker.order(&learned);
-        let next = order
-            .iter()
-            .take(count)
-            .map(|&i| item(&self.papers[i], f64::from(scores[i])))
-            .collect();
+        let mut order: Vec<usize> = (0..self.len()).filter(|&i| learned[i].is_none()).collect();
+        // Best first, ties by the queue's order (as `Ranker::order`).
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
         let screened = learned.iter().filter(|l| l.is_some()).count();
         let kept_now = learned.iter().filter(|l| **l == Some(true)).count();
-        ScreeningView {
+        let basis = self.basis(&learned);
+        let view = ScreeningView {
             total: self.len(),
             screened,
             kept: kept_now,
             excluded: screened - kept_now,
-            next,
+            next: order
+                .iter()
+                .take(count)
+                .map(|&i| item(&self.papers[i], f64::from(scores[i])))
+                .collect(),
             curve: curve(given),
-            basis: self.basis(&learned),
+            basis,
             ranker: RANKER.to_owned(),
-        }
-    }
-
-    /// The ranking as `screening.json` keeps it.
-    pub fn ranking(&self, given: &[Option<Label>]) -> RankingFile {
-        let learned: Vec<Option<bool>> = given.iter().map(|l| kept(l.as_ref())).collect();
-        RankingFile {
+        };
+        let ranking = RankingFile {
             ranker: RANKER.to_owned(),
             at: now_rfc3339(),
             labels: learned
@@ -181,26 +180,16 @@ impl Queue {
                 .zip(&self.papers)
                 .filter_map(|(l, p)| l.map(|k| (p.id.0.clone(), k)))
                 .collect(),
-            basis: self.basis(&learned),
-            order: self
-                .ranker
-                .order(&learned)
-                .into_iter()
-                .map(|i| self.papers[i].id.0.clone())
-                .collect(),
-        }
-    }
-
-    /// The index of a paper in the queue.
-    pub fn position(&self, id: &PaperId) -> Option<usize> {
-        self.papers.iter().position(|p| &p.id == id)
+            basis,
+            order: order.iter().map(|&i| self.papers[i].id.0.clone()).collect(),
+        };
+        (view, ranking)
     }
 
     fn basis(&self, learned: &[Option<bool>]) -> Basis {
-        let has = |want: bool| learned.contains(&Some(want));
-        if has(true) && has(false) {
+        if self.ranker.learns(learned) {
             Basis::Learned
-        } else if self.has_question || has(true) {
+        } else if self.has_question || learned.contains(&Some(true)) {
             Basis::Likeness
         } else {
             Basis::RecordOrder
@@ -334,7 +323,7 @@ ER  -
         let title_of = |view: &ScreeningView| view.next[0].title.clone().unwrap();
 
         let none = vec![None; 4];
-        let view = queue.view(&none, 10);
+        let (view, _) = queue.view(&none, 10);
         assert_eq!(view.basis, Basis::RecordOrder);
         assert_eq!((view.screened, view.next.len()), (0, 4));
 
@@ -350,11 +339,11 @@ ER  -
             .position(|p| p.title.as_deref().unwrap().starts_with("Stock"))
             .unwrap();
         given[adhd] = label(Verdict::Maybe, "2026-12-04T10:00:01Z");
-        let view = queue.view(&given, 10);
+        let (view, _) = queue.view(&given, 10);
         assert_eq!(view.basis, Basis::Likeness);
         assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");
         given[stocks] = label(Verdict::Exclude, "2026-12-04T10:00:00Z");
-        let view = queue.view(&given, 10);
+        let (view, _) = queue.view(&given, 10);
         assert_eq!(view.basis, Basis::Learned);
         assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");
         assert_eq!(view.next.len(), 2);
@@ -373,9 +362,9 @@ ER  -
                 }
             ]
         );
-        let ranking = queue.ranking(&given);
+        let (_, ranking) = queue.view(&given, 10);
         save_ranking(&ws, &ranking).unwrap();
-        let again = Queue::build(&ws).unwrap().ranking(&given);
+        let (_, again) = Queue::build(&ws).unwrap().view(&given, 0);
         assert_eq!(load_ranking(&ws).unwrap().unwrap().order, again.order);
         assert_eq!(again.labels.len(), 2);
     }

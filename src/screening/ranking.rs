@@ -1,10 +1,11 @@
 //! The screening order: records not yet labelled, the most likely to be
 //! included first, learned again from every label (active learning with
-//! the "maximum" query, as ASReview's default). Before the labels hold both
-//! an include and an exclude there is nothing to learn a boundary from, so
-//! the order is by likeness to what is known to be wanted: the includes so
-//! far and the review question. The question can also stay in the training
-//! set as one more include, which helps most while labels are few.
+//! the "maximum" query, as ASReview's default). The review question counts
+//! as one more include in training, which helps most while labels are few:
+//! a boundary is learned as soon as there is an exclude and an include or a
+//! question. Before that there is nothing to learn a boundary from, so the
+//! order is by likeness to what is known to be wanted: the includes so far
+//! and the question.
 
 use super::features::{Features, Sparse, dot};
 use super::learner::{self, Linear};
@@ -42,8 +43,7 @@ impl Ranker {
     /// is more likely included.
     pub fn scores(&self, labels: &[Option<bool>]) -> Vec<f32> {
         let rows = &self.features.rows;
-        let has = |want: bool| labels.contains(&Some(want));
-        if has(true) && has(false) {
+        if self.learns(labels) {
             let model = self.train(labels);
             return rows.iter().map(|x| model.score(x)).collect();
         }
@@ -67,6 +67,13 @@ impl Ranker {
             return (0..rows.len()).map(|i| -(i as f32)).collect();
         }
         rows.iter().map(|x| dot(x, &centroid)).collect()
+    }
+
+    /// Whether `labels` (with the question) give a boundary to learn: an
+    /// exclude, and an include or the question.
+    pub fn learns(&self, labels: &[Option<bool>]) -> bool {
+        let has = |want: bool| labels.contains(&Some(want));
+        has(false) && (has(true) || self.question.is_some())
     }
 
     /// The records not yet labelled, best first (ties by input order).
@@ -128,6 +135,29 @@ mod tests {
         assert_eq!(&order[..2], [2, 4], "{order:?}");
         assert_eq!(ranker.next(&labels), Some(2));
         assert_eq!(ranker.order(&labels), order, "reproducible");
+    }
+
+    #[test]
+    fn with_a_question_an_exclude_alone_teaches_the_order() {
+        let records = [
+            "Drugs for hyperactivity disorder: a review of the evidence",
+            "Methylphenidate versus placebo in hyperactivity disorder: a randomised trial",
+            "Drugs for hyperactivity disorder: a narrative review of the evidence",
+            "Atomoxetine for hyperactivity disorder in adults: a randomised trial",
+            "Stimulant drugs and hyperactivity disorder: a randomised trial",
+        ];
+        let ranker = Ranker::new(&records, Some("Which drugs treat hyperactivity disorder?"));
+        let mut labels = vec![None; 5];
+        // The question alone ranks the other review above two trials.
+        let before = ranker.order(&labels);
+        assert!(before.iter().position(|&i| i == 2) < before.iter().position(|&i| i == 3));
+        // The researcher excludes a review, and no include is given yet: the
+        // question is the include the boundary is learned against, and the
+        // other review sinks below the trials.
+        labels[0] = Some(false);
+        assert!(ranker.learns(&labels));
+        let order = ranker.order(&labels);
+        assert_eq!(order.last(), Some(&2), "{order:?}");
     }
 
     #[test]

@@ -53,6 +53,19 @@ pub(crate) fn sync_dir(dir: &Dir) -> std::io::Result<()> {
 
 /// Remove temp files a killed writer left behind, anywhere under `dir`.
 /// Only called while holding the workspace lock, so no live writer owns them.
+/// Whether this process opens the workspace at `root` for the first time
+/// (and so should sweep what a dead writer left).
+pub(crate) fn first_open_in_process(root: &std::path::Path) -> bool {
+    static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
+        std::sync::Mutex::new(None);
+    let mut swept = SWEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    swept
+        .get_or_insert_with(Default::default)
+        .insert(root.to_path_buf())
+}
+
 pub(crate) fn sweep_temp_files(dir: &Dir, depth: usize) -> std::io::Result<usize> {
     let mut removed = 0;
     for entry in dir.entries()? {

@@ -107,10 +107,15 @@ impl Workspace {
             dir.create_dir_all(sub)
                 .map_err(|e| WorkspaceError::from_io(&sub, e))?;
         }
-        // Safe now that we hold the lock: no other writer can own these.
-        let swept = atomic::sweep_temp_files(&dir, 8).map_err(io)?;
-        if swept > 0 {
-            tracing::info!(root = %root.display(), swept, "removed temp files of an interrupted write");
+        // Safe now that we hold the lock: no other writer can own these. A
+        // temp file is left only by a writer that died, so one sweep a
+        // process is enough; a walk of every paper's folder on every open
+        // would cost a big review a fifth of a second each time.
+        if atomic::first_open_in_process(&root) {
+            let swept = atomic::sweep_temp_files(&dir, 8).map_err(io)?;
+            if swept > 0 {
+                tracing::info!(root = %root.display(), swept, "removed temp files of an interrupted write");
+            }
         }
         Ok(Self {
             inner: Arc::new(Inner {

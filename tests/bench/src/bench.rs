@@ -48,12 +48,17 @@ enum BenchCommand {
     /// scripted model server: composing prompt at 10, 80 and 800 papers,
     /// reader calls and tokens per paper, wall time, verified quotes, cells.
     Ask(super::bench_ask::AskBenchArgs),
+    /// Screening a big search export through the app's commands: import,
+    /// the results list, the first queue, and the next record after each
+    /// label (goal 100 ms at 10,000 records), with peak memory.
+    Screening(super::bench_screening::ScreeningBenchArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let outcome = match args.command {
         Some(BenchCommand::Agent(agent)) => super::bench_agent::run(agent).await,
         Some(BenchCommand::Ask(ask)) => super::bench_ask::run(ask).await,
+        Some(BenchCommand::Screening(screening)) => super::bench_screening::run(screening).await,
         None => bench(args).await,
     };
     match outcome {

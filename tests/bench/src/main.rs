@@ -18,6 +18,7 @@ mod asreview;
 mod bench;
 mod bench_agent;
 mod bench_ask;
+mod bench_screening;
 mod eval;
 mod eval_ask;
 mod eval_metadata;

@@ -29,8 +29,8 @@ const UP_NEXT = 4;
 
 const BASIS_WORDS: Record<Basis, string> = {
   recordOrder: "in the records' own order: give a question, or label a few, to order them",
-  likeness: "by likeness to the question and to what you kept; an exclude and an include let it learn",
-  learned: "learned from your labels, again after each",
+  likeness: "by likeness to the question and to what you kept; it learns from your first exclude",
+  learned: "by a ranking learned from your labels, again after each",
 };
 
 const VERDICT_KEYS: Record<string, Verdict> = { i: "include", m: "maybe", e: "exclude" };
@@ -160,7 +160,7 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
               }}
             />
           </label>
-          <button type="submit" class="button button--small">
+          <button type="submit" class="button button--small" data-testid="screen-question-go">
             Order by it
           </button>
         </form>
@@ -169,15 +169,12 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
         {current === null ? (
           <p data-testid="screen-done">Every paper has a label: nothing is left to screen.</p>
         ) : (
-          <article class="screen__card" data-testid="screen-current">
+          <article class="screen__card" data-testid="screen-current" data-paper={current.paper}>
             <h2 class="screen__title">{current.title ?? "(no title)"}</h2>
             <p class="muted">
               {[current.authors.slice(0, 3).join(", ") + (current.authors.length > 3 ? " et al." : ""), current.year?.toString() ?? "", current.venue ?? "", current.kind]
                 .filter(Boolean)
                 .join(" · ")}
-            </p>
-            <p class="screen__abstract" data-testid="screen-abstract">
-              {current.abstract ?? "No abstract: screen it on its title."}
             </p>
             <div class="screen__actions" role="group" aria-label="Label">
               <button type="button" class="button" data-testid="screen-include" disabled={busy} onClick={() => void label("include")}>
@@ -193,6 +190,9 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
                 Undo <kbd>u</kbd>
               </button>
             </div>
+            <p class="screen__abstract" data-testid="screen-abstract">
+              {current.abstract ?? "No abstract: screen it on its title."}
+            </p>
           </article>
         )}
         <aside class="screen__side">
