@@ -553,7 +553,12 @@ export class FakePlatform implements Platform {
     });
   }
 
-  paperPdf(): Promise<ArrayBuffer> {
+  /** Like the core: a search record has no PDF. */
+  paperPdf(root: string, paper: string): Promise<ArrayBuffer> {
+    const row = this.review(root).papers.find((p) => p.id === paper);
+    if (row?.imported != null) {
+      return Promise.reject(new QuireError("not_found", "no_pdf", `this paper is a ${row.imported.format} record (title and abstract) with no PDF`));
+    }
     return Promise.resolve(new TextEncoder().encode("%PDF-1.4").buffer);
   }
 

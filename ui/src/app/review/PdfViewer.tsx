@@ -6,8 +6,9 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 
-import { type Platform, QuireError } from "../../platform";
+import { type PaperDetail, type Platform, QuireError } from "../../platform";
 import { Modal } from "./Modal";
+import { RecordText } from "./RecordText";
 import { itemsCovering } from "./quoteMatch";
 
 export interface PdfTarget {
@@ -43,6 +44,8 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
   const [page, setPage] = useState(target.page);
   const [error, setError] = useState<string | null>(null);
   const [found, setFound] = useState<boolean | null>(null);
+  // A search record has no PDF: its title and abstract are shown instead.
+  const [record, setRecord] = useState<PaperDetail | null>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const layer = useRef<HTMLDivElement>(null);
   const sheet = useRef<HTMLDivElement>(null);
@@ -58,8 +61,19 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
         const opened = await task.promise;
         if (live()) setDoc(opened);
       })
-      .catch((raw: unknown) => {
-        if (live()) setError(`This PDF cannot be shown: ${QuireError.from(raw).message}`);
+      .catch(async (raw: unknown) => {
+        const failure = QuireError.from(raw);
+        if (failure.code === "no_pdf") {
+          try {
+            const detail = await platform.paperDetail(target.workspace, target.paper);
+            if (live()) setRecord(detail);
+            return;
+          } catch (detailRaw) {
+            if (live()) setError(`This paper cannot be shown: ${QuireError.from(detailRaw).message}`);
+            return;
+          }
+        }
+        if (live()) setError(`This PDF cannot be shown: ${failure.message}`);
       });
     return () => {
       state.live = false;
@@ -118,6 +132,15 @@ export function PdfViewer({ platform, target, onClose }: { platform: Platform; t
     };
   }, [doc, page, target.page, target.quote]);
 
+  if (record !== null) {
+    return (
+      <Modal title={target.title} testId="pdf-viewer" closeTestId="pdf-close" onClose={onClose}>
+        <div class="overlay__scroll">
+          <RecordText detail={record} quote={target.quote} />
+        </div>
+      </Modal>
+    );
+  }
   const pages = doc?.numPages ?? 0;
   const go = (to: number) => {
     if (pages > 0) setPage(Math.min(pages, Math.max(1, to)));
