@@ -61,12 +61,13 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
 
   const current = view?.next[0] ?? null;
 
-  const label = async (verdict: Verdict) => {
-    if (current === null || busy) return;
+  /** Set or clear `paper`'s label, one change at a time, then serve the next. */
+  const change = async (paper: string, verdict: Verdict | null) => {
+    if (busy) return;
     setBusy(true);
     try {
-      await platform.setLabel(workspace, current.paper, { verdict, score: null, note: null });
-      setLast(current.paper);
+      await platform.setLabel(workspace, paper, verdict === null ? null : { verdict, score: null, note: null });
+      setLast(verdict === null ? null : paper);
       onLabelled();
       await load();
     } catch (raw) {
@@ -76,19 +77,12 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
     }
   };
 
+  const label = async (verdict: Verdict) => {
+    if (current !== null) await change(current.paper, verdict);
+  };
+
   const undo = async () => {
-    if (last === null || busy) return;
-    setBusy(true);
-    try {
-      await platform.setLabel(workspace, last, null);
-      setLast(null);
-      onLabelled();
-      await load();
-    } catch (raw) {
-      setError(QuireError.from(raw).message);
-    } finally {
-      setBusy(false);
-    }
+    if (last !== null) await change(last, null);
   };
 
   const onKey = (e: KeyboardEvent) => {
