@@ -63,6 +63,7 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
             Basis::Learned => "learned from your labels",
         }
     );
+    println!("Stopping: {}.", view.stopping.summary());
     if view.next.is_empty() {
         println!("Nothing left to screen.");
         return;

@@ -43,7 +43,7 @@ use crate::review::protocol::{
     Event as ProtocolEvent, Origin as ProtocolOrigin, Pilot as ProtocolPilot,
     Version as ProtocolVersion,
 };
-use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView};
+use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView, StoppingView};
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
@@ -137,6 +137,7 @@ fn generated() -> String {
         declaration::<QueueItem>(),
         declaration::<CurvePoint>(),
         declaration::<ScreeningView>(),
+        declaration::<StoppingView>(),
         // Asking the papers.
         declaration::<AskScope>(),
         declaration::<AskMode>(),

@@ -400,6 +400,13 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
                 .question
                 .as_deref()
                 .map(|q| crate::review::inputs::question_key(q, &task.criteria)),
+            // An unreadable screening.json must not stop a label: the label
+            // then counts as picked by hand, which only weakens the
+            // stopping criterion.
+            queued: crate::review::queue::served(&ws, &paper.0).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "could not read the screening order");
+                false
+            }),
         };
         save(&ws, &paper, &label)?;
         Ok(label)

@@ -398,6 +398,7 @@ mod tests {
                 note: Some("the baseline, \"v2\", everyone compares with".into()),
                 at: "2026-11-30T10:00:00Z".into(),
                 question: None,
+                queued: false,
             },
         );
 

@@ -24,6 +24,11 @@ pub struct Label {
     /// kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// Given to a paper the screening queue had just served (in its order),
+    /// not one picked by hand: only these count as a sample for the
+    /// stopping criterion ([`crate::screening::stopping`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub queued: bool,
 }
 
 /// The paper's label, if the researcher gave one.

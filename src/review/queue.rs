@@ -7,17 +7,31 @@
 //! ranking and the labels it learned from are kept in `screening.json`
 //! (Quire's): the same labels give the same order. It is the researcher's
 //! ranking, apart from any engine's verdict, and no engine reads it.
+//!
+//! Beside the order stands the stopping criterion
+//! ([`crate::screening::stopping`]): how sure it is that the target share
+//! of the relevant papers has been found, from the labels given to papers
+//! the queue served.
 
 use serde::{Deserialize, Serialize};
 
 use super::labels::{self, Label};
 use super::{ReviewError, Verdict, corrections, paper_text};
 use crate::screening::Ranker;
+use crate::screening::stopping::stopping;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{PaperRecord, Workspace, WsPath, layout};
 
 /// What orders the queue, in words for the Methods section and the app.
 pub const RANKER: &str = "TF-IDF of words and word pairs, a linear SVM (squared hinge loss) trained again on every label, the review question counted as one more include";
+
+/// The stopping criterion's recall target and confidence: Callaghan and
+/// Müller-Hansen's example, and what most screening studies report (WSS@95).
+pub const TARGET_RECALL: f64 = 0.95;
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The stopping criterion, named for the Methods section and the app.
+pub const STOPPING_RULE: &str = "the statistical stopping criterion of Callaghan and Müller-Hansen (2020, doi:10.1186/s13643-020-01521-4)";
 
 /// How much of a PDF's first page stands in for a missing abstract.
 const FIRST_PAGE_CHARS: usize = 3000;
@@ -82,6 +96,32 @@ pub struct ScreeningView {
     pub curve: Vec<CurvePoint>,
     pub basis: Basis,
     pub ranker: String,
+    pub stopping: StoppingView,
+}
+
+/// Whether screening may stop: the criterion's test of "fewer than
+/// `target` of the relevant papers are found" on the labels given in the
+/// queue's order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct StoppingView {
+    pub target: f64,
+    pub confidence: f64,
+    /// Labels given to papers as the queue served them; the rest (picked
+    /// by hand, or before the queue) count as found before any sample.
+    pub in_order: usize,
+    /// The chance of what was seen were the target missed; none before the
+    /// first label given in the queue's order.
+    pub p: Option<f64>,
+    /// `p` is below `1 - confidence`: the target is shown met.
+    pub met: bool,
+    /// The greatest recall shown at `confidence` (1% steps from 99% down
+    /// to 50%).
+    pub recall_at_least: Option<f64>,
+    /// Papers screened in order since the last one kept.
+    pub since_last_kept: usize,
+    pub rule: String,
 }
 
 /// `screening.json`: the order the labels gave, for anyone to check that
@@ -96,6 +136,44 @@ pub struct RankingFile {
     pub basis: Basis,
     /// The papers not labelled, best first.
     pub order: Vec<String>,
+    /// How many of `order`'s first papers the queue last served: a label
+    /// given to one of them was given in the queue's order.
+    #[serde(default)]
+    pub served: usize,
+    /// The stopping criterion as it stood then (none in files written
+    /// before it was kept).
+    #[serde(default)]
+    pub stopping: Option<StoppingView>,
+}
+
+impl StoppingView {
+    /// Where stopping stands, in one line for the command line.
+    pub fn summary(&self) -> String {
+        let percent = |share: f64| format!("{:.0}%", share * 100.0);
+        let Some(p) = self.p else {
+            return "no label given in the queue's order yet, so no stopping rule applies"
+                .to_owned();
+        };
+        let shown = self.recall_at_least.map_or_else(
+            || "not even 50% shown found".to_owned(),
+            |r| format!("at least {} shown found", percent(r)),
+        );
+        if self.met {
+            format!(
+                "you may stop: with {} confidence at least {} of the relevant papers are found (p = {p:.3}, {} labels in the queue's order)",
+                percent(self.confidence),
+                percent(self.target),
+                self.in_order
+            )
+        } else {
+            format!(
+                "keep screening: {} recall is not shown yet (p = {p:.3}, needs < {:.2}; {shown}); {} screened since the last kept",
+                percent(self.target),
+                1.0 - self.confidence,
+                self.since_last_kept
+            )
+        }
+    }
 }
 
 /// A review's papers, their screening text's features and their ranker.
@@ -158,6 +236,7 @@ impl Queue {
         let screened = learned.iter().filter(|l| l.is_some()).count();
         let kept_now = learned.iter().filter(|l| **l == Some(true)).count();
         let basis = self.basis(&learned);
+        let stopping = self.stopping(given);
         let view = ScreeningView {
             total: self.len(),
             screened,
@@ -171,6 +250,7 @@ impl Queue {
             curve: curve(given),
             basis,
             ranker: RANKER.to_owned(),
+            stopping: stopping.clone(),
         };
         let ranking = RankingFile {
             ranker: RANKER.to_owned(),
@@ -182,8 +262,39 @@ impl Queue {
                 .collect(),
             basis,
             order: order.iter().map(|&i| self.papers[i].id.0.clone()).collect(),
+            served: count,
+            stopping: Some(stopping),
         };
         (view, ranking)
+    }
+
+    /// The stopping criterion on `given`: labels given in the queue's
+    /// order are the samples, in the order given; the others count as
+    /// found before them.
+    fn stopping(&self, given: &[Option<Label>]) -> StoppingView {
+        let mut prior = Vec::new();
+        let mut in_order: Vec<(&str, bool)> = Vec::new();
+        for label in given.iter().flatten() {
+            let Some(k) = kept(Some(label)) else { continue };
+            if label.queued {
+                in_order.push((label.at.as_str(), k));
+            } else {
+                prior.push(k);
+            }
+        }
+        in_order.sort_by(|a, b| a.0.cmp(b.0));
+        let ordered: Vec<bool> = in_order.iter().map(|(_, k)| *k).collect();
+        let s = stopping(&prior, &ordered, self.len(), TARGET_RECALL, CONFIDENCE);
+        StoppingView {
+            target: TARGET_RECALL,
+            confidence: CONFIDENCE,
+            in_order: ordered.len(),
+            p: s.p,
+            met: s.p.is_some_and(|p| p < 1.0 - CONFIDENCE),
+            recall_at_least: s.recall_at_least,
+            since_last_kept: s.since_last_relevant,
+            rule: STOPPING_RULE.to_owned(),
+        }
     }
 
     fn basis(&self, learned: &[Option<bool>]) -> Basis {
@@ -206,6 +317,13 @@ pub fn save_ranking(ws: &Workspace, ranking: &RankingFile) -> Result<(), ReviewE
 /// The ranking last saved, if any.
 pub fn load_ranking(ws: &Workspace) -> Result<Option<RankingFile>, ReviewError> {
     Ok(ws.read_json_if_any(&WsPath::parse(layout::SCREENING_FILE)?)?)
+}
+
+/// Whether `paper` is one the queue last served (one of the first papers
+/// of its saved order): a label given to it now is given in the queue's
+/// order.
+pub fn served(ws: &Workspace, paper: &str) -> Result<bool, ReviewError> {
+    Ok(load_ranking(ws)?.is_some_and(|r| r.order.iter().take(r.served).any(|id| id == paper)))
 }
 
 /// What a label teaches: kept (include or maybe), excluded, or nothing (a
@@ -307,6 +425,7 @@ ER  -
             note: None,
             at: at.into(),
             question: None,
+            queued: true,
         })
     }
 
@@ -348,6 +467,15 @@ ER  -
         assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");
         assert_eq!(view.next.len(), 2);
         assert_eq!((view.screened, view.kept, view.excluded), (2, 1, 1));
+        // Both labels were given in the queue's order: the stopping
+        // criterion has its samples; a kept paper ended the run of excludes.
+        assert_eq!(view.stopping.in_order, 2);
+        assert_eq!(view.stopping.since_last_kept, 0);
+        assert!(
+            view.stopping.p.is_some() && !view.stopping.met,
+            "{:?}",
+            view.stopping
+        );
         // The exclude was given first.
         assert_eq!(
             view.curve,

@@ -9,5 +9,6 @@ pub mod features;
 pub mod learner;
 pub mod metrics;
 pub mod ranking;
+pub mod stopping;
 
 pub use ranking::Ranker;

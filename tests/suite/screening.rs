@@ -118,3 +118,158 @@ fn the_public_sets_read_as_search_exports_record_for_record() {
         println!("{set}: {} groups of duplicates", groups.len());
     }
 }
+
+/// Screen `records` in the learned order from one include and one exclude
+/// (labels given outside the order) until the stopping criterion says the
+/// target is met or nothing is left: (records screened, includes found).
+fn screen_until_stopped(
+    records: &[(String, bool)],
+    ranker: &Ranker,
+    (include, exclude): (usize, usize),
+) -> (usize, usize) {
+    use quire::screening::stopping::stopping;
+    let mut labels = vec![None; records.len()];
+    labels[include] = Some(true);
+    labels[exclude] = Some(false);
+    let mut ordered = Vec::new();
+    while let Some(next) = ranker.next(&labels) {
+        labels[next] = Some(records[next].1);
+        ordered.push(records[next].1);
+        let s = stopping(&[true, false], &ordered, records.len(), 0.95, 0.95);
+        if s.p.is_some_and(|p| p < 0.05) {
+            break;
+        }
+    }
+    let found = labels.iter().filter(|l| **l == Some(true)).count();
+    (ordered.len() + 2, found)
+}
+
+#[test]
+fn screening_stops_by_the_criterion_only_once_the_target_recall_is_reached() {
+    // The criterion's promise: when it says stop, 95% of the includes are
+    // found (it may fail in at most 5% of runs). One public set, several
+    // prior pairs; `quire-bench eval synergy` measures every set.
+    for set in ["Cohen_UrinaryIncontinence"] {
+        let records = synergy(set);
+        let texts: Vec<&str> = records.iter().map(|r| r.0.as_str()).collect();
+        let ranker = Ranker::new(&texts, None);
+        let includes: Vec<usize> = (0..records.len()).filter(|&i| records[i].1).collect();
+        let excludes: Vec<usize> = (0..records.len()).filter(|&i| !records[i].1).collect();
+        let mut short = 0;
+        let mut screened_share = 0.0;
+        let seeds = [(0, 0), (5, 90), (11, 200), (17, 260)];
+        for &(i, e) in &seeds {
+            let (screened, found) =
+                screen_until_stopped(&records, &ranker, (includes[i], excludes[e]));
+            let recall = found as f64 / includes.len() as f64;
+            println!(
+                "{set}: stopped after {screened} of {} records with {found} of {} includes ({:.0}%)",
+                records.len(),
+                includes.len(),
+                recall * 100.0
+            );
+            short += usize::from(recall < 0.95);
+            screened_share += screened as f64 / records.len() as f64;
+        }
+        assert_eq!(short, 0, "{set}: the criterion stopped short of 95% recall");
+        // Stopping is worth something: it does not wait for the last record.
+        let mean = screened_share / seeds.len() as f64;
+        assert!(
+            mean < 0.9,
+            "{set}: stopped after {mean:.2} of the records on average"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_order() {
+    use quire::commands::reviews::{LabelParams, label_set};
+    use quire::commands::screening::{ScreeningParams, screening_next};
+    use quire::commands::{AppContext, AppPaths};
+    use quire::review::Verdict;
+
+    let data = tempfile::tempdir().unwrap();
+    let ctx = AppContext::new(AppPaths::new(data.path()));
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/bench/synergy/Cohen_UrinaryIncontinence.csv");
+    let ws = data.path().join("ws");
+    quire::commands::records::records_import(
+        &ctx,
+        quire::commands::records::ImportParams {
+            workspace: ws.clone(),
+            files: vec![csv],
+        },
+    )
+    .await
+    .unwrap();
+    let truth: std::collections::HashMap<String, bool> = {
+        let records = synergy("Cohen_UrinaryIncontinence");
+        let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
+        workspace
+            .papers()
+            .unwrap()
+            .into_iter()
+            .map(|p| {
+                let at = p.imported.as_ref().unwrap().position - 1;
+                (p.id.0, records[at].1)
+            })
+            .collect()
+    };
+    let label = |paper: &str, kept: bool| LabelParams {
+        workspace: ws.clone(),
+        paper: paper.to_owned(),
+        verdict: Some(if kept {
+            Verdict::Include
+        } else {
+            Verdict::Exclude
+        }),
+        score: None,
+        note: None,
+    };
+    let params = ScreeningParams {
+        workspace: ws.clone(),
+        count: Some(1),
+        question: None,
+    };
+
+    let first = screening_next(&ctx, params.clone()).await.unwrap();
+    assert_eq!((first.stopping.p, first.stopping.in_order), (None, 0));
+    // An include the researcher knew of and looked up: picked by hand, it
+    // is no sample of what is left.
+    let known = truth
+        .iter()
+        .find(|(id, kept)| **kept && **id != first.next[0].paper)
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    let by_hand = label_set(label(&known, true)).await.unwrap();
+    assert!(!by_hand.queued);
+
+    let mut view = screening_next(&ctx, params.clone()).await.unwrap();
+    let mut in_queue = 0;
+    while !view.stopping.met {
+        let Some(next) = view.next.first() else { break };
+        let given = label_set(label(&next.paper, truth[&next.paper]))
+            .await
+            .unwrap();
+        assert!(given.queued, "the paper the queue served");
+        in_queue += 1;
+        view = screening_next(&ctx, params.clone()).await.unwrap();
+        assert_eq!(view.stopping.in_order, in_queue);
+    }
+    assert!(view.stopping.met, "{:?}", view.stopping);
+    let includes = truth.values().filter(|k| **k).count();
+    println!(
+        "stopped after {} of {} with {} of {includes} includes: {:?}",
+        view.screened, view.total, view.kept, view.stopping
+    );
+    assert!(view.kept as f64 >= 0.95 * includes as f64);
+    assert!(view.stopping.recall_at_least.unwrap() >= 0.95);
+    assert!(view.next.len() == 1, "stopped before the last record");
+
+    // Methods says what the criterion showed, from the saved screening.
+    let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
+    let saved = quire::review::queue::load_ranking(&workspace)
+        .unwrap()
+        .unwrap();
+    assert_eq!(saved.stopping.as_ref(), Some(&view.stopping));
+}

@@ -48,6 +48,7 @@ async fn a_label_decides_the_verdict_shown_and_what_the_synthesis_includes() {
             note: None,
             at: "2026-12-03T12:00:00Z".into(),
             question: None,
+            queued: false,
         };
         labels::save(&ws, &paper.id, &label).unwrap();
     }

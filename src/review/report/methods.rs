@@ -249,21 +249,77 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
 }
 
 /// How the researcher screened in the queue, when they did: what ordered
-/// it (a ranking that learned from their labels, not the engine's verdicts)
-/// and how far it went.
+/// it (a ranking that learned from their labels, not the engine's verdicts),
+/// how far it went and what the stopping criterion shows of the papers left.
 fn screening_sentence(ranking: &crate::review::queue::RankingFile) -> Option<String> {
     let screened = ranking.labels.len();
     if screened == 0 {
         return None;
     }
     let kept = ranking.labels.iter().filter(|(_, k)| *k).count();
-    Some(format!(
-        "The researcher screened {} on title and abstract in Quire's screening queue, which served first          the paper most likely to be kept by a ranking learned again from every label ({}), apart from the          engine's verdicts; {} kept (include or maybe) and {} left unscreened when this report was written.          The ranking and the labels it learned from are in the review's screening.json.",
+    let mut text = format!(
+        "The researcher screened {} on title and abstract in Quire's screening queue, which served first \
+         the paper most likely to be kept by a ranking learned again from every label ({}), apart from the \
+         engine's verdicts; {} kept (include or maybe) and {} left unscreened when screening last stood.",
         papers(screened),
         crate::review::queue::RANKER,
         kept,
         ranking.order.len()
-    ))
+    );
+    if let Some(stopping) = &ranking.stopping {
+        text.push(' ');
+        text.push_str(&stopping_sentence(stopping, ranking.order.is_empty()));
+    }
+    text.push_str(
+        " The ranking and the labels it learned from are in the review's screening.json.",
+    );
+    Some(text)
+}
+
+/// What the stopping criterion showed, in words a reader can check: the
+/// test, its p-value, the labels it rests on and the recall it supports.
+fn stopping_sentence(s: &crate::review::queue::StoppingView, all_screened: bool) -> String {
+    let percent = |share: f64| format!("{:.0}%", share * 100.0);
+    if all_screened {
+        return "Every paper was screened, so none was left unread by the stopping criterion."
+            .to_owned();
+    }
+    let Some(p) = s.p else {
+        return "No label was given in the queue's order, so no stopping criterion applies: the unscreened \
+                papers may still hold relevant ones."
+            .to_owned();
+    };
+    let hypothesis = format!(
+        "the hypothesis that fewer than {} of the relevant papers had been found",
+        percent(s.target)
+    );
+    let basis = format!(
+        "p = {p:.3}, from the {} labels given in the queue's order",
+        s.in_order
+    );
+    if s.met {
+        format!(
+            "By {}, {hypothesis} was rejected at {} confidence ({basis}).",
+            s.rule,
+            percent(s.confidence)
+        )
+    } else {
+        let bound = s.recall_at_least.map_or_else(
+            || "not even half can be shown found".to_owned(),
+            |r| {
+                format!(
+                    "with {} confidence, at least {} were found",
+                    percent(s.confidence),
+                    percent(r)
+                )
+            },
+        );
+        format!(
+            "By {}, {hypothesis} could not be rejected ({basis}; {bound}): the unscreened papers may still \
+             hold relevant ones.",
+            s.rule
+        )
+    }
 }
 
 /// Append the section.
@@ -273,4 +329,58 @@ pub(super) fn methods_section(md: &mut String, data: &ReportData<'_>) {
     md.push_str("> ");
     md.push_str(&super::inline(&methods_paragraph(data)));
     md.push_str("\n\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::queue::{Basis, RankingFile, StoppingView};
+
+    fn ranking(stopping: Option<StoppingView>) -> RankingFile {
+        RankingFile {
+            ranker: "r".into(),
+            at: "2026-12-04T10:00:00Z".into(),
+            labels: vec![("a".into(), true), ("b".into(), false), ("c".into(), false)],
+            basis: Basis::Learned,
+            order: vec!["d".into(), "e".into()],
+            served: 1,
+            stopping,
+        }
+    }
+
+    fn stopping(p: Option<f64>, recall_at_least: Option<f64>) -> StoppingView {
+        StoppingView {
+            target: 0.95,
+            confidence: 0.95,
+            in_order: 3,
+            p,
+            met: p.is_some_and(|p| p < 0.05),
+            recall_at_least,
+            since_last_kept: 2,
+            rule: crate::review::queue::STOPPING_RULE.into(),
+        }
+    }
+
+    #[test]
+    fn the_screening_sentence_reports_what_the_stopping_criterion_showed() {
+        let met = screening_sentence(&ranking(Some(stopping(Some(0.031), Some(0.97))))).unwrap();
+        assert!(met.contains("The researcher screened 3 papers"), "{met}");
+        assert!(
+            met.contains("fewer than 95% of the relevant papers had been found was rejected at 95% confidence (p = 0.031, from the 3 labels given in the queue's order)"),
+            "{met}"
+        );
+        let open = screening_sentence(&ranking(Some(stopping(Some(0.41), Some(0.76))))).unwrap();
+        assert!(
+            open.contains("could not be rejected (p = 0.410, from the 3 labels given in the queue's order; with 95% confidence, at least 76% were found): the unscreened papers may still hold relevant ones."),
+            "{open}"
+        );
+        let none = screening_sentence(&ranking(Some(stopping(None, None)))).unwrap();
+        assert!(none.contains("no stopping criterion applies"), "{none}");
+        // A file from before the criterion was kept says nothing of it.
+        let old = screening_sentence(&ranking(None)).unwrap();
+        assert!(!old.contains("criterion"), "{old}");
+        for sentence in [met, open, none, old] {
+            assert!(!sentence.contains("  "), "a run of spaces: {sentence}");
+        }
+    }
 }

@@ -648,6 +648,7 @@ pub(crate) mod tests {
             note: None,
             at: "2026-12-03T12:00:00Z".into(),
             question: question.map(|q| question_key(q, &[])),
+            queued: false,
         }
     }
 

@@ -18,6 +18,7 @@ use std::time::Instant;
 use quire::offline::{self, Paper};
 use quire::screening::Ranker;
 use quire::screening::metrics::{Figures, figures};
+use quire::screening::stopping::stopping;
 
 #[derive(clap::Args)]
 pub(crate) struct SynergyArgs {
@@ -127,15 +128,24 @@ fn measure(set: &Set, order: &[usize]) -> Figures {
     figures(&labels, set.records.len() - 2, includes - 1)
 }
 
-/// Quire's active learning from the priors until every include is found;
-/// the order screened after the priors.
-fn learn(set: &Set, ranker: &Ranker, (include, exclude): (usize, usize)) -> Vec<usize> {
+/// Quire's active learning from the priors until every include is found
+/// and, when `until_stopped`, on until the stopping criterion says stop:
+/// the order screened after the priors, and how many of it were screened
+/// when the criterion said stop (if it did).
+fn learn(
+    set: &Set,
+    ranker: &Ranker,
+    (include, exclude): (usize, usize),
+    until_stopped: bool,
+) -> (Vec<usize>, Option<usize>) {
     let mut labels = vec![None; set.records.len()];
     labels[include] = Some(true);
     labels[exclude] = Some(false);
     let mut left = set.records.iter().filter(|r| r.included).count() - 1;
     let mut order = Vec::new();
-    while left > 0 {
+    let mut screened = Vec::new();
+    let mut stopped = None;
+    while left > 0 || (until_stopped && stopped.is_none()) {
         let Some(next) = ranker.next(&labels) else {
             break;
         };
@@ -143,8 +153,69 @@ fn learn(set: &Set, ranker: &Ranker, (include, exclude): (usize, usize)) -> Vec<
         labels[next] = Some(included);
         left -= usize::from(included);
         order.push(next);
+        screened.push(included);
+        if until_stopped && stopped.is_none() {
+            let s = stopping(&[true, false], &screened, set.records.len(), 0.95, 0.95);
+            if s.p.is_some_and(|p| p < 0.05) {
+                stopped = Some(order.len());
+            }
+        }
     }
-    order
+    (order, stopped)
+}
+
+/// Where the stopping criterion stopped, over runs.
+#[derive(Default)]
+struct StopTally {
+    runs: usize,
+    /// Share of the records screened at the stop (priors included).
+    screened: f64,
+    recall: f64,
+    least_recall: Option<f64>,
+    short: usize,
+    /// Records screened past the point where 95% of the includes were found.
+    beyond_95: f64,
+}
+
+impl StopTally {
+    fn add(&mut self, set: &Set, order: &[usize], stopped: Option<usize>) {
+        let total = set.records.len();
+        let includes = set.records.iter().filter(|r| r.included).count();
+        let at = stopped.unwrap_or(order.len());
+        let found = 1 + order[..at]
+            .iter()
+            .filter(|&&i| set.records[i].included)
+            .count();
+        let recall = found as f64 / includes as f64;
+        let target = (0.95 * includes as f64).ceil() as usize;
+        let mut so_far = 1;
+        let at_95 = order
+            .iter()
+            .position(|&i| {
+                so_far += usize::from(set.records[i].included);
+                so_far >= target
+            })
+            .map_or(order.len(), |p| p + 1);
+        self.runs += 1;
+        self.screened += (at + 2) as f64 / total as f64;
+        self.recall += recall;
+        self.least_recall = Some(self.least_recall.map_or(recall, |r: f64| r.min(recall)));
+        self.short += usize::from(recall < 0.95);
+        self.beyond_95 += at.saturating_sub(at_95) as f64;
+    }
+
+    fn line(&self, set: &str) -> String {
+        let n = self.runs.max(1) as f64;
+        format!(
+            "{set:<36} {:>4} {:>9.3} {:>9.3} {:>9.3} {:>6} {:>10.0}",
+            self.runs,
+            self.screened / n,
+            self.recall / n,
+            self.least_recall.unwrap_or(0.0),
+            self.short,
+            self.beyond_95 / n
+        )
+    }
 }
 
 /// The offline engine's score alone: the question, no labels.
@@ -234,6 +305,7 @@ pub(crate) async fn run(args: SynergyArgs) -> Result<(), String> {
         "{:<36} {:<26} {:>4} {:>7} {:>7} {:>7} {:>7} {:>9}",
         "set", "tool", "runs", "WSS@95", "rec@10", "rec@25", "ATD", "s a run"
     );
+    let mut stop_lines = Vec::new();
     for csv in &csvs {
         let set = load(csv, &questions)?;
         let includes = set.records.iter().filter(|r| r.included).count();
@@ -253,16 +325,18 @@ pub(crate) async fn run(args: SynergyArgs) -> Result<(), String> {
             .question
             .as_deref()
             .map(|q| Ranker::new(&texts, Some(q)));
+        let mut stops = StopTally::default();
         for seed in 0..args.seeds {
             let prior = priors(&set, seed);
             let started = Instant::now();
-            let order = learn(&set, &plain, prior);
+            let (order, stopped) = learn(&set, &plain, prior, true);
             tallies[0]
                 .1
                 .add(&measure(&set, &order), started.elapsed().as_secs_f64());
+            stops.add(&set, &order, stopped);
             if let (Some(ranker), Some(question)) = (&with_question, &set.question) {
                 let started = Instant::now();
-                let order = learn(&set, ranker, prior);
+                let (order, _) = learn(&set, ranker, prior, false);
                 tallies[1]
                     .1
                     .add(&measure(&set, &order), started.elapsed().as_secs_f64());
@@ -295,7 +369,21 @@ pub(crate) async fn run(args: SynergyArgs) -> Result<(), String> {
         for (tool, tally) in &tallies {
             println!("{}", tally.line(&label, tool));
         }
+        stop_lines.push(stops.line(&label));
     }
+    println!(
+        "\nStopping by Callaghan & Müller-Hansen's criterion (target recall 95%, 95% confidence), Quire learning from labels:"
+    );
+    println!(
+        "{:<36} {:>4} {:>9} {:>9} {:>9} {:>6} {:>10}",
+        "set", "runs", "screened", "recall", "least", "short", "past 95%"
+    );
+    for line in &stop_lines {
+        println!("{line}");
+    }
+    println!(
+        "screened: mean share of records screened when it said stop; recall: mean recall then (least: the worst run); short: runs stopped below 95% recall (the criterion allows 5%); past 95%: records screened after 95% were found, the price of the guarantee."
+    );
     let sets: Vec<Set> = csvs
         .iter()
         .map(|c| load(c, &questions))

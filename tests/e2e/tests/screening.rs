@@ -184,6 +184,15 @@ async fn an_ris_export_is_screened_from_the_keyboard_and_the_order_learns_from_e
         curve.contains(&format!("{kept} kept in the first {LABELS} screened")),
         "{curve}"
     );
+    // Every label was given as the queue served it: the stopping criterion
+    // has a p-value, and 12 of 60 cannot show 95% recall.
+    let stopping = app
+        .wait_text("[data-testid=screen-stopping]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        stopping.starts_with("Keep screening: 95% recall is not shown yet (p = "),
+        "{stopping}"
+    );
     // How well the order learns is measured on whole sets (the suite and
     // `quire-bench eval synergy`); here, what the researcher sees of it.
     eprintln!(

@@ -8,6 +8,7 @@ export type {
   CurvePoint,
   QueueItem,
   ScreeningView,
+  StoppingView,
   DuplicateGroup,
   DuplicateMember,
   FileImport,

@@ -155,6 +155,11 @@ export class FakePlatform implements Platform {
         score: 1 - i / 10,
       }));
     const both = keptCount > 0 && labelled.length > keptCount;
+    // Not the statistics (the core's tests check those): met once half the
+    // papers are screened and the last one was excluded.
+    const lastKept = byTime.map(kept).lastIndexOf(true);
+    const sinceLastKept = byTime.length - 1 - lastKept;
+    const met = labelled.length * 2 >= readable.length && sinceLastKept >= 1;
     return Promise.resolve({
       total: readable.length,
       screened: labelled.length,
@@ -164,6 +169,16 @@ export class FakePlatform implements Platform {
       curve,
       basis: both ? "learned" : view.question !== null || keptCount > 0 ? "likeness" : "recordOrder",
       ranker: "fake",
+      stopping: {
+        target: 0.95,
+        confidence: 0.95,
+        inOrder: labelled.length,
+        p: labelled.length === 0 ? null : met ? 0.01 : 0.5,
+        met,
+        recallAtLeast: met ? 0.96 : labelled.length === 0 ? null : 0.6,
+        sinceLastKept: Math.min(sinceLastKept, byTime.length),
+        rule: "the fake rule",
+      },
     });
   }
 

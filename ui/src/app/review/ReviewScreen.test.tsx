@@ -979,14 +979,24 @@ describe("screening", () => {
     expect($("[data-testid=screen-basis]")?.textContent).toContain("records' own order");
     expect($("[data-testid=screen-abstract]")?.textContent).toBe("The abstract of p1.");
     expect(all("[data-testid=screen-next] li")).toHaveLength(2);
+    expect($("[data-testid=screen-stopping]")?.textContent).toContain("Label papers as the queue serves them");
 
     await keyIn("i");
+    expect($("[data-testid=screen-stopping]")?.textContent).toBe(
+      "Keep screening: 95% recall is not shown yet (p = 0.500; at least 60% shown found). 0 screened since the last one kept.",
+    );
     expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include", score: null, note: null } });
     expect($("[data-testid=screen-abstract]")?.textContent).toBe("The abstract of p2.");
     expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3 · kept 1");
     await click("[data-testid=screen-exclude]");
     expect($("[data-testid=screen-basis]")?.textContent).toContain("learned from your labels");
     expect($("[data-testid=recall-curve]")?.textContent).toContain("1 kept in the first 2 screened");
+    const stopping = $("[data-testid=screen-stopping]") as HTMLElement | null;
+    expect(stopping?.dataset.met).toBe("true");
+    expect(stopping?.textContent).toBe(
+      "You may stop: with 95% confidence, at least 95% of the relevant papers are found (p = 0.010, from 2 labels in the queue's order).",
+    );
+    expect(stopping?.title).toContain("the fake rule");
 
     await keyIn("u");
     expect(platform.labelCalls.at(-1)).toEqual({ paper: "p2", label: null });

@@ -11,6 +11,7 @@ import {
   type Platform,
   QuireError,
   type ScreeningView,
+  type StoppingView,
   type Verdict,
 } from "../../platform";
 import { count } from "./format";
@@ -129,6 +130,7 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
         <p class="muted" data-testid="screen-basis">
           Ordered {BASIS_WORDS[view.basis]}.
         </p>
+        {view.next.length > 0 && <StoppingLine stopping={view.stopping} />}
       </div>
       {error !== null && (
         <p class="form-error" role="alert">
@@ -204,6 +206,37 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
         </aside>
       </div>
     </section>
+  );
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
+
+/** Whether screening may stop, by the criterion on the labels given in the
+ * queue's order; the rule and its premise are in the tooltip. */
+export function StoppingLine({ stopping }: { stopping: StoppingView }) {
+  const why = `By ${stopping.rule}: a test of "fewer than ${percent(stopping.target)} of the relevant papers are found" on the labels given as the queue served them. Papers labelled elsewhere count as found, not as a sample.`;
+  if (stopping.p === null) {
+    return (
+      <p class="screen__stopping" data-testid="screen-stopping" title={why}>
+        Label papers as the queue serves them: Quire tells you when {percent(stopping.target)} of the relevant ones are shown found.
+      </p>
+    );
+  }
+  const p = stopping.p.toFixed(3);
+  if (stopping.met) {
+    return (
+      <p class="screen__stopping screen__stopping--met" data-testid="screen-stopping" data-met="true" title={why}>
+        You may stop: with {percent(stopping.confidence)} confidence, at least {percent(stopping.target)} of the relevant papers are found (p = {p}, from{" "}
+        {count(stopping.inOrder)} labels in the queue's order).
+      </p>
+    );
+  }
+  return (
+    <p class="screen__stopping" data-testid="screen-stopping" data-met="false" title={why}>
+      Keep screening: {percent(stopping.target)} recall is not shown yet (p = {p}
+      {stopping.recallAtLeast === null ? "" : `; at least ${percent(stopping.recallAtLeast)} shown found`}). {count(stopping.sinceLastKept)} screened since
+      the last one kept.
+    </p>
   );
 }
 

@@ -144,7 +144,13 @@ score: number | null, note: string | null, at: string,
  * ([`super::inputs::question_key`]); none on labels from before it was
  * kept.
  */
-question?: string | null, };
+question?: string | null, 
+/**
+ * Given to a paper the screening queue had just served (in its order),
+ * not one picked by hand: only these count as a sample for the
+ * stopping criterion ([`crate::screening::stopping`]).
+ */
+queued?: boolean, };
 
 export type PaperFailure = { 
 /**
@@ -709,7 +715,37 @@ next: Array<QueueItem>,
 /**
  * Kept against screened, in the order the labels were given.
  */
-curve: Array<CurvePoint>, basis: Basis, ranker: string, };
+curve: Array<CurvePoint>, basis: Basis, ranker: string, stopping: StoppingView, };
+
+/**
+ * Whether screening may stop: the criterion's test of "fewer than
+ * `target` of the relevant papers are found" on the labels given in the
+ * queue's order.
+ */
+export type StoppingView = { target: number, confidence: number, 
+/**
+ * Labels given to papers as the queue served them; the rest (picked
+ * by hand, or before the queue) count as found before any sample.
+ */
+inOrder: number, 
+/**
+ * The chance of what was seen were the target missed; none before the
+ * first label given in the queue's order.
+ */
+p: number | null, 
+/**
+ * `p` is below `1 - confidence`: the target is shown met.
+ */
+met: boolean, 
+/**
+ * The greatest recall shown at `confidence` (1% steps from 99% down
+ * to 50%).
+ */
+recallAtLeast: number | null, 
+/**
+ * Papers screened in order since the last one kept.
+ */
+sinceLastKept: number, rule: string, };
 
 /**
  * Which papers a question is asked of.
