@@ -16,7 +16,7 @@ use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
 use crate::review::table::fill::{FillOutcome, OnFillProgress, fill};
 use crate::review::table::{self, Column, TableView, columns};
-use crate::workspace::{PaperId, Workspace};
+use crate::workspace::Workspace;
 
 /// A change to the table's columns; what is not given is left as it is.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -192,16 +192,9 @@ pub async fn table_view(
 }
 
 fn view_of(ws: &Workspace, scope: &Scope) -> Result<TableView, CommandError> {
-    let papers: Vec<(PaperId, String)> = papers_in_scope(ws, scope)?
-        .into_iter()
-        .map(|p| {
-            let title = p.title.clone().unwrap_or_else(|| {
-                p.file
-                    .file_name()
-                    .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
-            });
-            (p.id, title)
-        })
+    let papers: Vec<table::TablePaper> = papers_in_scope(ws, scope)?
+        .iter()
+        .map(table::TablePaper::from)
         .collect();
     Ok(table::view(ws, &papers)?)
 }

@@ -255,7 +255,7 @@ fn table_of(
     }
     let labels = labels_of(ws, papers)?;
     let reviewed = !results.is_empty();
-    let kept: Vec<(PaperId, String)> = papers
+    let kept: Vec<super::table::TablePaper> = papers
         .iter()
         .filter(|p| p.status.is_readable())
         .filter(|p| {
@@ -265,7 +265,7 @@ fn table_of(
                 .or_else(|| results.get(&p.id).map(|r| r.verdict));
             !reviewed || verdict.is_some_and(|v| v != Verdict::Exclude)
         })
-        .map(|p| (p.id.clone(), report::title_of(p)))
+        .map(super::table::TablePaper::from)
         .collect();
     Ok(Some(super::table::view(ws, &kept)?))
 }

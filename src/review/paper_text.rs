@@ -6,6 +6,16 @@ use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
 const MARKER_PREFIX: &str = "=== page ";
 const MARKER_SUFFIX: &str = " ===";
 
+/// Where on a paper a quote is, for a citation: its page, or "title/abstract"
+/// in a search record (whose one page is its title and abstract).
+pub fn place(record: bool, page: usize) -> String {
+    if record {
+        "title/abstract".to_owned()
+    } else {
+        format!("p. {page}")
+    }
+}
+
 pub fn text_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
     WsPath::from_parts([layout::PAPERS_DIR, &id.0, "text.txt"])
 }

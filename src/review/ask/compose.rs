@@ -179,8 +179,12 @@ fn pack<T: AsRef<str>>(texts: &[T], min: usize) -> Vec<Vec<&str>> {
 /// One source as the model sees it.
 fn source_line(s: &Source) -> String {
     format!(
-        "[{}] *{}* (p. {}): {} — \"{}\"",
-        s.n, s.title, s.page, s.claim, s.quote
+        "[{}] *{}* ({}): {} — \"{}\"",
+        s.n,
+        s.title,
+        s.place(),
+        s.claim,
+        s.quote
     )
 }
 

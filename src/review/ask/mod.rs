@@ -106,6 +106,17 @@ pub struct Source {
     pub quote: String,
     /// What the paper's reader said the quote supports.
     pub claim: String,
+    /// The paper is a search record: the quote is in its title and
+    /// abstract, not on a page of a PDF.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub record: bool,
+}
+
+impl Source {
+    /// Where the quote is, for a citation: "p. 3" or "title/abstract".
+    pub fn place(&self) -> String {
+        crate::review::paper_text::place(self.record, self.page)
+    }
 }
 
 /// How many papers the question went to.

@@ -35,10 +35,10 @@ pub fn markdown(record: &AskRecord) -> String {
                 md.push_str("**Sources** (each quote checked on its page)\n\n");
                 for s in &record.sources {
                     md.push_str(&format!(
-                        "[{}] *{}*, p. {}: \"{}\"\n",
+                        "[{}] *{}*, {}: \"{}\"\n",
                         s.n,
                         inline(&s.title),
-                        s.page,
+                        s.place(),
                         inline(&s.quote)
                     ));
                 }
@@ -55,7 +55,7 @@ pub fn markdown(record: &AskRecord) -> String {
                     md.push_str(&format!("*{}*\n\n", inline(&s.title)));
                     current = &s.title;
                 }
-                md.push_str(&format!("- \"{}\" (p. {})\n", inline(&s.quote), s.page));
+                md.push_str(&format!("- \"{}\" ({})\n", inline(&s.quote), s.place()));
             }
             if record.sources.is_empty() {
                 md.push_str("No sentence of the papers matches the question's words.\n");
@@ -127,6 +127,7 @@ mod tests {
                 page: 2,
                 quote: "Recovery takes <3 s> after a crash.".into(),
                 claim: "3 s".into(),
+                record: false,
             }],
             papers_read: vec!["A *fast* log".into()],
             coverage: Coverage::default(),
@@ -155,5 +156,27 @@ mod tests {
             }
         }
         assert!(md.contains(r"A \*fast\* log \| for \[ML\]"), "{md}");
+        assert!(md.contains(", p. 2: "), "{md}");
+    }
+
+    #[test]
+    fn a_search_records_quote_is_cited_in_its_title_and_abstract_not_on_a_page() {
+        let source = Source {
+            n: 1,
+            paper: "r1".into(),
+            title: "Oxybutynin for overactive bladder".into(),
+            page: 1,
+            quote: "Oxybutynin reduced episodes".into(),
+            claim: "fewer episodes".into(),
+            record: true,
+        };
+        assert_eq!(source.place(), "title/abstract");
+        let json = serde_json::to_value(&source).unwrap();
+        assert_eq!(json["record"], true);
+        // Sources saved before the flag read as pages of a PDF.
+        let mut old = json;
+        old.as_object_mut().unwrap().remove("record");
+        let old: Source = serde_json::from_value(old).unwrap();
+        assert_eq!(old.place(), "p. 1");
     }
 }

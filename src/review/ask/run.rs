@@ -335,6 +335,7 @@ fn sources_of(chosen: &[Candidate], answers: &Answers) -> Vec<Source> {
                 page: claim.page,
                 quote: claim.quote.clone(),
                 claim: claim.claim.clone(),
+                record: c.paper.is_record(),
             });
         }
     }
@@ -353,6 +354,7 @@ fn passages_of(chosen: &[Candidate]) -> Vec<Source> {
                 page: quote.page,
                 quote: quote.text.clone(),
                 claim: String::new(),
+                record: c.paper.is_record(),
             });
         }
     }

@@ -367,14 +367,9 @@ pub(super) fn not_scored_section(md: &mut String, data: &ReportData<'_>) {
     push(md, "");
 }
 
-/// Where a quote is: its page, or, in a search record (whose one page is
-/// its title and abstract), "title/abstract".
+/// Where a quote is: its page, or "title/abstract" in a search record.
 fn where_on(p: &PaperRecord, page: usize) -> String {
-    if p.is_record() {
-        "title/abstract".to_owned()
-    } else {
-        format!("p. {page}")
-    }
+    crate::review::paper_text::place(p.is_record(), page)
 }
 
 pub(super) fn paper_section(

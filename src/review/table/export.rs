@@ -23,7 +23,14 @@ pub fn csv(table: &TableView) -> String {
         let mut cells = vec![csv_cell(&row.paper), csv_cell(&row.title)];
         for cell in &row.cells {
             cells.push(csv_cell(cell.value.as_deref().unwrap_or("")));
-            cells.push(cell.page.map_or_else(String::new, |p| p.to_string()));
+            // A record's quote is in its title and abstract, not on a page.
+            cells.push(cell.page.map_or_else(String::new, |p| {
+                if row.record {
+                    "title/abstract".to_owned()
+                } else {
+                    p.to_string()
+                }
+            }));
             cells.push(csv_cell(cell.quote.as_deref().unwrap_or("")));
             cells.push(if cell.low_confidence { "yes" } else { "no" }.to_owned());
         }
@@ -52,9 +59,10 @@ pub fn markdown(table: &TableView) -> String {
             let mut shown = value;
             if let (Some(page), Some(quote)) = (cell.page, &cell.quote) {
                 quotes.push(format!(
-                    "\"{}\" ({}, p. {page})",
+                    "\"{}\" ({}, {})",
                     escape(quote),
-                    escape(&row.title)
+                    escape(&row.title),
+                    crate::review::paper_text::place(row.record, page)
                 ));
                 shown.push_str(&format!(" [{}]", quotes.len()));
             }
@@ -89,6 +97,7 @@ mod tests {
             rows: vec![TableRow {
                 paper: "p1".into(),
                 title: "A <script>x</script> *title*".into(),
+                record: false,
                 cells: vec![ShownCell {
                     value: Some("<img src=x> 3 | 4 ms".into()),
                     page: Some(2),
@@ -118,5 +127,14 @@ mod tests {
         }
         // Header and one row, two cells each: no `|` in a value split a cell.
         assert_eq!(cells, 4, "{md}");
+        assert!(md.contains(", p. 2)"), "{md}");
+
+        // A search record's quote is in its title and abstract.
+        let mut records = table.clone();
+        records.rows[0].record = true;
+        assert!(markdown(&records).contains(", title/abstract)"));
+        let csv = csv(&records);
+        let row = csv.lines().nth(1).unwrap();
+        assert!(row.contains(",title/abstract,"), "{csv}");
     }
 }

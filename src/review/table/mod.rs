@@ -24,7 +24,7 @@ pub use columns::{Column, Kind};
 pub use export::{csv, markdown};
 
 use crate::workspace::records::now_rfc3339;
-use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{PaperId, PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
 /// A paper's cells by column id.
 pub type PaperCells = BTreeMap<String, Cell>;
@@ -115,6 +115,9 @@ pub struct ShownCell {
 pub struct TableRow {
     pub paper: String,
     pub title: String,
+    /// A search record: its quotes are in its title and abstract.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub record: bool,
     /// In the columns' order.
     pub cells: Vec<ShownCell>,
 }
@@ -130,14 +133,36 @@ pub struct TableView {
     pub model: Option<String>,
 }
 
-/// The table for `papers` (id, title): each cell its correction over its
-/// extraction, marked stale when it was read for another definition.
-pub fn view(ws: &Workspace, papers: &[(PaperId, String)]) -> Result<TableView, WorkspaceError> {
+/// A paper as the table lists it.
+pub struct TablePaper {
+    pub id: PaperId,
+    pub title: String,
+    /// A search record, read on its title and abstract.
+    pub record: bool,
+}
+
+impl From<&PaperRecord> for TablePaper {
+    fn from(p: &PaperRecord) -> Self {
+        Self {
+            id: p.id.clone(),
+            title: p.title.clone().unwrap_or_else(|| {
+                p.file
+                    .file_name()
+                    .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+            }),
+            record: p.is_record(),
+        }
+    }
+}
+
+/// The table for `papers`: each cell its correction over its extraction,
+/// marked stale when it was read for another definition.
+pub fn view(ws: &Workspace, papers: &[TablePaper]) -> Result<TableView, WorkspaceError> {
     let columns = columns::load(ws)?;
     let corrections = load_corrections(ws)?;
     let mut rows = Vec::new();
     let mut model = None;
-    for (id, title) in papers {
+    for TablePaper { id, title, record } in papers {
         let read = load_cells(ws, id)?;
         let fixed = corrections.get(&id.0);
         let cells = columns
@@ -167,6 +192,7 @@ pub fn view(ws: &Workspace, papers: &[(PaperId, String)]) -> Result<TableView, W
         rows.push(TableRow {
             paper: id.0.clone(),
             title: title.clone(),
+            record: *record,
             cells,
         });
     }

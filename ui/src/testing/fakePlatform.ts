@@ -778,6 +778,7 @@ export class FakePlatform implements Platform {
       page: i + 2,
       quote: `Recovery takes ${String(i + 3)} seconds in our experiments.`,
       claim: `measures recovery in ${String(i + 3)} seconds`,
+      record: p.imported !== null,
     }));
     const record: AskRecord = {
       id: `ask${String(this.askCalls.length)}`,

@@ -18,7 +18,7 @@ import {
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
-import { count } from "./format";
+import { count, place } from "./format";
 import { inline } from "./markdown";
 import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
@@ -75,7 +75,7 @@ function SourceLine({ source, onOpen, testid }: { source: AskSource; onOpen: (s:
           onOpen(source);
         }}
       >
-        <em>{source.title}</em>, p. {source.page}
+        <em>{source.title}</em>, {place(source.record, source.page)}
       </button>
       : “{source.quote}”
     </>
@@ -107,7 +107,7 @@ function Cited({ text, sources, onOpen }: { text: string; sources: AskSource[]; 
         type="button"
         class="citation"
         data-testid="citation"
-        title={`${source.title}, p. ${source.page}: “${source.quote}”`}
+        title={`${source.title}, ${place(source.record, source.page)}: “${source.quote}”`}
         onClick={() => {
           onOpen(source);
         }}

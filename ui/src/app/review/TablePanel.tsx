@@ -20,7 +20,7 @@ import {
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
-import { count } from "./format";
+import { count, place } from "./format";
 import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
 
@@ -405,7 +405,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
                                   openPdf({ workspace, paper: row.paper, title: row.title, page: cell.page ?? 1, quote: cell.quote ?? "" });
                                 }}
                               >
-                                p. {cell.page}
+                                {place(row.record, cell.page)}
                               </button>
                             )}
                             <span class="cell__actions">

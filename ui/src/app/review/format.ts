@@ -58,3 +58,9 @@ export function fileSummary(rows: readonly PaperRow[]): string {
   if (bad > 0) parts.push(`${plural(bad, "file")} cannot be read`);
   return parts.join(" · ");
 }
+
+/** Where a quote is, for a citation: its page, or "title/abstract" in a
+ * search record (whose one page is its title and abstract). */
+export function place(record: boolean | undefined, page: number): string {
+  return record === true ? "title/abstract" : `p. ${String(page)}`;
+}

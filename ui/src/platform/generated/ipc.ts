@@ -769,7 +769,12 @@ export type AskSource = { n: number, paper: string, title: string, page: number,
 /**
  * What the paper's reader said the quote supports.
  */
-claim: string, };
+claim: string, 
+/**
+ * The paper is a search record: the quote is in its title and
+ * abstract, not on a page of a PDF.
+ */
+record?: boolean, };
 
 /**
  * How many papers the question went to.
@@ -934,6 +939,10 @@ stale: boolean, };
  * One paper's row.
  */
 export type TableRow = { paper: string, title: string, 
+/**
+ * A search record: its quotes are in its title and abstract.
+ */
+record?: boolean, 
 /**
  * In the columns' order.
  */
