@@ -18,6 +18,7 @@ fn main() {
         "paper_label",
         "paper_meta",
         "records_import",
+        "records_attach",
         "screening_next",
         "review_render",
         "review_export",

@@ -8,7 +8,7 @@ use quire::agent::{EventSink, RunEvent};
 use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
-use quire::commands::records::{self, ImportParams};
+use quire::commands::records::{self, AttachParams, ImportParams};
 use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow,
     ReviewView,
@@ -25,6 +25,7 @@ use quire::review::ask::estimate::Estimate as WorkEstimate;
 use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
+use quire::review::fulltext::FullTextSummary;
 use quire::review::imports::ImportSummary;
 use quire::review::outputs::ExportFormat;
 use quire::review::queue::ScreeningView;
@@ -170,6 +171,15 @@ pub async fn records_import(
     params: ImportParams,
 ) -> Result<ImportSummary, CommandError> {
     records::records_import(&ctx, params).await
+}
+
+/// A folder of PDFs attached to a review as its records' full text.
+#[tauri::command]
+pub async fn records_attach(
+    ctx: State<'_, AppContext>,
+    params: AttachParams,
+) -> Result<FullTextSummary, CommandError> {
+    records::records_attach(&ctx, params).await
 }
 
 /// Where screening stands and the next papers, ordered by the labels so far.

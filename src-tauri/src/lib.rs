@@ -32,6 +32,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::paper_label,
             commands::paper_meta,
             commands::records_import,
+            commands::records_attach,
             commands::screening_next,
             commands::review_render,
             commands::review_export,

@@ -1,12 +1,14 @@
 //! `quire import`: search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a
 //! review, with what each file gave, which could not be read and why, and
-//! the review's possible duplicates.
+//! the review's possible duplicates; and, with `--full-text`, a folder of
+//! PDFs matched to the review's records as their full text.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use quire::commands::records::{ImportParams, records_import};
+use quire::commands::records::{AttachParams, ImportParams, records_attach, records_import};
 use quire::commands::{AppContext, AppPaths, CommandError, ErrorKind};
+use quire::review::fulltext::FullTextSummary;
 use quire::review::imports::ImportSummary;
 
 use super::print_json;
@@ -15,30 +17,69 @@ use super::print_json;
 pub(crate) struct ImportArgs {
     /// Search exports: .ris, .nbib or PubMed .txt, .bib, .csv or .tsv
     /// (the content decides the format, not the name).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "full_text")]
     files: Vec<PathBuf>,
     /// The review's workspace folder (made if it is not one yet).
     #[arg(long, value_name = "REVIEW")]
     into: PathBuf,
+    /// A folder of PDFs to attach as the records' full text: each is read
+    /// and matched to its record by the DOI on its first page, else its
+    /// title; PDFs that match none join the review as papers of their own.
+    #[arg(long, value_name = "FOLDER")]
+    full_text: Option<PathBuf>,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
 }
 
+/// `--json`: the import's summary, with the full text's beside it.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Outcome<'a> {
+    #[serde(flatten)]
+    import: &'a ImportSummary,
+    full_text: Option<&'a FullTextSummary>,
+}
+
 pub(crate) async fn run(args: ImportArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
-    let summary = records_import(
-        &ctx,
-        ImportParams {
-            workspace: args.into.clone(),
-            files: args.files,
-        },
-    )
-    .await?;
-    if args.json {
-        print_json(&summary)?;
+    let summary = if args.files.is_empty() {
+        ImportSummary::default()
     } else {
-        print_summary(&summary, &args.into);
+        records_import(
+            &ctx,
+            ImportParams {
+                workspace: args.into.clone(),
+                files: args.files.clone(),
+            },
+        )
+        .await?
+    };
+    let full_text = match &args.full_text {
+        Some(folder) => Some(
+            records_attach(
+                &ctx,
+                AttachParams {
+                    workspace: args.into.clone(),
+                    folder: folder.clone(),
+                },
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    if args.json {
+        print_json(&Outcome {
+            import: &summary,
+            full_text: full_text.as_ref(),
+        })?;
+    } else {
+        if !args.files.is_empty() {
+            print_summary(&summary, &args.into);
+        }
+        if let Some(full_text) = &full_text {
+            print_full_text(full_text);
+        }
     }
     let failed = summary.failed().count();
     if failed > 0 {
@@ -91,5 +132,23 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
                 m.year.map_or("no year".to_owned(), |y| y.to_string())
             );
         }
+    }
+}
+
+fn print_full_text(summary: &FullTextSummary) {
+    println!(
+        "{}: {} PDFs; {} of the review's {} records have full text now",
+        summary.folder, summary.pdfs, summary.with_full_text, summary.records
+    );
+    for a in &summary.attached {
+        println!(
+            "    {}  is the full text of  {} (by {})",
+            a.file,
+            a.record_title.as_deref().unwrap_or(&a.record),
+            a.by
+        );
+    }
+    for u in &summary.unmatched {
+        println!("    {}  matched no record: {}", u.file, u.why);
     }
 }

@@ -14,7 +14,7 @@ use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
 use super::protocol::{ProtocolParams, ProtocolView};
-use super::records::ImportParams;
+use super::records::{AttachParams, ImportParams};
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
     ReviewView,
@@ -36,6 +36,7 @@ use crate::review::ask::{
 use crate::review::dual::Policy as DualPolicy;
 use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
+use crate::review::fulltext::{Attachment, FullTextSummary, Unmatched};
 use crate::review::imports::{DuplicateGroup, DuplicateMember, FileImport, ImportSummary};
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
@@ -131,6 +132,10 @@ fn generated() -> String {
         declaration::<DuplicateMember>(),
         declaration::<DuplicateGroup>(),
         declaration::<ImportSummary>(),
+        declaration::<AttachParams>(),
+        declaration::<Attachment>(),
+        declaration::<Unmatched>(),
+        declaration::<FullTextSummary>(),
         // The screening queue.
         declaration::<ScreeningParams>(),
         declaration::<Basis>(),

@@ -1,7 +1,9 @@
 //! Search records into a review: `quire import` and the app's *Add records*.
 //! The files are read and their records become papers of the review
 //! ([`crate::review::imports`]); a file that cannot be read is named with
-//! why, and the rest still go in.
+//! why, and the rest still go in. And their full text: a folder of PDFs
+//! attached to the review, each matched to its record
+//! ([`crate::review::fulltext`]).
 
 use std::path::PathBuf;
 
@@ -10,6 +12,7 @@ use serde::Deserialize;
 use super::reviews::index_workspace;
 use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
+use crate::review::fulltext::{FullTextSummary, attach_folder};
 use crate::review::imports::{ImportSummary, import_files};
 use crate::workspace::{TaskMeta, Workspace, WorkspaceId, layout};
 
@@ -49,6 +52,48 @@ pub async fn records_import(
     })
     .await?;
     index_workspace(ctx, root).await;
+    Ok(summary)
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AttachParams {
+    /// The review's workspace folder.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// A folder of PDFs (or one PDF): the records' full text.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub folder: PathBuf,
+}
+
+/// Attach a folder of PDFs to the review: they are read (no model is
+/// called) and matched to its records by DOI, else title; the summary says
+/// which records have full text and which PDFs matched none, and why.
+pub async fn records_attach(
+    ctx: &AppContext,
+    params: AttachParams,
+) -> Result<FullTextSummary, CommandError> {
+    if ctx.run_in(&params.workspace).is_some() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "review_running",
+            "a run is reading this review; attach full text when it has finished",
+        ));
+    }
+    let options = ctx.ingest_options()?;
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
+    let summary = attach_folder(
+        &ws,
+        &params.folder,
+        &options,
+        std::sync::Arc::new(crate::agent::NoEvents),
+    )
+    .await?;
+    drop(ws); // release the workspace lock before the index reads it
+    ctx.queues().forget(&params.workspace);
+    index_workspace(ctx, params.workspace).await;
     Ok(summary)
 }
 

@@ -90,6 +90,10 @@ pub struct PaperRow {
     /// The text was read by OCR.
     pub ocr: bool,
     pub duplicates: usize,
+    /// On a search record: the review's PDF attached as its full text.
+    pub full_text: Option<String>,
+    /// On a PDF: the search record it is the full text of.
+    pub full_text_of: Option<String>,
     /// The engine's reading (by the applied cut-offs, reconciled under
     /// dual reading).
     pub score: Option<f64>,
@@ -468,6 +472,8 @@ fn row(
         imported: record.imported.clone(),
         ocr: record.ocr,
         duplicates: record.duplicates.len(),
+        full_text: record.full_text.as_ref().map(|id| id.0.clone()),
+        full_text_of: record.full_text_of.as_ref().map(|id| id.0.clone()),
         score: result.as_ref().map(|r| r.score),
         verdict: result.as_ref().map(|r| r.verdict),
         shown_score: shown.0,

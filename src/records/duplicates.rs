@@ -111,18 +111,21 @@ fn why_of(why: &HashMap<usize, Why>, sets: &mut UnionFind, root: usize) -> Why {
         .unwrap_or(Why::TitleYearAuthor)
 }
 
-/// Title, year and first author's family name as one key; none when the
-/// title is too short to tell works apart.
-fn title_year_author(r: &Work) -> Option<String> {
-    let title: String = r
-        .title
+/// A title as a key: its letters and digits, lowercased; none when it is
+/// too short to tell works apart.
+pub fn title_key(title: &str) -> Option<String> {
+    let key: String = title
         .chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect();
-    if title.chars().count() < 12 {
-        return None;
-    }
+    (key.chars().count() >= 12).then_some(key)
+}
+
+/// Title, year and first author's family name as one key; none when the
+/// title is too short to tell works apart.
+fn title_year_author(r: &Work) -> Option<String> {
+    let title = title_key(&r.title)?;
     let author = r
         .first_author
         .as_deref()

@@ -309,6 +309,8 @@ mod tests {
                 ..PaperMeta::default()
             },
             imported: None,
+            full_text_of: None,
+            full_text: None,
         }
     }
 

@@ -170,7 +170,12 @@ pub fn import_read(
 /// The review's papers that are one work, and why: records against records
 /// and against PDFs, by their metadata as corrected.
 pub fn duplicate_groups(ws: &Workspace) -> Result<Vec<DuplicateGroup>, ReviewError> {
-    let papers = corrections::corrected(ws)?;
+    // A PDF attached as a record's full text is that record's report, not
+    // a work found twice.
+    let papers: Vec<PaperRecord> = corrections::corrected(ws)?
+        .into_iter()
+        .filter(|p| p.full_text_of.is_none())
+        .collect();
     let works: Vec<Work> = papers.iter().map(work_of).collect();
     Ok(duplicates::find(&works)
         .into_iter()
@@ -254,6 +259,8 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
             pmid: record.pmid.clone(),
             keywords: record.keywords.clone(),
         }),
+        full_text_of: None,
+        full_text: None,
     }
 }
 

@@ -12,6 +12,7 @@ mod error;
 pub mod estimate;
 pub mod exports;
 pub mod failures;
+pub mod fulltext;
 pub mod imports;
 pub mod inputs;
 pub mod labels;

@@ -322,27 +322,65 @@ pub async fn extract_papers(
     .await
 }
 
-/// Open or create the workspace and register the source's papers: its PDFs,
-/// or, for a search export, its records.
+/// Open or create the workspace and register the source's papers (its
+/// PDFs, or, for a search export, its records) and those added since: the
+/// PDFs of the folders attached to it and every record imported into it.
 fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
     let source = canonical_source(&request.source)?;
-    if is_records_source(&source) {
-        return prepare_records(request, &source);
+    let (workspace, mut papers) = if is_records_source(&source) {
+        prepare_records(request, &source)?
+    } else {
+        let pdfs = find_pdfs(&source)?;
+        let workspace = open_or_create(&request.workspace, &source)?;
+        register_papers(&workspace, &pdfs)?;
+        let papers = papers_of_files(&workspace, &pdfs)?;
+        (workspace, papers)
+    };
+    let mut taking: std::collections::HashSet<PaperId> =
+        papers.iter().map(|p| p.id.clone()).collect();
+    for paper in added_since(&workspace)? {
+        if taking.insert(paper.id.clone()) {
+            papers.push(paper);
+        }
     }
-    let pdfs = find_pdfs(&source)?;
-    let workspace = open_or_create(&request.workspace, &source)?;
-    register_papers(&workspace, &pdfs)?;
-    // Only the files of this source take part, even if the workspace knew others.
+    Ok((workspace, papers))
+}
+
+/// The papers of `pdfs` as the workspace knows them. Only the files found
+/// now take part, even if the workspace knew others (a PDF taken out of
+/// the folder is out of the review).
+fn papers_of_files(
+    workspace: &Workspace,
+    pdfs: &[crate::pdf::FoundPdf],
+) -> Result<Vec<PaperRecord>, ReviewError> {
     let wanted: std::collections::HashSet<&Path> = pdfs.iter().map(|p| p.path.as_path()).collect();
-    let papers = workspace
+    Ok(workspace
         .papers()?
         .into_iter()
         .filter(|p| {
             wanted.contains(p.file.as_path())
                 || p.duplicates.iter().any(|d| wanted.contains(d.as_path()))
         })
-        .collect();
-    Ok((workspace, papers))
+        .collect())
+}
+
+/// The papers added to the review beyond its source: every record imported
+/// into it, and the PDFs now in the folders attached to it (a folder gone
+/// from disk adds nothing, with a warning).
+fn added_since(workspace: &Workspace) -> Result<Vec<PaperRecord>, ReviewError> {
+    let mut pdfs = Vec::new();
+    for folder in workspace.task()?.folders {
+        match find_pdfs(&folder) {
+            Ok(found) => pdfs.extend(found),
+            Err(e) => {
+                tracing::warn!(folder = %folder.display(), error = %e, "an attached folder could not be read")
+            }
+        }
+    }
+    register_papers(workspace, &pdfs)?;
+    let mut papers = papers_of_files(workspace, &pdfs)?;
+    papers.extend(workspace.papers()?.into_iter().filter(|p| p.is_record()));
+    Ok(papers)
 }
 
 /// A search export as the source: its records are read (an unreadable file

@@ -60,6 +60,8 @@ pub fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), R
                         ocr: false,
                         meta: Default::default(),
                         imported: None,
+                        full_text_of: None,
+                        full_text: None,
                     },
                 );
                 changed.push(id);

@@ -73,6 +73,10 @@ pub struct TaskMeta {
     /// Inclusion/exclusion criteria, one sentence each.
     #[serde(default)]
     pub criteria: Vec<String>,
+    /// Folders of PDFs added to the review after its source (full text
+    /// for its search records): their PDFs take part in every run too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folders: Vec<PathBuf>,
     pub status: TaskStatus,
     pub created_at: String,
     pub updated_at: String,
@@ -89,6 +93,7 @@ impl TaskMeta {
             source: Some(source.to_path_buf()),
             question: None,
             criteria: Vec::new(),
+            folders: Vec::new(),
             status: TaskStatus::New,
             created_at: now.clone(),
             updated_at: now,
@@ -184,6 +189,15 @@ pub struct PaperRecord {
     /// and its text is the title and the abstract, as one page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportedFrom>,
+    /// The search record this PDF is the full text of, matched when its
+    /// folder was attached ([`crate::review::fulltext`]): the record is
+    /// what is screened and counted; this is its report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_text_of: Option<PaperId>,
+    /// On a search record: the PDF attached as its full text (the other
+    /// side of `full_text_of`, written with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_text: Option<PaperId>,
 }
 
 impl PaperRecord {

@@ -341,3 +341,171 @@ async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone
         .collect();
     assert_eq!(positions.len(), 327 - budget, "one per paper not labelled");
 }
+
+/// One RIS record, as a database lists a paper.
+fn ris_record(title: &str, author: &str, year: Option<u16>, doi: Option<&str>) -> String {
+    let mut ris = format!("TY  - JOUR\nTI  - {title}\nAU  - {author}\n");
+    if let Some(year) = year {
+        ris.push_str(&format!("PY  - {year}\n"));
+    }
+    if let Some(doi) = doi {
+        ris.push_str(&format!("DO  - https://doi.org/{doi}\n"));
+    }
+    ris.push_str("AB  - The abstract as the database lists it.\nER  - \n\n");
+    ris
+}
+
+#[test]
+fn a_folder_of_pdfs_attached_later_gives_records_their_full_text() {
+    let data = tempfile::tempdir().unwrap();
+    let corpus =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dev/machine-learning");
+    // Four records with a PDF (two found by their DOI, two by title only,
+    // as the hand-checked metadata gives them), one with none; the folder
+    // also holds a PDF of no record.
+    let ris: String = [
+        ris_record(
+            "Selective Search for Object Recognition",
+            "Uijlings, J. R. R.",
+            Some(2013),
+            Some("10.1007/S11263-013-0620-5"),
+        ),
+        ris_record(
+            "Robust Multipose Face Detection in Images",
+            "Xiao, Rong",
+            Some(2004),
+            Some("10.1109/TCSVT.2003.818351"),
+        ),
+        ris_record(
+            "Feature Pyramid Networks for Object Detection",
+            "Lin, Tsung-Yi",
+            Some(2017),
+            None,
+        ),
+        ris_record(
+            "SSD: Single Shot MultiBox Detector",
+            "Liu, Wei",
+            Some(2016),
+            None,
+        ),
+        ris_record(
+            "Deep residual learning for image recognition",
+            "He, Kaiming",
+            Some(2016),
+            Some("10.1109/CVPR.2016.90"),
+        ),
+    ]
+    .concat();
+    let exports = tempfile::tempdir().unwrap();
+    let export = exports.path().join("search.ris");
+    std::fs::write(&export, ris).unwrap();
+    let folder = folder_of(
+        &[
+            "2013-selectivesearch.pdf",
+            "2004-robust-multipose-face-detection-in-images.pdf",
+            "2016-fpn-feature-pyramid-networks.pdf",
+            "2016-ssd.pdf",
+            "2001-rapid-object-detection-boosted-cascade.pdf",
+        ]
+        .map(|f| corpus.join(f)),
+    );
+    let question = "Which methods detect objects in images?";
+    let ws = offline_review(data.path(), &export, question);
+    let ws = Path::new(&ws);
+
+    let out = std::process::Command::new(quire_bin())
+        .args([
+            "import",
+            "--json",
+            "--into",
+            ws.to_str().unwrap(),
+            "--full-text",
+        ])
+        .arg(folder.path())
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let full = &summary["fullText"];
+    println!("{full:#}");
+    assert_eq!(full["pdfs"], 5, "{full}");
+    assert_eq!(
+        (full["records"].as_u64(), full["withFullText"].as_u64()),
+        (Some(5), Some(4)),
+        "{full}"
+    );
+    let attached: std::collections::BTreeMap<String, String> = full["attached"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["file"].as_str().unwrap().to_owned(),
+                a["recordTitle"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        attached["2013-selectivesearch.pdf"],
+        "Selective Search for Object Recognition"
+    );
+    assert_eq!(
+        attached["2016-ssd.pdf"],
+        "SSD: Single Shot MultiBox Detector"
+    );
+    assert_eq!(
+        attached["2016-fpn-feature-pyramid-networks.pdf"],
+        "Feature Pyramid Networks for Object Detection"
+    );
+    assert_eq!(
+        attached["2004-robust-multipose-face-detection-in-images.pdf"],
+        "Robust Multipose Face Detection in Images"
+    );
+    let unmatched = full["unmatched"].as_array().unwrap();
+    assert_eq!(unmatched.len(), 1, "{full}");
+    assert_eq!(
+        unmatched[0]["file"],
+        "2001-rapid-object-detection-boosted-cascade.pdf"
+    );
+
+    // Each side names the other; a full text is no duplicate of its record.
+    let papers = papers_of(ws);
+    let record = papers
+        .iter()
+        .find(|p| p["title"] == "SSD: Single Shot MultiBox Detector" && !p["imported"].is_null())
+        .unwrap();
+    let pdf = papers
+        .iter()
+        .find(|p| p["id"] == record["fullText"])
+        .expect("the record names its PDF");
+    assert_eq!(pdf["fullTextOf"], record["id"]);
+
+    // The next run reads the attached PDFs beside the records; the report
+    // counts the full text through the records, the lone PDF on its own.
+    let review = super::support::quire_json(
+        data.path(),
+        &["review", export.to_str().unwrap(), "-q", question, "--json"],
+    );
+    assert_eq!(review["workspace"].as_str().unwrap(), ws.to_str().unwrap());
+    assert!(result_of(ws, pdf).is_some(), "the attached PDF was read");
+    let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(
+        report.contains("| Records identified from databases (search exports) | 5 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| Records identified from files (PDFs) | 1 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| Records with full text attached (PDF matched to the record) | 4 |"),
+        "{report}"
+    );
+    assert!(report.contains("| Records screened | 6 |"), "{report}");
+}

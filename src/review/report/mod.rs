@@ -216,6 +216,8 @@ pub(crate) mod tests {
             ocr: false,
             meta: PaperMeta::default(),
             imported: None,
+            full_text_of: None,
+            full_text: None,
         }
     }
 
@@ -264,6 +266,7 @@ pub(crate) mod tests {
             source: None,
             question: None,
             criteria: Vec::new(),
+            folders: Vec::new(),
             status: TaskStatus::Done,
             created_at: "2026-11-30T10:00:00Z".into(),
             updated_at: "2026-11-30T10:00:00Z".into(),

@@ -68,6 +68,12 @@ pub struct Flow {
     pub included_by_researcher: usize,
     /// Papers the researcher labelled, whatever the label.
     pub labelled: usize,
+    /// Records with a PDF attached as their full text (the PDF is the
+    /// record's report, counted through its record, not on its own).
+    pub with_full_text: usize,
+    /// Records kept (included or maybe) with no full text attached: the
+    /// reports still to be sought.
+    pub kept_without_full_text: usize,
 }
 
 impl Flow {
@@ -100,7 +106,17 @@ impl ReportData<'_> {
         let mut flow = Flow::default();
         let mut unreadable: BTreeMap<&str, usize> = BTreeMap::new();
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let with_full_text: std::collections::HashSet<&crate::workspace::PaperId> = self
+            .papers
+            .iter()
+            .filter_map(|p| p.full_text_of.as_ref())
+            .collect();
         for p in self.papers {
+            if p.full_text_of.is_some() {
+                continue;
+            }
+            let has_full_text = with_full_text.contains(&p.id);
+            flow.with_full_text += usize::from(has_full_text);
             flow.identified += 1 + p.duplicates.len();
             if p.is_record() {
                 flow.from_databases += 1 + p.duplicates.len();
@@ -125,6 +141,9 @@ impl ReportData<'_> {
                     continue;
                 }
             };
+            if p.is_record() && !has_full_text && decision != Verdict::Exclude {
+                flow.kept_without_full_text += 1;
+            }
             match decision {
                 Verdict::Include => {
                     flow.included += 1;
@@ -183,6 +202,12 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
             flow.identified - flow.from_databases,
         ),
         ("duplicates_removed", String::new(), flow.duplicates),
+        ("records_with_full_text", String::new(), flow.with_full_text),
+        (
+            "kept_records_without_full_text",
+            String::new(),
+            flow.kept_without_full_text,
+        ),
     ];
     for u in &flow.unreadable {
         rows.push(("not_retrieved", u.reason.clone(), u.papers));

@@ -139,6 +139,13 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
                 flow.identified - flow.from_databases
             ),
         );
+        push(
+            md,
+            &format!(
+                "| Records with full text attached (PDF matched to the record) | {} |",
+                flow.with_full_text
+            ),
+        );
     }
     push(
         md,
@@ -197,13 +204,22 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
             flow.maybe
         ),
     );
-    push(
-        md,
-        &format!(
-            "| Included | {} (labelled include by the researcher: {}) |\n",
-            flow.included, flow.included_by_researcher
-        ),
+    let included = format!(
+        "| Included | {} (labelled include by the researcher: {}) |",
+        flow.included, flow.included_by_researcher
     );
+    if flow.from_databases == 0 {
+        push(md, &format!("{included}\n"));
+    } else {
+        push(md, &included);
+        push(
+            md,
+            &format!(
+                "| Kept records (included or maybe) with no full text attached: reports to seek | {} |\n",
+                flow.kept_without_full_text
+            ),
+        );
+    }
     if !flow.reasons.is_empty() {
         push(
             md,

@@ -14,6 +14,7 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
+  FullTextSummary,
   ImportSummary,
   PaperDetail,
   ScreeningView,
@@ -79,6 +80,8 @@ export const tauriPlatform: Platform = {
   },
 
   importRecords: (workspace, files) => call<ImportSummary>("records_import", { params: { workspace, files } }),
+
+  attachFullText: (workspace, folder) => call<FullTextSummary>("records_attach", { params: { workspace, folder } }),
 
   screeningNext: (workspace, count, question) =>
     call<ScreeningView>("screening_next", { params: { workspace, count, question } }),

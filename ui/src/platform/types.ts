@@ -2,6 +2,7 @@
 // ./generated/ipc.ts, under the names the UI uses; and the Platform the UI talks to.
 
 import type {
+  FullTextSummary,
   AskParams,
   AskRecord,
   AskScope,
@@ -81,6 +82,8 @@ export interface Platform {
   pickRecordFiles(): Promise<string[]>;
   /** Import search records into a review; the summary names files it could not read. */
   importRecords(workspace: string, files: string[]): Promise<ImportSummary>;
+  /** Attach a folder of PDFs as the records' full text (each matched by DOI, else title). */
+  attachFullText(workspace: string, folder: string): Promise<FullTextSummary>;
   /**
    * Where screening stands and the next `count` papers, ordered by every label
    * so far; `question` becomes the review's when it has none (or has not run).

@@ -19,6 +19,7 @@ import {
   type Estimate,
   type ExportFormat,
   type ImportSummary,
+  type FullTextSummary,
   type ScreeningView,
   type ExportWritten,
   type Label,
@@ -180,6 +181,35 @@ export class FakePlatform implements Platform {
         rule: "the fake rule",
       },
     });
+  }
+
+  fullTextCalls: { workspace: string; folder: string }[] = [];
+
+  /** Each record with no full text gets a PDF of the folder (matched by
+   * title), and one more PDF matches no record. */
+  attachFullText(workspace: string, folder: string): Promise<FullTextSummary> {
+    this.fullTextCalls.push({ workspace, folder });
+    const view = this.review(workspace);
+    const summary: FullTextSummary = { folder, pdfs: 0, attached: [], unmatched: [], records: 0, withFullText: 0 };
+    const records = view.papers.filter((p) => p.imported !== null);
+    const added: PaperRow[] = [];
+    for (const record of records.filter((r) => r.fullText === null)) {
+      const pdf: PaperRow = { ...record, id: `f${record.id}`, file: `${folder}/${record.id}.pdf`, imported: null, pages: 8, fullTextOf: record.id, fullText: null };
+      record.fullText = pdf.id;
+      added.push(pdf);
+      summary.attached.push({ record: record.id, recordTitle: record.title, pdf: pdf.id, file: `${record.id}.pdf`, by: "title" });
+    }
+    const template = view.papers[0];
+    if (template !== undefined) {
+      const lone: PaperRow = { ...template, id: `lone${String(view.papers.length)}`, file: `${folder}/lone.pdf`, imported: null, fullText: null, fullTextOf: null };
+      added.push(lone);
+      summary.unmatched.push({ pdf: lone.id, file: "lone.pdf", why: "no DOI on its first page, and no record has its title" });
+    }
+    view.papers = [...view.papers, ...added];
+    summary.pdfs = added.length;
+    summary.records = records.length;
+    summary.withFullText = records.filter((r) => r.fullText !== null).length;
+    return Promise.resolve(summary);
   }
 
   /** What the next file dialog for search exports answers. */
@@ -964,8 +994,13 @@ export class FakePlatform implements Platform {
     const automation = excludedBy("engine");
     const unreadable = new Map<string, number>();
     for (const p of view.papers.filter((p) => !readable.includes(p))) unreadable.set(p.status, (unreadable.get(p.status) ?? 0) + 1);
+    const fullTexts = view.papers.filter((p) => p.fullTextOf !== null).length;
     return Promise.resolve({
-      identified: view.papers.reduce((n, p) => n + 1 + p.duplicates, 0),
+      withFullText: fullTexts,
+      keptWithoutFullText: view.papers.filter(
+        (p) => p.imported !== null && p.fullText === null && (p.label?.verdict ?? p.verdict) !== "exclude" && (p.label?.verdict ?? p.verdict) !== null,
+      ).length,
+      identified: view.papers.reduce((n, p) => n + (p.fullTextOf === null ? 1 + p.duplicates : 0), 0),
       fromDatabases: view.papers.filter((p) => p.imported !== null).reduce((n, p) => n + 1 + p.duplicates, 0),
       duplicates: view.papers.reduce((n, p) => n + p.duplicates, 0),
       unreadable: [...unreadable].map(([reason, papers]) => ({ reason, papers })),
@@ -1038,6 +1073,8 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     imported: null,
     ocr: false,
     duplicates: 0,
+    fullText: null,
+    fullTextOf: null,
     score: null,
     verdict: null,
     label: null,

@@ -29,6 +29,8 @@ export interface PaperPaneProps {
   onOpenQuote: (paper: string, title: string, page: number, quote: string) => void;
   /** The paper's details were corrected; the table shows the new row. */
   onRowChange: (row: PaperRow) => void;
+  /** Shows another paper of the review (a record's full text, or its record). */
+  onSelectPaper: (paper: string) => void;
 }
 
 const OUTCOME: Record<string, string> = { met: "Met", not_met: "Not met", unclear: "Unclear" };
@@ -67,7 +69,41 @@ function Readings({ detail }: { detail: PaperDetail }) {
   );
 }
 
-export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, onRowChange }: PaperPaneProps) {
+/** A search record's full text (a PDF attached to it), or the record a PDF
+ * is the full text of; nothing for a PDF of no record. */
+function FullTextLine({ row, onSelectPaper }: { row: PaperRow; onSelectPaper: (paper: string) => void }) {
+  const link = (paper: string, words: string) => (
+    <button
+      type="button"
+      class="link-button"
+      data-testid="full-text-link"
+      onClick={() => {
+        onSelectPaper(paper);
+      }}
+    >
+      {words}
+    </button>
+  );
+  if (row.imported !== null) {
+    return (
+      <p class="pane__full-text" data-testid="full-text">
+        {row.fullText === null ? (
+          <span class="muted">No full text attached: attach a folder of PDFs to match them to the records.</span>
+        ) : (
+          <>Full text attached · {link(row.fullText, "show the PDF's reading")}</>
+        )}
+      </p>
+    );
+  }
+  if (row.fullTextOf === null) return null;
+  return (
+    <p class="pane__full-text" data-testid="full-text">
+      The full text of a search record · {link(row.fullTextOf, "show the record")}
+    </p>
+  );
+}
+
+export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, onRowChange, onSelectPaper }: PaperPaneProps) {
   const [detail, setDetail] = useState<PaperDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -154,6 +190,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           {sourcesLine(meta)}
         </p>
       )}
+      <FullTextLine row={row} onSelectPaper={onSelectPaper} />
       {editing && <MetaEditor row={row} onSave={correct} onClose={() => { setEditing(false); }} />}
       {row.label !== null && (
         <p class="pane__label" data-testid="pane-label">
@@ -289,7 +326,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           </p>
         </>
       )}
-      {meta.abstract !== undefined && meta.abstract !== null && (
+      {row.imported === null && meta.abstract !== undefined && meta.abstract !== null && (
         <details class="pane__abstract" data-testid="pane-abstract">
           <summary class="subhead">Abstract</summary>
           <p>{meta.abstract}</p>

@@ -29,6 +29,10 @@ function FlowDiagram({ flow }: { flow: Flow }) {
           <Box title="Records identified" n={flow.identified} testId="prisma-identified">
             <p class="prisma__detail">From databases (search exports): {count(flow.fromDatabases)}</p>
             <p class="prisma__detail">From files (PDFs): {count(flow.identified - flow.fromDatabases)}</p>
+            <p class="prisma__detail" data-testid="prisma-full-text">
+              Records with full text attached: {count(flow.withFullText)}
+              {flow.keptWithoutFullText > 0 && ` (kept, still without: ${count(flow.keptWithoutFullText)})`}
+            </p>
           </Box>
         )}
         <Box title="Removed before screening" n={flow.duplicates + unreadable} testId="prisma-removed">

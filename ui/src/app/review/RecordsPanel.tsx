@@ -2,7 +2,7 @@
 // files that could not be read and why) and the review's possible
 // duplicates, which Quire shows and never merges: the researcher decides.
 
-import type { DuplicateGroup, ImportSummary } from "../../platform";
+import type { DuplicateGroup, FullTextSummary, ImportSummary } from "../../platform";
 
 export interface ImportOutcomeProps {
   summary: ImportSummary;
@@ -24,6 +24,36 @@ export function ImportOutcome({ summary, onClose }: ImportOutcomeProps) {
             <li key={f.file} data-testid={f.error === null ? "import-file" : "import-file-failed"}>
               <span class="import-files__name">{f.file}</span>:{" "}
               {f.error === null ? `${String(f.records)} records (${f.format ?? "?"}), ${String(f.added)} new` : `not imported: ${f.error}`}
+            </li>
+          ))}
+        </ul>
+      </div>
+      <button type="button" class="banner__close" onClick={onClose} aria-label="Dismiss">
+        ×
+      </button>
+    </div>
+  );
+}
+
+/** The outcome of *Attach PDFs…*: which PDFs became which records' full
+ * text, and which matched none, with why. */
+export function FullTextOutcome({ summary, onClose }: { summary: FullTextSummary; onClose: () => void }) {
+  return (
+    <div class="banner banner--info" role="status" data-testid="full-text-outcome">
+      <div>
+        <p>
+          {summary.pdfs} {summary.pdfs === 1 ? "PDF" : "PDFs"} in {summary.folder}: {summary.attached.length} matched to
+          records; {summary.withFullText} of the review's {summary.records} records have full text now.
+        </p>
+        <ul class="import-files">
+          {summary.attached.map((a) => (
+            <li key={a.pdf} data-testid="full-text-attached">
+              <span class="import-files__name">{a.file}</span>: the full text of “{a.recordTitle ?? a.record}” (by {a.by})
+            </li>
+          ))}
+          {summary.unmatched.map((u) => (
+            <li key={u.pdf} data-testid="full-text-unmatched">
+              <span class="import-files__name">{u.file}</span>: no record ({u.why}); it joins the review as a paper
             </li>
           ))}
         </ul>

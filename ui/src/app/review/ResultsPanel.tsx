@@ -263,6 +263,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
             openPdf({ workspace: view.root, paper, title, page, quote });
           }}
           onRowChange={onRowChange}
+          onSelectPaper={setSelected}
         />
       </div>
       {showingFlow && (

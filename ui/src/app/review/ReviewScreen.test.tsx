@@ -955,6 +955,29 @@ describe("search records", () => {
     expect(groups[0]?.textContent).toContain("RIS record");
   });
 
+  it("attaches a folder of PDFs as the records' full text and says which matched", async () => {
+    await openReview();
+    // Only a review with records offers it.
+    expect($("[data-testid=attach-full-text]")).toBeNull();
+    platform.nextRecordFiles = ["/search/pubmed.ris"];
+    await click("[data-testid=add-records]");
+    platform.nextPick = "/pdfs";
+    await click("[data-testid=attach-full-text]");
+    expect(platform.fullTextCalls).toEqual([{ workspace: ROOT, folder: "/pdfs" }]);
+    const outcome = $("[data-testid=full-text-outcome]")?.textContent ?? "";
+    expect(outcome).toContain("3 PDFs in /pdfs: 2 matched to records; 2 of the review's 2 records have full text now.");
+    expect(all("[data-testid=full-text-attached]").map((e) => e.textContent)).toEqual([
+      "r4.pdf: the full text of “Record 1 of /search/pubmed.ris” (by title)",
+      "r5.pdf: the full text of “Record 2 of /search/pubmed.ris” (by title)",
+    ]);
+    expect($("[data-testid=full-text-unmatched]")?.textContent).toContain("no record (no DOI on its first page");
+    expect($(".review-screen__title .muted")?.textContent).toContain("6 files · 2 records · 2 with full text");
+    // A cancelled dialog asks nothing.
+    platform.nextPick = null;
+    await click("[data-testid=attach-full-text]");
+    expect(platform.fullTextCalls).toHaveLength(1);
+  });
+
   it("asks nothing of the backend when the dialog is cancelled", async () => {
     await openReview();
     platform.nextRecordFiles = [];

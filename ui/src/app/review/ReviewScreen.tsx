@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import {
   type ActiveModel,
   type EngineKind,
+  type FullTextSummary,
   type ImportSummary,
   type LookupChoice,
   type PaperRow,
@@ -16,7 +17,7 @@ import {
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
-import { Duplicates, ImportOutcome } from "./RecordsPanel";
+import { Duplicates, FullTextOutcome, ImportOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
@@ -53,6 +54,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [now, setNow] = useState(Date.now());
   const [preparing, setPreparing] = useState(false);
   const [imported, setImported] = useState<ImportSummary | null>(null);
+  const [attached, setAttached] = useState<FullTextSummary | null>(null);
   const run = runs.byWorkspace[root];
   const running = run !== undefined && !isOver(run);
 
@@ -147,6 +149,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       const files = await platform.pickRecordFiles();
       if (files.length === 0) return;
       setImported(await platform.importRecords(root, files));
+      await load();
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    }
+  };
+
+  const attachFullText = async () => {
+    setError(null);
+    try {
+      const folder = await platform.pickFolder();
+      if (folder === null) return;
+      setAttached(await platform.attachFullText(root, folder));
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).message);
@@ -284,6 +298,17 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 Add records…
               </button>
             )}
+            {!running && view.papers.some((p) => p.imported !== null) && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="attach-full-text"
+                title="Choose a folder of PDFs: each is matched to its record by the DOI on its first page, else its title"
+                onClick={() => void attachFullText()}
+              >
+                Attach PDFs…
+              </button>
+            )}
             {run !== undefined && (
               <button type="button" class="button button--small" data-testid="to-run" onClick={() => { setPanel("run"); }}>
                 {running ? "Run" : "Last run"}
@@ -349,6 +374,14 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           }}
         />
       )}
+      {attached !== null && (
+        <FullTextOutcome
+          summary={attached}
+          onClose={() => {
+            setAttached(null);
+          }}
+        />
+      )}
       {view !== null && <Duplicates groups={view.duplicateGroups} />}
       {interrupted && (
         <div class="banner" role="status" data-testid="interrupted">
@@ -401,13 +434,15 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   );
 }
 
-/** "12 files", "327 records", or "12 files · 327 records". */
+/** "12 files", "327 records", or "12 files · 327 records · 10 with full text". */
 function papersLine(papers: readonly PaperRow[]): string {
   const records = papers.filter((p) => p.imported !== null).length;
   const files = papers.length - records;
+  const withFullText = papers.filter((p) => p.imported !== null && p.fullText !== null).length;
   const parts = [
     files > 0 || records === 0 ? `${count(files)} files` : "",
     records > 0 ? `${count(records)} ${records === 1 ? "record" : "records"}` : "",
+    withFullText > 0 ? `${count(withFullText)} with full text` : "",
   ];
   return parts.filter(Boolean).join(" · ");
 }

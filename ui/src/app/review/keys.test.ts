@@ -17,6 +17,8 @@ const paper: PaperRow = {
   disagreed: false,
   stale: null,
   duplicates: 0,
+  fullText: null,
+  fullTextOf: null,
   score: 5,
   verdict: "maybe",
   label: { verdict: "include", score: null, note: "strong", at: "" },

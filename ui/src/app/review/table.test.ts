@@ -18,6 +18,8 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     stale: null,
     ocr: false,
     duplicates: 0,
+    fullText: null,
+    fullTextOf: null,
     score: null,
     verdict: null,
     label: null,

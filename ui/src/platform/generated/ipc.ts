@@ -218,6 +218,14 @@ imported: ImportedFrom | null,
  */
 ocr: boolean, duplicates: number, 
 /**
+ * On a search record: the review's PDF attached as its full text.
+ */
+fullText: string | null, 
+/**
+ * On a PDF: the search record it is the full text of.
+ */
+fullTextOf: string | null, 
+/**
  * The engine's reading (by the applied cut-offs, reconciled under
  * dual reading).
  */
@@ -568,7 +576,17 @@ includedByResearcher: number,
 /**
  * Papers the researcher labelled, whatever the label.
  */
-labelled: number, };
+labelled: number, 
+/**
+ * Records with a PDF attached as their full text (the PDF is the
+ * record's report, counted through its record, not on its own).
+ */
+withFullText: number, 
+/**
+ * Records kept (included or maybe) with no full text attached: the
+ * reports still to be sought.
+ */
+keptWithoutFullText: number, };
 
 export type ExportWritten = { path: string, bytes: number, };
 
@@ -656,6 +674,51 @@ papers: Array<string>,
  * The review's groups of duplicates after the import.
  */
 duplicates: Array<DuplicateGroup>, };
+
+export type AttachParams = { 
+/**
+ * The review's workspace folder.
+ */
+workspace: string, 
+/**
+ * A folder of PDFs (or one PDF): the records' full text.
+ */
+folder: string, };
+
+/**
+ * A PDF found to be a record's full text.
+ */
+export type Attachment = { record: string, recordTitle: string | null, pdf: string, 
+/**
+ * The PDF's file name.
+ */
+file: string, 
+/**
+ * "DOI" or "title".
+ */
+by: string, };
+
+/**
+ * A PDF of the folder that is no record's full text, and why.
+ */
+export type Unmatched = { pdf: string, file: string, why: string, };
+
+/**
+ * What attaching a folder did.
+ */
+export type FullTextSummary = { folder: string, 
+/**
+ * PDFs found in the folder.
+ */
+pdfs: number, 
+/**
+ * Those matched to a record now or before.
+ */
+attached: Array<Attachment>, unmatched: Array<Unmatched>, 
+/**
+ * Records in the review, and of them those with full text now.
+ */
+records: number, withFullText: number, };
 
 export type ScreeningParams = { workspace: string, 
 /**
