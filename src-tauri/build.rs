@@ -19,6 +19,7 @@ fn main() {
         "paper_meta",
         "records_import",
         "records_attach",
+        "paper_set_aside",
         "screening_next",
         "review_render",
         "review_export",

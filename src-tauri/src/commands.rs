@@ -8,7 +8,7 @@ use quire::agent::{EventSink, RunEvent};
 use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
-use quire::commands::records::{self, AttachParams, ImportParams};
+use quire::commands::records::{self, AttachParams, ImportParams, SetAsideParams};
 use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow,
     ReviewView,
@@ -26,7 +26,7 @@ use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
 use quire::review::fulltext::FullTextSummary;
-use quire::review::imports::ImportSummary;
+use quire::review::imports::{DuplicateGroup, ImportSummary};
 use quire::review::outputs::ExportFormat;
 use quire::review::queue::ScreeningView;
 use quire::review::report::prisma::Flow;
@@ -180,6 +180,15 @@ pub async fn records_attach(
     params: AttachParams,
 ) -> Result<FullTextSummary, CommandError> {
     records::records_attach(&ctx, params).await
+}
+
+/// Set a paper aside as a copy of another, or put it back.
+#[tauri::command]
+pub async fn paper_set_aside(
+    ctx: State<'_, AppContext>,
+    params: SetAsideParams,
+) -> Result<Vec<DuplicateGroup>, CommandError> {
+    records::paper_set_aside(&ctx, params).await
 }
 
 /// Where screening stands and the next papers, ordered by the labels so far.

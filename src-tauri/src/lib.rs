@@ -33,6 +33,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::paper_meta,
             commands::records_import,
             commands::records_attach,
+            commands::paper_set_aside,
             commands::screening_next,
             commands::review_render,
             commands::review_export,

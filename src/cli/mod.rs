@@ -4,6 +4,7 @@
 
 mod agents;
 mod ask_papers;
+mod duplicate;
 mod extract;
 mod import;
 mod meta;
@@ -55,6 +56,9 @@ enum Command {
     /// Import search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review:
     /// each becomes a paper screened on its title and abstract.
     Import(import::ImportArgs),
+    /// Set a paper aside as a copy of another (removed before screening,
+    /// counted as a duplicate), or put it back.
+    Duplicate(duplicate::DuplicateArgs),
     /// Extract the text of PDFs and show the status each gets.
     Extract(extract::ExtractArgs),
     /// List the models an endpoint serves (the configured profile, or a local Ollama).
@@ -148,6 +152,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Agent(cmd) => report(agents::run(cmd).await),
         Command::Label(args) => report(agents::label(args).await),
         Command::Import(args) => report(import::run(args).await),
+        Command::Duplicate(args) => report(duplicate::run(args).await),
         Command::Screen(args) => report(screen::run(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
         Command::Validate(args) => report(validate::run(args).await),

@@ -98,7 +98,8 @@ impl From<ReviewError> for CommandError {
             ReviewError::AmbiguousPaper { .. }
             | ReviewError::EmptyQuestion
             | ReviewError::Records(_)
-            | ReviewError::NoReadablePaper { .. } => ErrorKind::InvalidInput,
+            | ReviewError::NoReadablePaper { .. }
+            | ReviewError::NotADuplicate { .. } => ErrorKind::InvalidInput,
         };
         Self::new(kind, e.code(), e.to_string())
     }

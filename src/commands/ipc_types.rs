@@ -14,7 +14,7 @@ use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
 use super::protocol::{ProtocolParams, ProtocolView};
-use super::records::{AttachParams, ImportParams};
+use super::records::{AttachParams, ImportParams, SetAsideParams};
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
     ReviewView,
@@ -133,6 +133,7 @@ fn generated() -> String {
         declaration::<DuplicateGroup>(),
         declaration::<ImportSummary>(),
         declaration::<AttachParams>(),
+        declaration::<SetAsideParams>(),
         declaration::<Attachment>(),
         declaration::<Unmatched>(),
         declaration::<FullTextSummary>(),

@@ -9,11 +9,13 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::reviews::index_workspace;
+use super::reviews::{index_workspace, paper_by_prefix};
 use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
 use crate::review::fulltext::{FullTextSummary, attach_folder};
-use crate::review::imports::{ImportSummary, import_files};
+use crate::review::imports::{
+    DuplicateGroup, ImportSummary, duplicate_groups, import_files, set_aside,
+};
 use crate::workspace::{TaskMeta, Workspace, WorkspaceId, layout};
 
 #[derive(Clone, Debug, Deserialize)]
@@ -95,6 +97,44 @@ pub async fn records_attach(
     ctx.queues().forget(&params.workspace);
     index_workspace(ctx, params.workspace).await;
     Ok(summary)
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+// What the command accepts: a missing Option field reads as None.
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
+pub struct SetAsideParams {
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// The paper to set aside (an id, or a unique prefix of one).
+    pub paper: String,
+    /// The paper it is a copy of; none puts it back.
+    pub of: Option<String>,
+}
+
+/// Set a paper aside as a copy of another (removed before screening, as
+/// PRISMA counts duplicates, and never read), or put it back; the review's
+/// duplicate groups as they are then.
+pub async fn paper_set_aside(
+    ctx: &AppContext,
+    params: SetAsideParams,
+) -> Result<Vec<DuplicateGroup>, CommandError> {
+    let root = params.workspace.clone();
+    let groups = blocking(move || {
+        let ws = Workspace::open(&params.workspace)?;
+        let paper = paper_by_prefix(&ws, &params.paper)?;
+        let of = params
+            .of
+            .as_deref()
+            .map(|of| paper_by_prefix(&ws, of))
+            .transpose()?;
+        set_aside(&ws, &paper, of.as_ref())?;
+        Ok::<_, CommandError>(duplicate_groups(&ws)?)
+    })
+    .await?;
+    ctx.queues().forget(&root);
+    index_workspace(ctx, root).await;
+    Ok(groups)
 }
 
 /// A new review named after its folder, sourced from the first export.

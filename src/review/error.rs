@@ -38,6 +38,9 @@ pub enum ReviewError {
     /// engine is not started and no model is called.
     #[error("no paper to review in {}: {why}; nothing was sent to a model", .path.display())]
     NoReadablePaper { path: PathBuf, why: String },
+    /// A paper that cannot be set aside as a copy of the one named.
+    #[error("{why}")]
+    NotADuplicate { why: String },
 }
 
 /// What a run that could not write says: the cause, that nothing more was
@@ -74,6 +77,7 @@ impl ReviewError {
             Self::AmbiguousPaper { .. } => "paper_ambiguous",
             Self::EmptyQuestion => "empty_question",
             Self::NoReadablePaper { .. } => "no_readable_paper",
+            Self::NotADuplicate { .. } => "not_a_duplicate",
         }
     }
 }

@@ -311,6 +311,7 @@ mod tests {
             imported: None,
             full_text_of: None,
             full_text: None,
+            duplicate_of: None,
         }
     }
 

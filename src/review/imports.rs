@@ -49,6 +49,8 @@ pub struct DuplicateMember {
     pub year: Option<u16>,
     /// "RIS record", "PDF", …: what the member is.
     pub kind: String,
+    /// The researcher set it aside as a copy of this group's other member.
+    pub set_aside: bool,
 }
 
 /// Papers of a review found to be one work, and why.
@@ -261,6 +263,7 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
         }),
         full_text_of: None,
         full_text: None,
+        duplicate_of: None,
     }
 }
 
@@ -299,7 +302,42 @@ fn member_of(paper: &PaperRecord) -> DuplicateMember {
             Some(from) => format!("{} record", from.format),
             None => "PDF".to_owned(),
         },
+        set_aside: paper.duplicate_of.is_some(),
     }
+}
+
+/// Set `paper` aside as a copy of `of` (or, with `None`, put it back): a
+/// paper set aside is removed before screening, as PRISMA counts
+/// duplicates, and never read. It must be a paper of its own (not a
+/// record's full text), and `of` one that is not set aside itself.
+pub fn set_aside(ws: &Workspace, paper: &PaperId, of: Option<&PaperId>) -> Result<(), ReviewError> {
+    let invalid = |why: String| ReviewError::NotADuplicate { why };
+    let mut stored = ws
+        .paper(paper)?
+        .ok_or_else(|| invalid(format!("no paper {} in this review", paper.0)))?;
+    if let Some(of) = of {
+        if of == paper {
+            return Err(invalid(
+                "a paper cannot be a duplicate of itself".to_owned(),
+            ));
+        }
+        let kept = ws
+            .paper(of)?
+            .ok_or_else(|| invalid(format!("no paper {} in this review", of.0)))?;
+        if kept.duplicate_of.is_some() {
+            return Err(invalid(format!(
+                "{} is itself set aside as a duplicate; set this one aside as a copy of the paper kept",
+                of.0
+            )));
+        }
+        if stored.full_text_of.is_some() {
+            return Err(invalid(
+                "this PDF is a record's full text, not a work of its own".to_owned(),
+            ));
+        }
+    }
+    stored.duplicate_of = of.cloned();
+    Ok(ws.save_paper(&stored)?)
 }
 
 #[cfg(test)]

@@ -187,10 +187,11 @@ impl Queue {
     /// The queue of `ws`'s readable papers, under its question (if any).
     pub fn build(ws: &Workspace) -> Result<Self, ReviewError> {
         let question = ws.task()?.question.filter(|q| !q.trim().is_empty());
-        // A PDF attached to a record is screened as that record.
+        // A PDF attached to a record is screened as that record; a paper set
+        // aside as a duplicate is not screened at all.
         let mut papers: Vec<PaperRecord> = corrections::corrected(ws)?
             .into_iter()
-            .filter(|p| p.status.is_readable() && p.full_text_of.is_none())
+            .filter(|p| p.status.is_readable() && p.is_screened_itself())
             .collect();
         // The order with nothing to go by is the export's (and a folder's
         // file names'), not the ids'.

@@ -343,6 +343,8 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
             papers.push(paper);
         }
     }
+    // A paper the researcher set aside as a duplicate is never read.
+    papers.retain(|p| p.duplicate_of.is_none());
     Ok((workspace, papers))
 }
 

@@ -62,6 +62,7 @@ pub fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), R
                         imported: None,
                         full_text_of: None,
                         full_text: None,
+                        duplicate_of: None,
                     },
                 );
                 changed.push(id);

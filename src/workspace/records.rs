@@ -198,6 +198,18 @@ pub struct PaperRecord {
     /// side of `full_text_of`, written with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_text: Option<PaperId>,
+    /// Set aside by the researcher as a copy of another paper of the
+    /// review: removed before screening (PRISMA's duplicates), never read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<PaperId>,
+}
+
+impl PaperRecord {
+    /// Whether the paper takes part in screening and reading: not set
+    /// aside as a duplicate, nor a PDF that is a record's full text.
+    pub fn is_screened_itself(&self) -> bool {
+        self.duplicate_of.is_none() && self.full_text_of.is_none()
+    }
 }
 
 impl PaperRecord {

@@ -203,6 +203,72 @@ fn quire_import_adds_records_beside_pdfs_and_finds_duplicates_against_them() {
         "{report}"
     );
     assert!(report.contains("| Records identified from files (PDFs) | 2 |"));
+    assert!(report.contains("| Duplicates removed before screening | 0 |"));
+    assert!(report.contains("| Records screened | 5 |"), "{report}");
+
+    // The researcher sets the BibTeX record aside as a copy of the RIS one:
+    // removed before screening, counted as a duplicate, out of the queue.
+    let member = |kind: &str| -> String {
+        groups
+            .iter()
+            .flat_map(|g| g["members"].as_array().unwrap())
+            .find(|m| m["kind"] == kind)
+            .unwrap()["paper"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (copy, kept) = (member("BibTeX record"), member("RIS record"));
+    let set_aside = |args: &[&str]| {
+        std::process::Command::new(quire_bin())
+            .args(["duplicate", ws.to_str().unwrap()])
+            .args(args)
+            .arg("--json")
+            .env("QUIRE_DATA_DIR", data.path())
+            .output()
+            .unwrap()
+    };
+    // Not as a copy of itself.
+    let refused = set_aside(&[&copy, "--of", &copy]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot be a duplicate of itself"));
+    let out = set_aside(&[&copy[..8], "--of", &kept[..8]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let aside: Vec<&serde_json::Value> = after
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["members"].as_array().unwrap())
+        .filter(|m| m["setAside"] == true)
+        .collect();
+    assert_eq!(aside.len(), 1, "{after}");
+    assert_eq!(aside[0]["paper"].as_str().unwrap(), copy);
+    offline_review(data.path(), folder.path(), question);
+    let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(
+        report.contains("| Duplicates removed before screening | 1 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("duplicates removed: 1 (identical files: 0; set aside by the researcher as copies of another record or file: 1)"),
+        "{report}"
+    );
+    assert!(report.contains("| Records screened | 4 |"), "{report}");
+    assert!(report.contains("| Records identified from databases (search exports) | 3 |"));
+    let screen =
+        super::support::quire_json(data.path(), &["screen", ws.to_str().unwrap(), "--json"]);
+    assert_eq!(screen["total"], 4, "{screen}");
+
+    // Put back, it is screened again.
+    assert!(set_aside(&[&copy, "--put-back"]).status.success());
+    let screen =
+        super::support::quire_json(data.path(), &["screen", ws.to_str().unwrap(), "--json"]);
+    assert_eq!(screen["total"], 5, "{screen}");
 }
 
 /// The SYNERGY set's truth, row by row (1 = included by the reviewers).

@@ -103,10 +103,17 @@ pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
             flow.identified - records
         ),
     };
+    let duplicates = match flow.set_aside {
+        0 => format!("exact duplicates removed: {}", flow.duplicates),
+        n => format!(
+            "duplicates removed: {} (identical files: {}; set aside by the researcher as copies of another record or file: {n})",
+            flow.duplicates,
+            flow.duplicates - n
+        ),
+    };
     let mut text = format!(
-        "We screened {} ({found}; exact duplicates removed: {}; unreadable: {}) with Quire {}",
+        "We screened {} ({found}; {duplicates}; unreadable: {}) with Quire {}",
         papers(flow.screened),
-        flow.duplicates,
         flow.unreadable_total(),
         env!("CARGO_PKG_VERSION")
     );

@@ -218,6 +218,7 @@ pub(crate) mod tests {
             imported: None,
             full_text_of: None,
             full_text: None,
+            duplicate_of: None,
         }
     }
 

@@ -74,6 +74,9 @@ pub struct Flow {
     /// Records kept (included or maybe) with no full text attached: the
     /// reports still to be sought.
     pub kept_without_full_text: usize,
+    /// Of the duplicates, papers the researcher set aside as copies of
+    /// another (the rest are identical files).
+    pub set_aside: usize,
 }
 
 impl Flow {
@@ -113,6 +116,14 @@ impl ReportData<'_> {
             .collect();
         for p in self.papers {
             if p.full_text_of.is_some() {
+                continue;
+            }
+            if p.duplicate_of.is_some() {
+                // Set aside by the researcher: removed before screening.
+                flow.identified += 1 + p.duplicates.len();
+                flow.from_databases += usize::from(p.is_record()) * (1 + p.duplicates.len());
+                flow.duplicates += 1 + p.duplicates.len();
+                flow.set_aside += 1;
                 continue;
             }
             let has_full_text = with_full_text.contains(&p.id);

@@ -13,6 +13,7 @@ import type {
   Estimate,
   ExportFormat,
   ExportWritten,
+  DuplicateGroup,
   Flow,
   FullTextSummary,
   ImportSummary,
@@ -80,6 +81,8 @@ export const tauriPlatform: Platform = {
   },
 
   importRecords: (workspace, files) => call<ImportSummary>("records_import", { params: { workspace, files } }),
+
+  setAside: (workspace, paper, of) => call<DuplicateGroup[]>("paper_set_aside", { params: { workspace, paper, of } }),
 
   attachFullText: (workspace, folder) => call<FullTextSummary>("records_attach", { params: { workspace, folder } }),
 

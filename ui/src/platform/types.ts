@@ -2,6 +2,7 @@
 // ./generated/ipc.ts, under the names the UI uses; and the Platform the UI talks to.
 
 import type {
+  DuplicateGroup,
   FullTextSummary,
   AskParams,
   AskRecord,
@@ -82,6 +83,8 @@ export interface Platform {
   pickRecordFiles(): Promise<string[]>;
   /** Import search records into a review; the summary names files it could not read. */
   importRecords(workspace: string, files: string[]): Promise<ImportSummary>;
+  /** Set a paper aside as a copy of `of` (null puts it back); the review's duplicate groups then. */
+  setAside(workspace: string, paper: string, of: string | null): Promise<DuplicateGroup[]>;
   /** Attach a folder of PDFs as the records' full text (each matched by DOI, else title). */
   attachFullText(workspace: string, folder: string): Promise<FullTextSummary>;
   /**

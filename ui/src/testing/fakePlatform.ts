@@ -20,6 +20,7 @@ import {
   type ExportFormat,
   type ImportSummary,
   type FullTextSummary,
+  type DuplicateGroup,
   type ScreeningView,
   type ExportWritten,
   type Label,
@@ -183,6 +184,19 @@ export class FakePlatform implements Platform {
     });
   }
 
+  setAsideCalls: { workspace: string; paper: string; of: string | null }[] = [];
+
+  /** Marks the member in the review's groups, as the core does. */
+  setAside(workspace: string, paper: string, of: string | null): Promise<DuplicateGroup[]> {
+    this.setAsideCalls.push({ workspace, paper, of });
+    const view = this.review(workspace);
+    view.duplicateGroups = view.duplicateGroups.map((g) => ({
+      ...g,
+      members: g.members.map((m) => (m.paper === paper ? { ...m, setAside: of !== null } : m)),
+    }));
+    return Promise.resolve(view.duplicateGroups);
+  }
+
   fullTextCalls: { workspace: string; folder: string }[] = [];
 
   /** Each record with no full text gets a PDF of the folder (matched by
@@ -252,7 +266,7 @@ export class FakePlatform implements Platform {
       summary.files.push({ file, format: "RIS", records: 2, added: 2, error: null });
       summary.added += 2;
       summary.papers.push(...rows.map((r) => r.id));
-      const member = (p: PaperRow, kind: string) => ({ paper: p.id, title: p.title, year: p.year, kind });
+      const member = (p: PaperRow, kind: string) => ({ paper: p.id, title: p.title, year: p.year, kind, setAside: false });
       summary.duplicates = [
         ...summary.duplicates,
         { why: "the same DOI", members: [member(template, "PDF"), member(rows[1] ?? template, "RIS record")] },
@@ -1014,6 +1028,7 @@ export class FakePlatform implements Platform {
       included: decided.filter((d) => d.verdict === "include").length,
       includedByResearcher: decided.filter((d) => d.by === "researcher" && d.verdict === "include").length,
       labelled: readable.filter((p) => p.label !== null).length,
+      setAside: 0,
     });
   }
 

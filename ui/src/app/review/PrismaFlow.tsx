@@ -36,7 +36,10 @@ function FlowDiagram({ flow }: { flow: Flow }) {
           </Box>
         )}
         <Box title="Removed before screening" n={flow.duplicates + unreadable} testId="prisma-removed">
-          <p class="prisma__detail">Duplicates (identical files or records): {count(flow.duplicates)}</p>
+          <p class="prisma__detail">
+            Duplicates (identical files or records{flow.setAside > 0 ? `; ${count(flow.setAside)} set aside by you as copies` : ""}):{" "}
+            {count(flow.duplicates)}
+          </p>
           <p class="prisma__detail">Could not be read: {count(unreadable)}</p>
           {flow.unreadable.length > 0 && (
             <ul class="prisma__reasons">

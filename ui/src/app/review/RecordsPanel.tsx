@@ -65,29 +65,68 @@ export function FullTextOutcome({ summary, onClose }: { summary: FullTextSummary
   );
 }
 
-/** The review's groups of papers found to be one work, with why. */
-export function Duplicates({ groups }: { groups: readonly DuplicateGroup[] }) {
+export interface DuplicatesProps {
+  groups: readonly DuplicateGroup[];
+  /** Set `paper` aside as a copy of `of`, or (null) put it back. */
+  onSetAside: (paper: string, of: string | null) => void;
+}
+
+/** The review's groups of papers found to be one work, with why. Each copy
+ * can be set aside (removed before screening, counted as a duplicate) or
+ * put back; nothing is merged without the researcher. */
+export function Duplicates({ groups, onSetAside }: DuplicatesProps) {
   if (groups.length === 0) return null;
+  const open = groups.filter((g) => g.members.filter((m) => !m.setAside).length > 1).length;
   return (
     <details class="duplicates" data-testid="duplicates">
       <summary>
-        {groups.length} {groups.length === 1 ? "group" : "groups"} of possible duplicates: kept apart, label the
-        copies you do not want as exclude
+        {groups.length} {groups.length === 1 ? "group" : "groups"} of possible duplicates
+        {open < groups.length ? ` (${String(groups.length - open)} settled)` : ""}: kept apart until you set a copy
+        aside
       </summary>
       <ul>
-        {groups.map((g) => (
-          <li key={g.members.map((m) => m.paper).join(",")} data-testid="duplicate-group">
-            <span class="muted">{g.why}:</span>
-            <ul>
-              {g.members.map((m) => (
-                <li key={m.paper}>
-                  {m.title ?? "(no title)"}
-                  {m.year === null ? "" : ` (${String(m.year)})`} <span class="muted">· {m.kind}</span>
-                </li>
-              ))}
-            </ul>
-          </li>
-        ))}
+        {groups.map((g) => {
+          const kept = g.members.find((m) => !m.setAside);
+          return (
+            <li key={g.members.map((m) => m.paper).join(",")} data-testid="duplicate-group">
+              <span class="muted">{g.why}:</span>
+              <ul>
+                {g.members.map((m) => (
+                  <li key={m.paper} data-testid="duplicate-member" data-set-aside={m.setAside ? "true" : "false"}>
+                    <span class={m.setAside ? "duplicates__aside" : ""}>
+                      {m.title ?? "(no title)"}
+                      {m.year === null ? "" : ` (${String(m.year)})`}
+                    </span>{" "}
+                    <span class="muted">· {m.kind}</span>{" "}
+                    {m.setAside ? (
+                      <>
+                        <span class="muted">· set aside as a duplicate</span>{" "}
+                        <button type="button" class="link-button" data-testid="duplicate-put-back" onClick={() => { onSetAside(m.paper, null); }}>
+                          put back
+                        </button>
+                      </>
+                    ) : (
+                      kept !== undefined &&
+                      kept.paper !== m.paper && (
+                        <button
+                          type="button"
+                          class="link-button"
+                          data-testid="duplicate-set-aside"
+                          title="Remove it before screening as a copy of the first paper of the group; PRISMA counts it as a duplicate"
+                          onClick={() => {
+                            onSetAside(m.paper, kept.paper);
+                          }}
+                        >
+                          set aside as a copy
+                        </button>
+                      )
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </li>
+          );
+        })}
       </ul>
     </details>
   );

@@ -953,6 +953,15 @@ describe("search records", () => {
     expect(groups).toHaveLength(1);
     expect(groups[0]?.textContent).toContain("the same DOI");
     expect(groups[0]?.textContent).toContain("RIS record");
+
+    // A copy set aside is marked, and can be put back.
+    await click("[data-testid=duplicate-set-aside]");
+    expect(platform.setAsideCalls).toEqual([{ workspace: ROOT, paper: "r5", of: "p1" }]);
+    expect($("[data-testid=duplicates] summary")?.textContent).toContain("(1 settled)");
+    expect(all("[data-testid=duplicate-member]").map((m) => (m as HTMLElement).dataset.setAside)).toEqual(["false", "true"]);
+    await click("[data-testid=duplicate-put-back]");
+    expect(platform.setAsideCalls.at(-1)).toEqual({ workspace: ROOT, paper: "r5", of: null });
+    expect($("[data-testid=duplicate-set-aside]")).not.toBeNull();
   });
 
   it("attaches a folder of PDFs as the records' full text and says which matched", async () => {

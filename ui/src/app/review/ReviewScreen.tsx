@@ -155,6 +155,16 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     }
   };
 
+  const setAside = async (paper: string, of: string | null) => {
+    setError(null);
+    try {
+      await platform.setAside(root, paper, of);
+      await load();
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    }
+  };
+
   const attachFullText = async () => {
     setError(null);
     try {
@@ -382,7 +392,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           }}
         />
       )}
-      {view !== null && <Duplicates groups={view.duplicateGroups} />}
+      {view !== null && <Duplicates groups={view.duplicateGroups} onSetAside={(paper, of) => void setAside(paper, of)} />}
       {interrupted && (
         <div class="banner" role="status" data-testid="interrupted">
           <span>

@@ -586,7 +586,12 @@ withFullText: number,
  * Records kept (included or maybe) with no full text attached: the
  * reports still to be sought.
  */
-keptWithoutFullText: number, };
+keptWithoutFullText: number, 
+/**
+ * Of the duplicates, papers the researcher set aside as copies of
+ * another (the rest are identical files).
+ */
+setAside: number, };
 
 export type ExportWritten = { path: string, bytes: number, };
 
@@ -646,7 +651,11 @@ export type DuplicateMember = { paper: string, title: string | null, year: numbe
 /**
  * "RIS record", "PDF", …: what the member is.
  */
-kind: string, };
+kind: string, 
+/**
+ * The researcher set it aside as a copy of this group's other member.
+ */
+setAside: boolean, };
 
 /**
  * Papers of a review found to be one work, and why.
@@ -684,6 +693,16 @@ workspace: string,
  * A folder of PDFs (or one PDF): the records' full text.
  */
 folder: string, };
+
+export type SetAsideParams = { workspace: string, 
+/**
+ * The paper to set aside (an id, or a unique prefix of one).
+ */
+paper: string, 
+/**
+ * The paper it is a copy of; none puts it back.
+ */
+of?: string | null, };
 
 /**
  * A PDF found to be a record's full text.
