@@ -23,6 +23,10 @@ pub(crate) struct ScreenArgs {
     /// run): saved as the review's; the order follows it before any label.
     #[arg(long, short)]
     question: Option<String>,
+    /// Find papers not yet labelled by words of their title or abstract
+    /// (to label one you already know, before the queue has learned).
+    #[arg(long, value_name = "WORDS")]
+    find: Option<String>,
     /// Print where screening stands, the next papers and the curve as JSON.
     #[arg(long)]
     json: bool,
@@ -36,11 +40,16 @@ pub(crate) async fn run(args: ScreenArgs) -> Result<(), CommandError> {
             workspace: args.workspace.clone(),
             count: Some(args.next),
             question: args.question,
+            find: args.find.clone(),
         },
     )
     .await?;
     if args.json {
         return print_json(&view);
+    }
+    if args.find.is_some() {
+        print_found(&view, &args.workspace);
+        return Ok(());
     }
     print_view(&view, &args.workspace);
     Ok(())
@@ -89,4 +98,23 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
             &first.paper[..8.min(first.paper.len())]
         );
     }
+}
+
+fn print_found(view: &ScreeningView, workspace: &std::path::Path) {
+    if view.found.is_empty() {
+        println!("No paper left to screen holds every word searched for.");
+        return;
+    }
+    for item in &view.found {
+        println!(
+            "{}  {} ({})",
+            &item.paper[..8.min(item.paper.len())],
+            item.title.as_deref().unwrap_or("(no title)"),
+            item.year.map_or("no year".to_owned(), |y| y.to_string())
+        );
+    }
+    println!(
+        "\nLabel one: quire label {} ID --verdict include|maybe|exclude",
+        workspace.display()
+    );
 }

@@ -33,7 +33,13 @@ pub struct ScreeningParams {
     /// The review question, for a review that has none yet (or has not
     /// run): saved as the review's, and the order follows it.
     pub question: Option<String>,
+    /// Words to find papers by (title and abstract), for labelling one the
+    /// researcher knows; the view's `found`.
+    pub find: Option<String>,
 }
+
+/// Papers found at most, for one search.
+const FOUND_COUNT: usize = 10;
 
 /// What a built queue was built from: the papers folder and the task file
 /// as they were (a new paper or a new question changes one of them).
@@ -115,7 +121,10 @@ pub async fn screening_next(
         }
         let queue = queues.get(&ws)?;
         let given = queue.labels(&ws)?;
-        let (view, ranking) = queue.view(&given, params.count.unwrap_or(DEFAULT_COUNT));
+        let (mut view, ranking) = queue.view(&given, params.count.unwrap_or(DEFAULT_COUNT));
+        if let Some(words) = params.find.as_deref() {
+            view.found = queue.find(&given, words, FOUND_COUNT);
+        }
         if writable {
             save_ranking(&ws, &ranking)?;
         }

@@ -97,6 +97,9 @@ pub struct ScreeningView {
     pub basis: Basis,
     pub ranker: String,
     pub stopping: StoppingView,
+    /// Papers not yet labelled that hold every word searched for (when
+    /// asked): for labelling a paper the researcher already knows.
+    pub found: Vec<QueueItem>,
 }
 
 /// Whether screening may stop: the criterion's test of "fewer than
@@ -253,6 +256,7 @@ impl Queue {
             basis,
             ranker: RANKER.to_owned(),
             stopping: stopping.clone(),
+            found: Vec::new(),
         };
         let ranking = RankingFile {
             ranker: RANKER.to_owned(),
@@ -268,6 +272,51 @@ impl Queue {
             stopping: Some(stopping),
         };
         (view, ranking)
+    }
+
+    /// Papers not labelled under `given` whose title or abstract holds
+    /// every word of `query`, those with the most of them in the title
+    /// first (then the queue's order), at most `count`. A label given to
+    /// one is picked by hand: it teaches the ranking like any other, and
+    /// counts as found before any sample for the stopping criterion.
+    pub fn find(&self, given: &[Option<Label>], query: &str, count: usize) -> Vec<QueueItem> {
+        let words: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let mut hits: Vec<(usize, usize)> = self
+            .papers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept(given[*i].as_ref()).is_none())
+            .filter_map(|(i, p)| {
+                let title = p.title.as_deref().unwrap_or_default().to_lowercase();
+                let abstract_text = p
+                    .meta
+                    .abstract_text
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_lowercase();
+                let all = words
+                    .iter()
+                    .all(|w| title.contains(w.as_str()) || abstract_text.contains(w.as_str()));
+                all.then(|| {
+                    (
+                        i,
+                        words.iter().filter(|w| title.contains(w.as_str())).count(),
+                    )
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.into_iter()
+            .take(count)
+            .map(|(i, in_title)| item(&self.papers[i], in_title as f64))
+            .collect()
     }
 
     /// The stopping criterion on `given`: labels given in the queue's
@@ -446,6 +495,18 @@ ER  -
         let none = vec![None; 4];
         let (view, _) = queue.view(&none, 10);
         assert_eq!(view.basis, Basis::RecordOrder);
+        // A paper the researcher knows, found by its words (title first).
+        let found = queue.find(&none, "methylphenidate ATTENTION", 10);
+        let titles: Vec<&str> = found.iter().map(|f| f.title.as_deref().unwrap()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Methylphenidate for attention deficit hyperactivity disorder in children",
+                "Atomoxetine versus methylphenidate in attention deficit disorder"
+            ]
+        );
+        assert!(queue.find(&none, "rates drug", 10).is_empty());
+        assert!(queue.find(&none, " , ", 10).is_empty());
         assert_eq!((view.screened, view.next.len()), (0, 4));
 
         let mut given = none.clone();
@@ -460,6 +521,8 @@ ER  -
             .position(|p| p.title.as_deref().unwrap().starts_with("Stock"))
             .unwrap();
         given[adhd] = label(Verdict::Maybe, "2026-12-04T10:00:01Z");
+        // A labelled paper is not found again.
+        assert_eq!(queue.find(&given, "methylphenidate", 10).len(), 1);
         let (view, _) = queue.view(&given, 10);
         assert_eq!(view.basis, Basis::Likeness);
         assert!(title_of(&view).starts_with("Atomoxetine"), "{view:?}");

@@ -320,6 +320,7 @@ async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone
         workspace: ws.clone(),
         count: Some(count),
         question: Some(question.to_owned()),
+        find: None,
     };
 
     // The order the question alone gives, before any label.

@@ -230,6 +230,7 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
         workspace: ws.clone(),
         count: Some(1),
         question: None,
+        find: None,
     };
 
     let first = screening_next(&ctx, params.clone()).await.unwrap();
@@ -241,6 +242,26 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
         .find(|(id, kept)| **kept && **id != first.next[0].paper)
         .map(|(id, _)| id.clone())
         .unwrap();
+    // Found by words of its title, as the Screen panel finds it.
+    let title = quire::workspace::Workspace::open_read_only(&ws)
+        .unwrap()
+        .paper(&quire::workspace::PaperId(known.clone()))
+        .unwrap()
+        .unwrap()
+        .title
+        .unwrap();
+    let words: Vec<&str> = title.split_whitespace().take(4).collect();
+    let found = screening_next(
+        &ctx,
+        ScreeningParams {
+            find: Some(words.join(" ")),
+            ..params.clone()
+        },
+    )
+    .await
+    .unwrap()
+    .found;
+    assert!(found.iter().any(|f| f.paper == known), "{title}: {found:?}");
     let by_hand = label_set(label(&known, true)).await.unwrap();
     assert!(!by_hand.queued);
 

@@ -70,6 +70,7 @@ pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
         workspace: ws.clone(),
         count: Some(5),
         question: None,
+        find: None,
     };
     let started = Instant::now();
     let mut queue = screening_next(&ctx, params())

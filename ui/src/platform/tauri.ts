@@ -86,8 +86,8 @@ export const tauriPlatform: Platform = {
 
   attachFullText: (workspace, folder) => call<FullTextSummary>("records_attach", { params: { workspace, folder } }),
 
-  screeningNext: (workspace, count, question) =>
-    call<ScreeningView>("screening_next", { params: { workspace, count, question } }),
+  screeningNext: (workspace, count, question, find = null) =>
+    call<ScreeningView>("screening_next", { params: { workspace, count, question, find } }),
 
   onDragDrop(handler) {
     return getCurrentWebview().onDragDropEvent(({ payload }) => {

@@ -91,7 +91,8 @@ export interface Platform {
    * Where screening stands and the next `count` papers, ordered by every label
    * so far; `question` becomes the review's when it has none (or has not run).
    */
-  screeningNext(workspace: string, count: number, question: string | null): Promise<ScreeningView>;
+  /** Where screening stands and the next `count` papers; with `find`, also the unlabelled papers holding those words. */
+  screeningNext(workspace: string, count: number, question: string | null, find?: string | null): Promise<ScreeningView>;
   onDragDrop(handler: (event: DragDropEvent) => void): Promise<() => void>;
   /** Another part of the app changed the workspace list. */
   onWorkspacesChanged(handler: () => void): Promise<() => void>;

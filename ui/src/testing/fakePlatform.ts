@@ -125,12 +125,12 @@ export class FakePlatform implements Platform {
     return Promise.resolve(this.nextPick);
   }
 
-  screeningCalls: { workspace: string; count: number; question: string | null }[] = [];
+  screeningCalls: { workspace: string; count: number; question: string | null; find: string | null }[] = [];
 
   /** The queue as the core serves it, without the learning: unlabelled
    * readable rows in the review's order, the curve from the labels' times. */
-  screeningNext(workspace: string, count: number, question: string | null): Promise<ScreeningView> {
-    this.screeningCalls.push({ workspace, count, question });
+  screeningNext(workspace: string, count: number, question: string | null, find: string | null = null): Promise<ScreeningView> {
+    this.screeningCalls.push({ workspace, count, question, find });
     const view = this.review(workspace);
     if (question !== null && view.question === null) view.question = question;
     const readable = view.papers.filter((p) => p.status === "ok");
@@ -143,10 +143,7 @@ export class FakePlatform implements Platform {
       soFar += kept(p) ? 1 : 0;
       return { screened: i + 1, kept: soFar };
     });
-    const next = readable
-      .filter((p) => p.label?.verdict == null)
-      .slice(0, count)
-      .map((p, i) => ({
+    const item = (p: PaperRow, i: number) => ({
         paper: p.id,
         title: p.title,
         authors: p.authors,
@@ -155,7 +152,11 @@ export class FakePlatform implements Platform {
         abstract: `The abstract of ${p.title ?? p.id}.`,
         kind: p.imported === null ? "PDF" : `${p.imported.format} record`,
         score: 1 - i / 10,
-      }));
+      });
+    const unlabelled = readable.filter((p) => p.label?.verdict == null);
+    const next = unlabelled.slice(0, count).map(item);
+    const words = (find ?? "").toLowerCase().split(/\W+/).filter(Boolean);
+    const found = words.length === 0 ? [] : unlabelled.filter((p) => words.every((w) => (p.title ?? p.file).toLowerCase().includes(w))).map(item);
     const both = keptCount > 0 && labelled.length > keptCount;
     // Not the statistics (the core's tests check those): met once half the
     // papers are screened and the last one was excluded.
@@ -181,6 +182,7 @@ export class FakePlatform implements Platform {
         sinceLastKept: Math.min(sinceLastKept, byTime.length),
         rule: "the fake rule",
       },
+      found,
     });
   }
 

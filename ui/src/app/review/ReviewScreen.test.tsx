@@ -1048,6 +1048,23 @@ describe("screening", () => {
     expect($("[data-testid=screen-question]")).toBeNull();
   });
 
+  it("finds a paper the researcher knows by its words and labels it from there", async () => {
+    await openReview();
+    await click("[data-testid=to-screen]");
+    await type("[data-testid=screen-find-words]", "beta");
+    await act(() => {
+      ($("[data-testid=screen-find-words]") as HTMLInputElement).form?.requestSubmit();
+    });
+    await settle();
+    expect(platform.screeningCalls.at(-1)?.find).toBe("beta");
+    expect(all("[data-testid=screen-found] li")).toHaveLength(1);
+    await click("[data-testid=found-include]");
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p2", label: { verdict: "include", score: null, note: null } });
+    // Labelled, it is found no more.
+    expect($("[data-testid=screen-found-none]")).not.toBeNull();
+    expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3 · kept 1");
+  });
+
   it("says when every paper has a label", async () => {
     await openReview();
     await click("[data-testid=to-screen]");

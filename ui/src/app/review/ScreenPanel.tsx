@@ -42,18 +42,21 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
   const [busy, setBusy] = useState(false);
   const [draftQuestion, setDraftQuestion] = useState("");
   const [last, setLast] = useState<string | null>(null);
+  /** Words searched for, to label a paper the researcher already knows. */
+  const [finding, setFinding] = useState<string | null>(null);
+  const [draftFind, setDraftFind] = useState("");
   const panel = useRef<HTMLDivElement>(null);
 
   const load = useCallback(
     async (newQuestion: string | null = null) => {
       try {
-        setView(await platform.screeningNext(workspace, UP_NEXT + 1, newQuestion));
+        setView(await platform.screeningNext(workspace, UP_NEXT + 1, newQuestion, finding));
         setError(null);
       } catch (raw) {
         setError(QuireError.from(raw).message);
       }
     },
-    [platform, workspace],
+    [platform, workspace, finding],
   );
 
   useEffect(() => {
@@ -161,6 +164,58 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
           </button>
         </form>
       )}
+      <details class="screen__find" data-testid="screen-find">
+        <summary>Label a paper you already know</summary>
+        <form
+          class="screen__question"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setFinding(draftFind.trim() === "" ? null : draftFind.trim());
+          }}
+        >
+          <label>
+            Words of its title or abstract
+            <input
+              type="search"
+              data-testid="screen-find-words"
+              value={draftFind}
+              onInput={(e) => {
+                setDraftFind(e.currentTarget.value);
+              }}
+            />
+          </label>
+          <button type="submit" class="button button--small" data-testid="screen-find-go">
+            Find
+          </button>
+        </form>
+        {finding !== null &&
+          (view.found.length === 0 ? (
+            <p class="muted" data-testid="screen-found-none">
+              No paper left to screen holds every one of these words.
+            </p>
+          ) : (
+            <ul class="screen__found" data-testid="screen-found">
+              {view.found.map((item) => (
+                <li key={item.paper}>
+                  <span>
+                    {item.title ?? "(no title)"}
+                    {item.year === null ? "" : ` (${String(item.year)})`}
+                  </span>{" "}
+                  <button type="button" class="link-button" data-testid="found-include" disabled={busy} onClick={() => void change(item.paper, "include")}>
+                    include
+                  </button>{" "}
+                  <button type="button" class="link-button" data-testid="found-exclude" disabled={busy} onClick={() => void change(item.paper, "exclude")}>
+                    exclude
+                  </button>
+                </li>
+              ))}
+            </ul>
+          ))}
+        <p class="muted">
+          A paper labelled here teaches the ranking at once; the stopping rule counts it as found, not as a sample of what is
+          left.
+        </p>
+      </details>
       <div class="screen__body">
         {current === null ? (
           <p data-testid="screen-done">Every paper has a label: nothing is left to screen.</p>

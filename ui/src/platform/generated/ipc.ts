@@ -748,7 +748,12 @@ count?: number | null,
  * The review question, for a review that has none yet (or has not
  * run): saved as the review's, and the order follows it.
  */
-question?: string | null, };
+question?: string | null, 
+/**
+ * Words to find papers by (title and abstract), for labelling one the
+ * researcher knows; the view's `found`.
+ */
+find?: string | null, };
 
 /**
  * What the order rests on, as it stands.
@@ -797,7 +802,12 @@ next: Array<QueueItem>,
 /**
  * Kept against screened, in the order the labels were given.
  */
-curve: Array<CurvePoint>, basis: Basis, ranker: string, stopping: StoppingView, };
+curve: Array<CurvePoint>, basis: Basis, ranker: string, stopping: StoppingView, 
+/**
+ * Papers not yet labelled that hold every word searched for (when
+ * asked): for labelling a paper the researcher already knows.
+ */
+found: Array<QueueItem>, };
 
 /**
  * Whether screening may stop: the criterion's test of "fewer than
