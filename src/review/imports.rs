@@ -309,7 +309,9 @@ fn member_of(paper: &PaperRecord) -> DuplicateMember {
 /// Set `paper` aside as a copy of `of` (or, with `None`, put it back): a
 /// paper set aside is removed before screening, as PRISMA counts
 /// duplicates, and never read. It must be a paper of its own (not a
-/// record's full text), and `of` one that is not set aside itself.
+/// record's full text), and `of` one that is not set aside itself. A
+/// record set aside hands its full text to the record kept, when that one
+/// has none.
 pub fn set_aside(ws: &Workspace, paper: &PaperId, of: Option<&PaperId>) -> Result<(), ReviewError> {
     let invalid = |why: String| ReviewError::NotADuplicate { why };
     let mut stored = ws
@@ -334,6 +336,16 @@ pub fn set_aside(ws: &Workspace, paper: &PaperId, of: Option<&PaperId>) -> Resul
             return Err(invalid(
                 "this PDF is a record's full text, not a work of its own".to_owned(),
             ));
+        }
+        if let (Some(pdf_id), None) = (stored.full_text.clone(), &kept.full_text)
+            && let Some(mut pdf) = ws.paper(&pdf_id)?
+        {
+            pdf.full_text_of = Some(kept.id.clone());
+            ws.save_paper(&pdf)?;
+            let mut kept = kept;
+            kept.full_text = Some(pdf_id);
+            ws.save_paper(&kept)?;
+            stored.full_text = None;
         }
     }
     stored.duplicate_of = of.cloned();
@@ -445,5 +457,53 @@ ER  -
             "{failed:?}"
         );
         assert!(failed[1].error.as_deref().unwrap().contains("No such file"));
+    }
+
+    #[test]
+    fn a_record_set_aside_hands_its_full_text_to_the_record_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let (ris, bib) = (dir.path().join("a.ris"), dir.path().join("b.bib"));
+        std::fs::write(&ris, RIS).unwrap();
+        std::fs::write(&bib, BIB).unwrap();
+        let summary = import_files(&ws, &[ris, bib]).unwrap();
+        let group = &summary.duplicates[0].members;
+        let (copy, kept) = (
+            PaperId(group[0].paper.clone()),
+            PaperId(group[1].paper.clone()),
+        );
+        // A PDF attached to the copy, as `fulltext` links them.
+        let pdf = PaperRecord {
+            id: PaperId("f00df00df00df00d".into()),
+            imported: None,
+            full_text_of: Some(copy.clone()),
+            ..ws.paper(&copy).unwrap().unwrap()
+        };
+        ws.save_paper(&pdf).unwrap();
+        let mut stored = ws.paper(&copy).unwrap().unwrap();
+        stored.full_text = Some(pdf.id.clone());
+        ws.save_paper(&stored).unwrap();
+
+        assert!(set_aside(&ws, &copy, Some(&copy)).is_err());
+        assert!(
+            set_aside(&ws, &pdf.id, Some(&kept)).is_err(),
+            "a full text is no work of its own"
+        );
+        set_aside(&ws, &copy, Some(&kept)).unwrap();
+        let kept_now = ws.paper(&kept).unwrap().unwrap();
+        assert_eq!(kept_now.full_text.as_ref(), Some(&pdf.id));
+        assert_eq!(
+            ws.paper(&pdf.id).unwrap().unwrap().full_text_of,
+            Some(kept.clone())
+        );
+        let copy_now = ws.paper(&copy).unwrap().unwrap();
+        assert_eq!(
+            (copy_now.duplicate_of, copy_now.full_text),
+            (Some(kept.clone()), None)
+        );
+        // A copy of a copy is refused; putting back clears the mark.
+        assert!(set_aside(&ws, &kept, Some(&copy)).is_err());
+        set_aside(&ws, &copy, None).unwrap();
+        assert_eq!(ws.paper(&copy).unwrap().unwrap().duplicate_of, None);
     }
 }

@@ -9,6 +9,7 @@ import {
   type Estimate,
   type DualPolicy,
   type LookupChoice,
+  type PaperRow,
   type Platform,
   type ProtocolVersion,
   QuireError,
@@ -238,7 +239,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
               <span class="file__name">{p.title ?? fileName(p.file)}</span>
               <span class="file__status">
                 {FILE_STATUS[p.status] ?? p.status}
-                {p.pages > 0 && ` · ${p.pages} pages`}
+                {fileKind(p)}
               </span>
               {p.reason !== null && <span class="file__reason">{p.reason}</span>}
             </li>
@@ -250,4 +251,14 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
       </section>
     </form>
   );
+}
+
+/** What a listed paper is beyond its status: a record (title and abstract),
+ * a record's full text, or a PDF's pages. */
+function fileKind(p: PaperRow): string {
+  if (p.imported !== null) {
+    return ` · ${p.imported.format} record, title and abstract${p.fullText === null ? "" : " (full text attached)"}`;
+  }
+  const pages = p.pages > 0 ? ` · ${count(p.pages)} ${p.pages === 1 ? "page" : "pages"}` : "";
+  return p.fullTextOf === null ? pages : `${pages} · a record's full text`;
 }
