@@ -983,7 +983,7 @@ describe("search records", () => {
     expect($(".review-screen__title .muted")?.textContent).toContain("6 files · 2 records · 2 with full text");
     const files = all("[data-testid=file] .file__status").map((e) => e.textContent);
     expect(files).toContain("Readable · RIS record, title and abstract (full text attached)");
-    expect(files.filter((f) => f?.endsWith("· a record's full text"))).toHaveLength(2);
+    expect(files.filter((f) => f.endsWith("· a record's full text"))).toHaveLength(2);
     // A cancelled dialog asks nothing.
     platform.nextPick = null;
     await click("[data-testid=attach-full-text]");
