@@ -7,6 +7,7 @@ use std::sync::Arc;
 use quire::agent::{EventSink, RunEvent};
 use quire::commands::asks::{self, AskParams};
 use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelSetup};
+use quire::commands::openalex::{self, OpenAlexKeyParams, OpenAlexStatus};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
 use quire::commands::records::{self, AttachParams, ImportParams, SetAsideParams};
 use quire::commands::review_view::{
@@ -77,6 +78,29 @@ pub async fn model_profile_check(
     profile: Option<String>,
 ) -> Result<ModelListing, CommandError> {
     models::model_profile_check(&ctx, profile).await
+}
+
+#[tauri::command]
+pub async fn openalex_status(
+    ctx: State<'_, AppContext>,
+    check: bool,
+) -> Result<OpenAlexStatus, CommandError> {
+    openalex::openalex_status(&ctx, check).await
+}
+
+#[tauri::command]
+pub async fn openalex_key_save(
+    ctx: State<'_, AppContext>,
+    params: OpenAlexKeyParams,
+) -> Result<OpenAlexStatus, CommandError> {
+    openalex::openalex_key_save(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn openalex_key_remove(
+    ctx: State<'_, AppContext>,
+) -> Result<OpenAlexStatus, CommandError> {
+    openalex::openalex_key_remove(&ctx).await
 }
 
 /// Run events to the window that started the run, over its IPC channel.

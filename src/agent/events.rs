@@ -98,6 +98,8 @@ pub enum RunEvent {
     LookupsDone {
         looked_up: usize,
         matched: usize,
+        /// What the researcher should know: an allowance spent, a key refused.
+        notices: Vec<String>,
     },
     Finished {
         covered_by_agent: usize,

@@ -9,6 +9,7 @@ mod extract;
 mod import;
 mod meta;
 mod models;
+mod openalex;
 mod protocol;
 mod review;
 mod screen;
@@ -66,6 +67,9 @@ enum Command {
     /// Store or delete a model profile's API key.
     #[command(subcommand)]
     Key(models::KeyCommand),
+    /// OpenAlex's API key (saved, never printed) and today's allowance.
+    #[command(subcommand)]
+    Openalex(openalex::OpenAlexCommand),
     /// Send one prompt to the configured model and stream the answer.
     Ask(models::AskArgs),
     /// Ask a question across a review's papers: an answer whose every claim
@@ -147,6 +151,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Index(IndexCommand::Rebuild { roots }) => report(rebuild(roots).await),
         Command::Models(args) => report(models::models(args).await),
         Command::Key(cmd) => report(models::key(cmd).await),
+        Command::Openalex(cmd) => report(openalex::run(cmd).await),
         Command::Ask(args) => report(models::ask(args).await),
         Command::Agents(args) => report(agents::list(args).await),
         Command::Agent(cmd) => report(agents::run(cmd).await),

@@ -439,6 +439,9 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
             "Records: {} of {} papers found in Crossref, arXiv or OpenAlex ({} requests, {} answers from the cache)",
             l.matched, l.looked_up, l.stats.requests, l.stats.from_cache
         );
+        for notice in &l.stats.notices {
+            println!("  {notice}");
+        }
     }
     match summary.status {
         ReviewStatus::Done => {}

@@ -13,6 +13,7 @@ use super::asks::AskParams;
 use super::error::{CommandError, ErrorKind};
 use super::metadata::MetaSetParams;
 use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetup, ProfileView};
+use super::openalex::{OpenAlexKeyParams, OpenAlexStatus};
 use super::protocol::{ProtocolParams, ProtocolView};
 use super::records::{AttachParams, ImportParams, SetAsideParams};
 use super::review_view::{
@@ -55,6 +56,7 @@ use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     Verdict,
 };
+use crate::scholar::Allowance;
 use crate::workspace::{Author, ImportedFrom, MetaField, Origin, PaperMeta};
 
 const GENERATED: &str = "ui/src/platform/generated/ipc.ts";
@@ -184,6 +186,9 @@ fn generated() -> String {
         declaration::<ActiveModel>(),
         declaration::<ProfileView>(),
         declaration::<ModelSetup>(),
+        declaration::<Allowance>(),
+        declaration::<OpenAlexStatus>(),
+        declaration::<OpenAlexKeyParams>(),
         declaration::<ModelProfileSaveParams>(),
         declaration::<ModelListing>(),
         // Errors.

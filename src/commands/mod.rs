@@ -13,6 +13,7 @@ mod error;
 mod ipc_types;
 pub mod metadata;
 pub mod models;
+pub mod openalex;
 pub mod protocol;
 pub mod records;
 pub mod review_view;

@@ -92,7 +92,7 @@ pub fn offline_forced() -> bool {
     std::env::var("QUIRE_OFFLINE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"))
 }
 
-fn lookup_for(
+async fn lookup_for(
     ctx: &AppContext,
     choice: &LookupChoice,
 ) -> Result<Option<Arc<Lookup>>, CommandError> {
@@ -104,11 +104,18 @@ fn lookup_for(
         .clone()
         .filter(|c| !c.trim().is_empty())
         .or_else(|| std::env::var("QUIRE_CONTACT_EMAIL").ok());
+    let key = {
+        let ctx = ctx.clone();
+        tokio::task::spawn_blocking(move || super::openalex::openalex_key(&ctx))
+            .await
+            .map_err(CommandError::internal)?
+    };
     let options = LookupOptions::new(
         Endpoints::from_env(),
         contact,
         Some(ctx.paths().data_dir.join("scholar")),
-    );
+    )
+    .with_openalex_key(key);
     let lookup = Lookup::new(options)
         .map_err(|e| CommandError::new(ErrorKind::Internal, "lookup_setup", e))?;
     Ok(Some(Arc::new(lookup)))
@@ -292,7 +299,7 @@ async fn resolve(
         workspace,
         ingest: params.ingest,
         engine,
-        lookup: lookup_for(ctx, &params.lookups)?,
+        lookup: lookup_for(ctx, &params.lookups).await?,
     };
     Ok((request, model))
 }

@@ -28,7 +28,7 @@ use crate::workspace::{
 const IN_FLIGHT: usize = 6;
 
 /// How the lookups went, as the review's `--json` and the log tell it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EnrichOutcome {
     /// Papers with something to look up (an id or a title).

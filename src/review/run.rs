@@ -153,6 +153,7 @@ pub async fn run_review(
         events.emit(RunEvent::LookupsDone {
             looked_up: outcome.looked_up,
             matched: outcome.matched,
+            notices: outcome.stats.notices.clone(),
         });
     }
     let ws = workspace.clone();

@@ -3,7 +3,10 @@
 //! service that cannot be reached (no network, a firewall, a timeout) or keeps
 //! refusing is closed for the rest of the run, so a review never waits on it
 //! twice. Every request carries a User-Agent with the researcher's contact
-//! address when one is set, as Crossref and OpenAlex ask.
+//! address when one is set, as Crossref and OpenAlex ask, and OpenAlex's
+//! requests carry its API key: the key is in the URL only, and no URL is ever
+//! logged, cached or shown. OpenAlex's daily allowance is read from each of its
+//! answers; once it is spent the service is closed with a notice that says so.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -17,9 +20,11 @@ use tokio::time::Instant;
 
 use super::cache::Cache;
 use super::markup::is_this_paper;
+use super::openalex::Allowance;
 use super::{
     Found, Query, ScholarRecord, Service, arxiv, arxiv_base_id, bare_doi, crossref, openalex,
 };
+use crate::llm::secrets::ApiKey;
 use crate::pdf::metadata::normalise_for_match;
 
 /// Where each index answers; tests point these at a local fixture server.
@@ -80,6 +85,8 @@ pub struct LookupOptions {
     pub request_timeout: Duration,
     /// The longest `Retry-After` waited out; a longer one closes the service.
     pub longest_wait: Duration,
+    /// OpenAlex's API key: without one its allowance is a cent a day.
+    pub openalex_key: Option<ApiKey>,
 }
 
 impl LookupOptions {
@@ -93,7 +100,13 @@ impl LookupOptions {
             connect_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(10),
             longest_wait: Duration::from_secs(30),
+            openalex_key: None,
         }
+    }
+
+    pub fn with_openalex_key(mut self, key: Option<ApiKey>) -> Self {
+        self.openalex_key = key.filter(|k| !k.expose().is_empty());
+        self
     }
 }
 
@@ -108,19 +121,31 @@ fn spacing(service: Service) -> Duration {
 }
 
 /// What the lookups did, for the log and the closing summary.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LookupStats {
     pub requests: u64,
     pub from_cache: u64,
     /// Services closed for this run, with why.
     pub closed: Vec<String>,
+    /// OpenAlex's allowance for the day as its last answer told it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub openalex_allowance: Option<Allowance>,
+    /// What the researcher should know, in sentences: an allowance spent, a
+    /// key refused.
+    pub notices: Vec<String>,
 }
 
 enum Answer {
     Body(String),
     NotFound,
     Failed,
+}
+
+/// Why OpenAlex stopped answering, for the notice.
+enum Refusal {
+    AllowanceSpent,
+    KeyRefused,
 }
 
 /// One service's queue: when it may be asked next, and whether it is closed.
@@ -181,7 +206,9 @@ impl Lookup {
 
     /// The record of the paper `query` describes, from the first index that
     /// has one whose title is printed on the paper: Crossref by DOI, arXiv by
-    /// id, then OpenAlex by title.
+    /// id, OpenAlex by DOI (free; it also knows DataCite's DOIs, which
+    /// Crossref does not), and only then, when the paper prints no identifier
+    /// or its identifier names another work, an OpenAlex search by title.
     pub async fn find(&self, query: &Query) -> Option<Found> {
         let read = query.title.as_deref();
         let is_this = |r: &ScholarRecord, by_identifier: bool| {
@@ -189,28 +216,42 @@ impl Lookup {
                 .as_deref()
                 .is_some_and(|t| is_this_paper(t, read, &query.front_text, by_identifier))
         };
-        if let Some(doi) = &query.doi {
-            let doi = bare_doi(doi);
-            if let Some(record) = self
-                .crossref(&doi)
-                .await
-                .into_iter()
-                .find(|r| is_this(r, true))
-            {
-                return Some(found(Service::Crossref, record));
-            }
+        // Whether an identifier the paper prints turned out to be another
+        // work's (a cited paper's DOI near the title): then the title is
+        // worth a search after all.
+        let mut names_another_work = false;
+        let mut first_match = |records: Vec<ScholarRecord>| {
+            let before = records.len();
+            let record = records.into_iter().find(|r| is_this(r, true));
+            names_another_work |= record.is_none() && before > 0;
+            record
+        };
+        let doi = query.doi.as_deref().map(bare_doi);
+        if let Some(doi) = &doi
+            && let Some(record) = first_match(self.crossref(doi).await)
+        {
+            return Some(found(Service::Crossref, record));
         }
         if let Some(id) = &query.arxiv {
             let id = arxiv_base_id(id).to_owned();
             self.prefetch_arxiv(std::slice::from_ref(&id)).await;
             let records = self.cache.get(Service::Arxiv, &id).unwrap_or_default();
-            if let Some(record) = records.into_iter().find(|r| is_this(r, true)) {
+            if let Some(record) = first_match(records) {
                 return Some(found(Service::Arxiv, record));
             }
         }
+        if let Some(doi) = &doi
+            && let Some(record) = first_match(self.openalex_by_doi(doi).await)
+        {
+            return Some(found(Service::Openalex, record));
+        }
+        let identified = doi.is_some() || query.arxiv.is_some();
+        if identified && !names_another_work {
+            return None;
+        }
         let title = read.filter(|t| t.split_whitespace().count() >= 2)?;
         let record = self
-            .openalex(title)
+            .openalex_search(title)
             .await
             .into_iter()
             .find(|r| is_this(r, false))?;
@@ -271,13 +312,54 @@ impl Lookup {
         }
     }
 
-    async fn openalex(&self, title: &str) -> Vec<ScholarRecord> {
+    async fn openalex_by_doi(&self, doi: &str) -> Vec<ScholarRecord> {
+        let key = format!("doi:{doi}");
+        if let Some(records) = self.cached(Service::Openalex, &key) {
+            return records;
+        }
+        match self.get(Service::Openalex, &openalex::doi_path(doi)).await {
+            Answer::Body(body) => match openalex::parse_work(&body) {
+                Ok(record) => {
+                    self.cache
+                        .put(Service::Openalex, &key, std::slice::from_ref(&record));
+                    vec![record]
+                }
+                Err(e) => {
+                    tracing::warn!(doi, error = %e, "OpenAlex answered something unreadable");
+                    Vec::new()
+                }
+            },
+            Answer::NotFound => {
+                self.cache.put(Service::Openalex, &key, &[]);
+                Vec::new()
+            }
+            Answer::Failed => Vec::new(),
+        }
+    }
+
+    async fn openalex_search(&self, title: &str) -> Vec<ScholarRecord> {
         let key = normalise_for_match(title);
         if let Some(records) = self.cached(Service::Openalex, &key) {
             return records;
         }
-        let path = openalex::path(title, self.options.contact.as_deref());
-        match self.get(Service::Openalex, &path).await {
+        // A search costs; with the allowance spent it would only earn a 429.
+        if self
+            .stats()
+            .openalex_allowance
+            .is_some_and(|a| a.is_spent())
+        {
+            if let Some(lane) = self.lanes.get(&Service::Openalex) {
+                let mut lane = lane.lock().await;
+                if !lane.closed {
+                    self.refuse(&mut lane, Refusal::AllowanceSpent);
+                }
+            }
+            return Vec::new();
+        }
+        match self
+            .get(Service::Openalex, &openalex::search_path(title))
+            .await
+        {
             Answer::Body(body) => match openalex::parse(&body) {
                 Ok(records) => {
                     self.cache.put(Service::Openalex, &key, &records);
@@ -296,6 +378,45 @@ impl Lookup {
         }
     }
 
+    /// OpenAlex's allowance for today, from the headers of its free
+    /// `/rate-limit` answer: what Settings shows after a key is saved.
+    pub async fn openalex_allowance(&self) -> Result<Allowance, String> {
+        let path = openalex::with_credentials(
+            "/rate-limit",
+            self.options.openalex_key.as_ref().map(ApiKey::expose),
+            self.options.contact.as_deref(),
+        );
+        let url = format!("{}{path}", self.options.endpoints.openalex);
+        let response = self
+            .http
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| format!("OpenAlex cannot be reached ({})", reason(&e)))?;
+        let from_headers = Allowance::from_headers(response.headers());
+        let status = response.status();
+        match status {
+            StatusCode::UNAUTHORIZED if self.options.openalex_key.is_some() => {
+                Err("OpenAlex refused the API key: check it at openalex.org/settings/api".into())
+            }
+            StatusCode::TOO_MANY_REQUESTS => Ok(Allowance {
+                remaining_usd: 0.0,
+                limit_usd: from_headers.map_or(0.0, |a| a.limit_usd),
+                resets_in_secs: None,
+            }),
+            StatusCode::OK => {
+                let body = response.text().await.unwrap_or_default();
+                Allowance::from_status_body(&body)
+                    .or(from_headers)
+                    .ok_or_else(|| "OpenAlex answered without telling its allowance".into())
+            }
+            status => Err(format!(
+                "OpenAlex answered {} to the allowance check",
+                status.as_u16()
+            )),
+        }
+    }
+
     fn cached(&self, service: Service, key: &str) -> Option<Vec<ScholarRecord>> {
         let records = self.cache.get(service, key)?;
         if let Ok(mut stats) = self.stats.lock() {
@@ -310,6 +431,15 @@ impl Lookup {
             return Answer::Failed;
         };
         let mut lane = lane.lock().await;
+        let path = match service {
+            Service::Openalex => openalex::with_credentials(
+                path,
+                self.options.openalex_key.as_ref().map(ApiKey::expose),
+                self.options.contact.as_deref(),
+            ),
+            Service::Crossref | Service::Arxiv => path.to_owned(),
+        };
+        // Holds OpenAlex's key: sent, never logged.
         let url = format!("{}{path}", self.options.endpoints.base(service));
         for attempt in 0..3 {
             if lane.closed {
@@ -328,6 +458,10 @@ impl Lookup {
                 }
             };
             let status = response.status();
+            let allowance = match service {
+                Service::Openalex => self.note_allowance(&response),
+                Service::Crossref | Service::Arxiv => None,
+            };
             match status {
                 StatusCode::OK => {
                     return match response.text().await {
@@ -344,6 +478,26 @@ impl Lookup {
                 }
                 StatusCode::NOT_FOUND | StatusCode::GONE | StatusCode::BAD_REQUEST => {
                     return Answer::NotFound;
+                }
+                // OpenAlex's "slow down" is a 403: a pause, then again.
+                StatusCode::FORBIDDEN if service == Service::Openalex && attempt < 2 => {
+                    lane.next_at = Instant::now() + Duration::from_secs(2);
+                }
+                StatusCode::UNAUTHORIZED if service == Service::Openalex => {
+                    self.refuse(&mut lane, Refusal::KeyRefused);
+                    return Answer::Failed;
+                }
+                // OpenAlex answers 429 for a spent daily allowance: no wait
+                // helps until tomorrow. (Its per-second limit, which the
+                // pacing keeps well under, comes with a short Retry-After.)
+                StatusCode::TOO_MANY_REQUESTS
+                    if service == Service::Openalex
+                        && (allowance.is_some_and(|a| a.is_spent())
+                            || retry_after(&response)
+                                .is_none_or(|wait| wait > self.options.longest_wait)) =>
+                {
+                    self.refuse(&mut lane, Refusal::AllowanceSpent);
+                    return Answer::Failed;
                 }
                 StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
                     let wait = retry_after(&response).unwrap_or(Duration::from_secs(5));
@@ -372,6 +526,51 @@ impl Lookup {
             }
         }
         Answer::Failed
+    }
+
+    /// Keep the allowance an OpenAlex answer tells.
+    fn note_allowance(&self, response: &reqwest::Response) -> Option<Allowance> {
+        let allowance = Allowance::from_headers(response.headers())?;
+        if let Ok(mut stats) = self.stats.lock() {
+            stats.openalex_allowance = Some(allowance);
+        }
+        Some(allowance)
+    }
+
+    /// Close OpenAlex for the run and tell the researcher why, once.
+    fn refuse(&self, lane: &mut Lane, refusal: Refusal) {
+        let keyed = self.options.openalex_key.is_some();
+        let (why, notice) = match refusal {
+            Refusal::AllowanceSpent => (
+                "daily allowance spent",
+                if keyed {
+                    "OpenAlex's daily allowance for your API key is spent, so papers that print \
+                     no DOI or arXiv id were not searched there; they keep what their PDFs say. \
+                     The allowance renews tomorrow."
+                } else {
+                    "OpenAlex's daily allowance without an API key (one cent a day) is spent, so \
+                     papers that print no DOI or arXiv id were not searched there; they keep what \
+                     their PDFs say. A free key (openalex.org/settings/api), saved in Settings, \
+                     gives a dollar a day: about a thousand searches."
+                },
+            ),
+            Refusal::KeyRefused => (
+                "API key refused (401)",
+                if keyed {
+                    "OpenAlex refused the API key saved in Settings (401): check it at \
+                     openalex.org/settings/api. Papers were looked up in Crossref and arXiv only."
+                } else {
+                    "OpenAlex asked for an API key (401). A free key (openalex.org/settings/api), \
+                     saved in Settings, lets Quire look papers up there."
+                },
+            ),
+        };
+        self.close(lane, Service::Openalex, why);
+        if let Ok(mut stats) = self.stats.lock()
+            && !stats.notices.iter().any(|n| n == notice)
+        {
+            stats.notices.push(notice.to_owned());
+        }
     }
 
     fn close(&self, lane: &mut Lane, service: Service, why: &str) {

@@ -1,5 +1,6 @@
 //! A paper's bibliographic record from the scholarly indexes: Crossref by DOI,
-//! arXiv by its id, OpenAlex by title when the paper prints no identifier.
+//! arXiv by its id, OpenAlex by DOI (free), and an OpenAlex search by title
+//! only when the paper prints no identifier (searches spend its allowance).
 //! Only identifiers and titles leave the machine. Answers are cached in the
 //! data folder, each service is paced to its published rate limit, and a
 //! service that cannot be reached is left alone for the rest of the run, so no
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use client::{Endpoints, Lookup, LookupOptions, LookupStats};
 pub use markup::{is_this_paper, title_is_printed};
+pub use openalex::Allowance;
 
 use crate::workspace::Author;
 

@@ -1,7 +1,11 @@
-//! OpenAlex's works API, asked by title when a paper prints no identifier:
-//! `GET /works?filter=title.search:...&per-page=5` answers
-//! `{"meta": {...}, "results": [work, ...]}`. Abstracts come as an inverted
-//! index (word → positions), rebuilt here into text.
+//! OpenAlex's works API as it works since February 2026: a work by its DOI
+//! (`GET /works/doi:10.…`, a free singleton) answers the work itself; a
+//! search (`GET /works?search=…&per-page=5`, ten times the price of a filter
+//! and asked only when a paper prints no identifier) answers
+//! `{"meta": {...}, "results": [work, ...]}`. Every request carries the API
+//! key (`api_key=`) when one is set, and OpenAlex tells the day's allowance in
+//! `X-RateLimit-*-USD` headers. Abstracts come as an inverted index (word →
+//! positions), rebuilt here into text.
 
 use std::collections::HashMap;
 
@@ -14,17 +18,109 @@ use crate::workspace::Author;
 /// Candidates asked for; the first whose title is printed on the paper wins.
 const CANDIDATES: usize = 5;
 
-/// The search path for `title`. Commas separate OpenAlex filters, so they go.
-pub fn path(title: &str, contact: Option<&str>) -> String {
-    let title: String = title.replace(',', " ");
-    let mut path = format!(
-        "/works?filter=title.search:{}&per-page={CANDIDATES}",
-        percent_encode(&one_line(&title), b"")
-    );
+/// The path of the work with `doi` (bare, lowercase): a free singleton.
+pub fn doi_path(doi: &str) -> String {
+    format!("/works/doi:{}", percent_encode(doi, b"/"))
+}
+
+/// The search path for `title`: its words, with nothing OpenAlex would read
+/// as search syntax (quotes, parentheses, an upper-case AND/OR/NOT).
+pub fn search_path(title: &str) -> String {
+    let words: Vec<String> = one_line(title)
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '(' | ')' | ',' | ':'))
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| match w {
+            "AND" | "OR" | "NOT" => w.to_lowercase(),
+            _ => w.to_owned(),
+        })
+        .collect();
+    format!(
+        "/works?search={}&per-page={CANDIDATES}",
+        percent_encode(&words.join(" "), b"")
+    )
+}
+
+/// `path` with the key and the contact address OpenAlex asks for added to
+/// its query. The result holds the key: it is sent, never logged or cached.
+pub fn with_credentials(path: &str, key: Option<&str>, contact: Option<&str>) -> String {
+    let mut path = path.to_owned();
+    let mut add = |name: &str, value: &str, keep: &[u8]| {
+        path.push(if path.contains('?') { '&' } else { '?' });
+        path.push_str(&format!("{name}={}", percent_encode(value, keep)));
+    };
+    if let Some(key) = key.filter(|k| !k.is_empty()) {
+        add("api_key", key, b"");
+    }
     if let Some(contact) = contact {
-        path.push_str(&format!("&mailto={}", percent_encode(contact, b"@")));
+        add("mailto", contact, b"@");
     }
     path
+}
+
+/// The day's allowance as OpenAlex tells it (in its answers' headers, or
+/// its `/rate-limit` status), in US dollars.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Allowance {
+    pub remaining_usd: f64,
+    pub limit_usd: f64,
+    /// Seconds until it renews, when OpenAlex said.
+    pub resets_in_secs: Option<u64>,
+}
+
+impl Allowance {
+    /// From `X-RateLimit-Remaining-USD` and `X-RateLimit-Limit-USD`; `None`
+    /// when either is missing or not a number.
+    pub fn from_headers(headers: &reqwest::header::HeaderMap) -> Option<Self> {
+        let usd = |name: &str| {
+            headers
+                .get(name)?
+                .to_str()
+                .ok()?
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+        };
+        Some(Self {
+            remaining_usd: usd("x-ratelimit-remaining-usd")?,
+            limit_usd: usd("x-ratelimit-limit-usd")?,
+            resets_in_secs: None,
+        })
+    }
+
+    /// From the body of `GET /rate-limit`:
+    /// `{"rate_limit": {"daily_budget_usd", "daily_remaining_usd",
+    /// "resets_in_seconds", ...}}`.
+    pub fn from_status_body(body: &str) -> Option<Self> {
+        #[derive(Deserialize)]
+        struct Body {
+            rate_limit: RateLimit,
+        }
+        #[derive(Deserialize)]
+        struct RateLimit {
+            daily_budget_usd: f64,
+            daily_remaining_usd: f64,
+            #[serde(default)]
+            resets_in_seconds: Option<f64>,
+        }
+        let body: Body = serde_json::from_str(body).ok()?;
+        let r = body.rate_limit;
+        Some(Self {
+            remaining_usd: r.daily_remaining_usd,
+            limit_usd: r.daily_budget_usd,
+            resets_in_secs: r
+                .resets_in_seconds
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| s as u64),
+        })
+    }
+
+    /// Nothing left for a paid call (a search costs $0.001).
+    pub fn is_spent(&self) -> bool {
+        self.remaining_usd < 0.001
+    }
 }
 
 #[derive(Deserialize)]
@@ -85,6 +181,16 @@ pub fn parse(body: &str) -> Result<Vec<ScholarRecord>, String> {
     let page: Page =
         serde_json::from_str(body).map_err(|e| format!("not an OpenAlex result page: {e}"))?;
     Ok(page.results.into_iter().map(record).collect())
+}
+
+/// The record of a singleton answer (one work).
+pub fn parse_work(body: &str) -> Result<ScholarRecord, String> {
+    let work: Work =
+        serde_json::from_str(body).map_err(|e| format!("not an OpenAlex work: {e}"))?;
+    if work.title.is_none() && work.display_name.is_none() {
+        return Err("not an OpenAlex work: it has no title".into());
+    }
+    Ok(record(work))
 }
 
 fn record(work: Work) -> ScholarRecord {
@@ -168,10 +274,52 @@ mod tests {
     }
 
     #[test]
-    fn a_title_search_has_no_commas_and_is_encoded() {
+    fn a_title_search_is_plain_words_and_carries_the_key() {
+        let path = search_path("Paxos, Made (Simple): Cats AND \"Dogs\" ?");
         assert_eq!(
-            path("Paxos, Made Simple?", Some("me@example.org")),
-            "/works?filter=title.search:Paxos%20Made%20Simple%3F&per-page=5&mailto=me@example.org"
+            path,
+            "/works?search=Paxos%20Made%20Simple%20Cats%20and%20Dogs&per-page=5"
         );
+        assert_eq!(
+            with_credentials(&path, Some("k&y"), Some("me@example.org")),
+            format!("{path}&api_key=k%26y&mailto=me@example.org")
+        );
+        assert_eq!(
+            with_credentials(&doi_path("10.48550/arxiv.1706.03762"), None, None),
+            "/works/doi:10.48550/arxiv.1706.03762"
+        );
+        assert_eq!(
+            with_credentials("/works/doi:10.1/x", Some("key"), None),
+            "/works/doi:10.1/x?api_key=key"
+        );
+    }
+
+    #[test]
+    fn a_singleton_is_one_work_and_the_allowance_is_read_from_headers() {
+        let body = r#"{"id":"https://openalex.org/W1","doi":"https://doi.org/10.1/x","title":"A Work","publication_year":2020,"authorships":[]}"#;
+        assert_eq!(parse_work(body).unwrap().title.as_deref(), Some("A Work"));
+        assert!(parse_work(r#"{"error":"Not found"}"#).is_err());
+
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-ratelimit-limit-usd", "1.00".parse().unwrap());
+        headers.insert("x-ratelimit-remaining-usd", "0.0004".parse().unwrap());
+        let allowance = Allowance::from_headers(&headers).unwrap();
+        assert_eq!(allowance.limit_usd, 1.0);
+        assert!(allowance.is_spent());
+        headers.insert("x-ratelimit-remaining-usd", "0.25".parse().unwrap());
+        assert!(!Allowance::from_headers(&headers).unwrap().is_spent());
+        headers.remove("x-ratelimit-limit-usd");
+        assert_eq!(Allowance::from_headers(&headers), None);
+
+        let status = r#"{"rate_limit":{"daily_budget_usd":1.0,"daily_used_usd":0.25,"daily_remaining_usd":0.75,"prepaid_balance_usd":0,"prepaid_remaining_usd":0,"resets_at":"2026-12-05T00:00:00Z","resets_in_seconds":3600.4,"endpoint_costs_usd":{"search":0.001}}}"#;
+        assert_eq!(
+            Allowance::from_status_body(status),
+            Some(Allowance {
+                remaining_usd: 0.75,
+                limit_usd: 1.0,
+                resets_in_secs: Some(3600)
+            })
+        );
+        assert_eq!(Allowance::from_status_body("{}"), None);
     }
 }

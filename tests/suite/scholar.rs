@@ -2,7 +2,10 @@
 //! (`testkit::scholar`, the real response shapes of Crossref, arXiv and
 //! OpenAlex): a review takes their records with each field's source, keeps
 //! the researcher's corrections, asks nothing twice, sends nothing offline,
-//! and survives every way the network misbehaves.
+//! and survives every way the network misbehaves. OpenAlex is asked as it
+//! works since February 2026: by DOI first (free), by search only for a paper
+//! with no identifier, with the researcher's key (which is never written
+//! down), and a spent allowance or a refused key is said, once.
 
 use std::path::Path;
 use std::process::Output;
@@ -11,7 +14,7 @@ use std::time::Duration;
 use quire::scholar::{Endpoints, Lookup, LookupOptions, Query, Service};
 use testkit::scholar::{Answer, ScholarFixture, ScholarServer, Work};
 
-use super::support::{corpus, quire_bin};
+use super::support::{corpus, every_file, quire_bin};
 
 const QUESTION: &str = "How are documents ranked for ad hoc retrieval?";
 const GRAPH_OF_WORD: &str = "dev/machine-learning/graph-of-word-and-tw-idf.pdf";
@@ -106,6 +109,9 @@ fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
     command
         .args(args)
         .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .env("QUIRE_SECRET_STORE", "file")
+        .env_remove("QUIRE_OPENALEX_API_KEY")
         .env_remove("QUIRE_OFFLINE")
         .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
     for (name, value) in env {
@@ -428,10 +434,336 @@ async fn the_run_tells_the_lookups_beginning_and_end_before_it_finishes() {
             e,
             RunEvent::LookupsDone {
                 looked_up: 1,
-                matched: 1
+                matched: 1,
+                notices: _
             }
         )
     });
     let finished = at(&|e| matches!(e, RunEvent::Finished { .. }));
     assert!(started < done && done < finished, "{events:?}");
+}
+
+/// A work only OpenAlex knows by its DOI (a DataCite DOI, which Crossref does
+/// not register), and one that prints no identifier at all.
+fn openalex_only() -> ScholarFixture {
+    let mut fixture = ScholarFixture::default();
+    let datacite = Work {
+        doi: Some("10.5281/zenodo.1234567".into()),
+        ..work(
+            "A Dataset Registered with DataCite",
+            &[("Dana", "Cite")],
+            2021,
+        )
+    };
+    fixture.openalex = vec![
+        (datacite.title.clone(), Answer::Work(datacite)),
+        (
+            "Unnumbered Findings Worth Finding".into(),
+            Answer::Work(work(
+                "Unnumbered Findings Worth Finding",
+                &[("Una", "Numbered")],
+                2019,
+            )),
+        ),
+        (
+            "Second Title Only Paper".into(),
+            Answer::Work(work("Second Title Only Paper", &[("Sec", "Ond")], 2018)),
+        ),
+        (
+            "Third Title Only Paper".into(),
+            Answer::Work(work("Third Title Only Paper", &[("Thi", "Rd")], 2017)),
+        ),
+    ];
+    fixture
+}
+
+fn keyed(endpoints: Endpoints, key: &str) -> LookupOptions {
+    options(endpoints).with_openalex_key(Some(quire::llm::secrets::ApiKey::new(key)))
+}
+
+#[tokio::test]
+async fn openalex_is_asked_by_doi_for_free_and_searched_only_for_a_paper_without_an_identifier() {
+    let mut fixture = openalex_only();
+    fixture.openalex_key = Some("oa-test-key".into());
+    let server = ScholarServer::start(fixture).unwrap();
+    let lookup = Lookup::new(keyed(fixture_endpoints(&server), "oa-test-key")).unwrap();
+
+    // A DOI Crossref does not know is asked of OpenAlex by DOI: free, no search.
+    let found = lookup
+        .find(&query(
+            Some("https://doi.org/10.5281/ZENODO.1234567"),
+            None,
+            "A Dataset Registered with DataCite",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(found.service, Service::Openalex);
+    assert_eq!(found.record.authors[0].family, "Cite");
+    let asked: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.service == "openalex")
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        asked,
+        ["/works/doi:10.5281/zenodo.1234567?api_key=oa-test-key"]
+    );
+
+    // A DOI nobody knows is not searched for by title: the identifier says
+    // which work it is, and a search would spend the allowance for nothing.
+    assert!(
+        lookup
+            .find(&query(
+                Some("10.9999/nobody.knows"),
+                None,
+                "Unnumbered Findings Worth Finding"
+            ))
+            .await
+            .is_none()
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.path.contains("search=")),
+        "{:?}",
+        server.requests()
+    );
+
+    // A paper with no identifier is searched for by its title's words.
+    let found = lookup
+        .find(&query(None, None, "Unnumbered Findings Worth Finding"))
+        .await
+        .unwrap();
+    assert_eq!(found.record.year, Some(2019));
+    let searches: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("search="))
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        searches,
+        ["/works?search=Unnumbered%20Findings%20Worth%20Finding&per-page=5&api_key=oa-test-key"]
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.path.contains("title.search")),
+        "the deprecated filter was used"
+    );
+    // The allowance OpenAlex told: a dollar a day with the key, less one search.
+    let allowance = lookup.stats().openalex_allowance.unwrap();
+    assert_eq!(allowance.limit_usd, 1.0);
+    assert!(
+        (allowance.remaining_usd - 0.999).abs() < 1e-9,
+        "{allowance:?}"
+    );
+    assert!(lookup.stats().notices.is_empty());
+}
+
+#[tokio::test]
+async fn a_spent_allowance_is_said_once_and_stops_the_searches() {
+    // Without a key the day's allowance is a cent; $0.0085 is spent, so one
+    // search ($0.001) is paid and the allowance then reads as spent.
+    let mut fixture = openalex_only();
+    fixture.openalex_spent_usd = 0.0085;
+    let server = ScholarServer::start(fixture).unwrap();
+    let lookup = Lookup::new(options(fixture_endpoints(&server))).unwrap();
+    let titles = [
+        "Unnumbered Findings Worth Finding",
+        "Second Title Only Paper",
+        "Third Title Only Paper",
+    ];
+    let first = lookup.find(&query(None, None, titles[0])).await;
+    assert!(first.is_some());
+    for title in &titles[1..] {
+        assert!(lookup.find(&query(None, None, title)).await.is_none());
+    }
+    // The second search was not even sent: the first answer said nothing is left.
+    assert_eq!(server.asked("openalex"), 1, "{:?}", server.requests());
+    let stats = lookup.stats();
+    assert_eq!(stats.notices.len(), 1, "{stats:?}");
+    assert!(
+        stats.notices[0].contains("one cent a day") && stats.notices[0].contains("Settings"),
+        "{}",
+        stats.notices[0]
+    );
+    assert!(
+        stats
+            .closed
+            .iter()
+            .any(|c| c == "openalex: daily allowance spent")
+    );
+
+    // Spent before the run began: OpenAlex answers 429 with no Retry-After,
+    // which is the allowance, not a pause to wait out.
+    let mut fixture = openalex_only();
+    fixture.openalex_spent_usd = 0.0095;
+    fixture.openalex_key = Some("oa-test-key".into());
+    let server = ScholarServer::start(fixture).unwrap();
+    let lookup = Lookup::new(options(fixture_endpoints(&server))).unwrap();
+    for title in titles {
+        assert!(lookup.find(&query(None, None, title)).await.is_none());
+    }
+    assert_eq!(server.asked("openalex"), 1);
+    assert_eq!(lookup.stats().notices.len(), 1);
+    assert!(lookup.stats().openalex_allowance.unwrap().is_spent());
+}
+
+#[tokio::test]
+async fn a_refused_key_is_said_and_openalex_is_not_asked_again() {
+    let mut fixture = openalex_only();
+    fixture.openalex_key = Some("the-right-key".into());
+    let server = ScholarServer::start(fixture).unwrap();
+    let lookup = Lookup::new(keyed(fixture_endpoints(&server), "a-stale-key")).unwrap();
+    for title in [
+        "Unnumbered Findings Worth Finding",
+        "Second Title Only Paper",
+    ] {
+        assert!(lookup.find(&query(None, None, title)).await.is_none());
+    }
+    assert_eq!(server.asked("openalex"), 1);
+    let stats = lookup.stats();
+    assert_eq!(stats.notices.len(), 1);
+    assert!(
+        stats.notices[0].contains("refused the API key"),
+        "{stats:?}"
+    );
+    assert!(
+        lookup
+            .openalex_allowance()
+            .await
+            .unwrap_err()
+            .contains("refused the API key"),
+        "the allowance check says so too"
+    );
+}
+
+#[test]
+fn the_openalex_key_is_read_from_stdin_sent_to_openalex_and_never_written_down() {
+    use std::io::Write;
+    const KEY: &str = "oa-secret-7f3a9c";
+    let mut fixture = indexes();
+    fixture.openalex_key = Some(KEY.into());
+    let server = ScholarServer::start(fixture).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut env = server.env();
+    env.push(("RUST_LOG", "debug".into()));
+
+    let mut child = std::process::Command::new(quire_bin())
+        .args(["openalex", "key", "--json"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_CONFIG_DIR", data.path().join("config"))
+        .env("QUIRE_SECRET_STORE", "file")
+        .env("QUIRE_OPENALEX_URL", server.url("openalex"))
+        .env_remove("QUIRE_OFFLINE")
+        .env_remove("QUIRE_OPENALEX_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "  {KEY}  ").unwrap();
+    let saved = child.wait_with_output().unwrap();
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let status: serde_json::Value = serde_json::from_slice(&saved.stdout).unwrap();
+    assert!(
+        status["keySource"].as_str().unwrap().ends_with("keys.toml"),
+        "{status}"
+    );
+    assert_eq!(
+        status["allowance"]["limitUsd"], 1.0,
+        "checked with the key: {status}"
+    );
+    let key_file = std::fs::read_to_string(data.path().join("config/keys.toml")).unwrap();
+    assert!(key_file.contains("[services]") && key_file.contains(KEY));
+
+    let human = quire(&["openalex", "status", "--check"], data.path(), &env);
+    let human = String::from_utf8_lossy(&human.stdout).into_owned();
+    assert!(
+        human.contains("Today's allowance: $1.0000 of $1.00 left"),
+        "{human}"
+    );
+
+    // A review sends the key with every OpenAlex request (Calvin prints no
+    // identifier, so it is searched for).
+    let source = folder(&[CALVIN]);
+    let out = quire(
+        &[
+            "review",
+            source.path().to_str().unwrap(),
+            "-q",
+            QUESTION,
+            "--json",
+        ],
+        data.path(),
+        &env,
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        paper(&summary, CALVIN)["meta"]["sources"]["venue"],
+        "openalex"
+    );
+    let openalex: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.service == "openalex" && r.path.starts_with("/works"))
+        .collect();
+    assert!(!openalex.is_empty());
+    assert!(
+        openalex
+            .iter()
+            .all(|r| r.path.contains(&format!("api_key={KEY}")))
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.service == "openalex" || !r.path.contains(KEY))
+    );
+
+    // Nowhere but the key file: not the output, the debug log, the review's
+    // files, the cache or the index.
+    for (what, bytes) in [
+        ("stdout", &out.stdout),
+        ("stderr", &out.stderr),
+        ("status stdout", &saved.stdout),
+        ("status stderr", &saved.stderr),
+    ] {
+        assert!(
+            !String::from_utf8_lossy(bytes).contains(KEY),
+            "the key is in the {what}"
+        );
+    }
+    let workspace = summary["workspace"].as_str().unwrap();
+    for root in [data.path(), Path::new(workspace)] {
+        for file in every_file(root) {
+            if file.ends_with("keys.toml") {
+                continue;
+            }
+            let bytes = std::fs::read(&file).unwrap();
+            assert!(
+                !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+                "the key is in {}",
+                file.display()
+            );
+        }
+    }
+
+    // Forgotten, the next status has no key.
+    let forgot = quire(&["openalex", "forget-key", "--json"], data.path(), &env);
+    let forgot: serde_json::Value = serde_json::from_slice(&forgot.stdout).unwrap();
+    assert!(forgot["keySource"].is_null(), "{forgot}");
+    assert!(
+        !std::fs::read_to_string(data.path().join("config/keys.toml"))
+            .unwrap()
+            .contains(KEY)
+    );
 }

@@ -1,10 +1,14 @@
 //! A scholarly-index fixture: one real HTTP server on 127.0.0.1 that answers as
 //! Crossref (`/crossref/works/{doi}`), arXiv (`/arxiv/api/query?id_list=…`)
-//! and OpenAlex (`/openalex/works?filter=title.search:…`) do, in their real
-//! response shapes (a Crossref work envelope, an Atom feed, an OpenAlex result
-//! page), and misbehaves on request: 404, 429 with `Retry-After`, a server
-//! that never answers, a malformed body. It runs on its own thread, so sync
-//! tests that spawn the `quire` binary can use it as well as async ones.
+//! and OpenAlex (`/openalex/works/doi:…`, `/openalex/works?search=…`,
+//! `/openalex/rate-limit`) do, in their real response shapes (a Crossref work
+//! envelope, an Atom feed, an OpenAlex work and result page), and misbehaves
+//! on request: 404, 429 with `Retry-After`, a server that never answers, a
+//! malformed body. OpenAlex keeps its 2026 rules: a daily allowance in US
+//! dollars (a cent without a key, a dollar with one; searches $0.001, lookups
+//! by DOI free) told in `X-RateLimit-*-USD` headers, 429 once it is spent, 401
+//! for a wrong key. It runs on its own thread, so sync tests that spawn the
+//! `quire` binary can use it as well as async ones.
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -52,9 +56,19 @@ pub struct ScholarFixture {
     pub crossref: HashMap<String, Answer>,
     /// By arXiv id without version.
     pub arxiv: HashMap<String, Answer>,
-    /// By title; a search finds the works sharing most of its words.
+    /// By title; a search finds the works sharing most of its words, a
+    /// lookup by DOI the work with that DOI.
     pub openalex: Vec<(String, Answer)>,
+    /// The one API key OpenAlex accepts; another key is refused with 401.
+    pub openalex_key: Option<String>,
+    /// Dollars already spent today (by the key's owner, or keyless callers).
+    pub openalex_spent_usd: f64,
 }
+
+/// OpenAlex's daily allowances and prices, as published for 2026.
+const ALLOWANCE_KEYED_USD: f64 = 1.0;
+const ALLOWANCE_KEYLESS_USD: f64 = 0.01;
+const SEARCH_USD: f64 = 0.001;
 
 /// One request the fixture saw.
 #[derive(Clone, Debug)]
@@ -74,6 +88,8 @@ struct Shared {
     fixture: ScholarFixture,
     seen: Arc<Mutex<Vec<Seen>>>,
     limited: Mutex<HashSet<String>>,
+    /// Dollars spent today: (with the key, without one).
+    spent: Mutex<(f64, f64)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -86,10 +102,12 @@ impl ScholarServer {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let fixture_spent = fixture.openalex_spent_usd;
         let shared = Arc::new(Shared {
             fixture,
             seen: seen.clone(),
             limited: Mutex::new(HashSet::new()),
+            spent: Mutex::new((fixture_spent, fixture_spent)),
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -201,38 +219,146 @@ async fn answer(
             )
             .await
         }
-        "openalex" => {
-            let query = rest.split_once('?').map_or("", |(_, q)| q);
-            let title = param(query, "filter")
-                .and_then(|f| f.strip_prefix("title.search:").map(str::to_owned))
-                .unwrap_or_default();
-            let mut results = Vec::new();
-            for (known, a) in &fixture.openalex {
-                if !shares_most_words(known, &title) {
-                    continue;
-                }
-                match settle(shared, &format!("openalex {known}"), a.clone()) {
-                    Answer::Work(w) => results.push(openalex_work(&w)),
-                    Answer::NotFound => {}
-                    other => return misbehave(stream, other, "application/json", b"").await,
-                }
-            }
-            let body = json!({
-                "meta": {"count": results.len(), "db_response_time_ms": 12, "page": 1, "per_page": 5},
-                "results": results,
-                "group_by": []
-            });
-            write_full(
+        "openalex" => openalex(shared, stream, rest).await,
+        _ => write_full(stream, 404, &[], "text/plain", b"no such index").await,
+    }
+}
+
+/// OpenAlex: the key checked, the price charged against the day's allowance
+/// (429 once it cannot be paid), and every answer with its allowance headers.
+async fn openalex(
+    shared: &Shared,
+    stream: &mut tokio::net::TcpStream,
+    rest: &str,
+) -> std::io::Result<()> {
+    let fixture = &shared.fixture;
+    let (route, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let key = param(query, "api_key");
+    let keyed = match (&key, &fixture.openalex_key) {
+        (None, _) => false,
+        (Some(given), Some(valid)) if given == valid => true,
+        (Some(_), _) => {
+            let body = json!({"error": "Invalid API key", "message": "The api_key given is not valid. Get a free key at https://openalex.org/settings/api"});
+            return write_full(
                 stream,
-                200,
+                401,
                 &[],
                 "application/json",
                 body.to_string().as_bytes(),
             )
-            .await
+            .await;
         }
-        _ => write_full(stream, 404, &[], "text/plain", b"no such index").await,
+    };
+    let search = param(query, "search");
+    let cost = if search.is_some() { SEARCH_USD } else { 0.0 };
+    let limit = if keyed {
+        ALLOWANCE_KEYED_USD
+    } else {
+        ALLOWANCE_KEYLESS_USD
+    };
+    let (paid, remaining) = {
+        let mut spent = lock(&shared.spent);
+        let spent = if keyed { &mut spent.0 } else { &mut spent.1 };
+        let paid = limit - *spent >= cost - 1e-12;
+        if paid {
+            *spent += cost;
+        }
+        (paid, (limit - *spent).max(0.0))
+    };
+    let headers = [
+        ("x-ratelimit-limit-usd", format!("{limit:.4}")),
+        ("x-ratelimit-remaining-usd", format!("{remaining:.4}")),
+        (
+            "x-ratelimit-cost-usd",
+            format!("{:.4}", if paid { cost } else { 0.0 }),
+        ),
+    ];
+    if !paid {
+        let body = json!({"error": "Rate limit exceeded", "message": "You have exceeded your daily budget. It resets at midnight UTC."});
+        return write_full(
+            stream,
+            429,
+            &headers,
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
     }
+    if route == "rate-limit" {
+        let body = json!({"api_key": key.as_ref().map(|_| "***"), "rate_limit": {
+            "daily_budget_usd": limit, "daily_used_usd": limit - remaining,
+            "daily_remaining_usd": remaining, "prepaid_balance_usd": 0.0,
+            "prepaid_remaining_usd": 0.0, "resets_at": "2026-12-05T00:00:00Z",
+            "resets_in_seconds": 3600, "endpoint_costs_usd": {"singleton": 0.0, "list": 0.0001, "search": SEARCH_USD}
+        }});
+        return write_full(
+            stream,
+            200,
+            &headers,
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    }
+    if let Some(doi) = route.strip_prefix("works/doi:") {
+        let doi = percent_decode(doi).to_lowercase();
+        let known = fixture.openalex.iter().find(|(_, a)| {
+            matches!(a, Answer::Work(w) if w.doi.as_deref().map(str::to_lowercase) == Some(doi.clone()))
+        });
+        return match known {
+            Some((_, Answer::Work(w))) => {
+                let body = openalex_work(w).to_string();
+                write_full(stream, 200, &headers, "application/json", body.as_bytes()).await
+            }
+            _ => {
+                let body =
+                    json!({"error": "Not Found", "message": format!("Work doi:{doi} not found")});
+                write_full(
+                    stream,
+                    404,
+                    &headers,
+                    "application/json",
+                    body.to_string().as_bytes(),
+                )
+                .await
+            }
+        };
+    }
+    let Some(title) = search.filter(|_| route == "works") else {
+        let body = json!({"error": "Invalid query parameters", "message": format!("this fixture answers /works/doi:…, /works?search=… and /rate-limit, not /{route}?{query}")});
+        return write_full(
+            stream,
+            400,
+            &headers,
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    };
+    let mut results = Vec::new();
+    for (known, a) in &fixture.openalex {
+        if !shares_most_words(known, &title) {
+            continue;
+        }
+        match settle(shared, &format!("openalex {known}"), a.clone()) {
+            Answer::Work(w) => results.push(openalex_work(&w)),
+            Answer::NotFound => {}
+            other => return misbehave(stream, other, "application/json", b"").await,
+        }
+    }
+    let body = json!({
+        "meta": {"count": results.len(), "db_response_time_ms": 12, "page": 1, "per_page": 5},
+        "results": results,
+        "group_by": []
+    });
+    write_full(
+        stream,
+        200,
+        &headers,
+        "application/json",
+        body.to_string().as_bytes(),
+    )
+    .await
 }
 
 /// The answer to give now: a once-rate-limited key answers 429 the first

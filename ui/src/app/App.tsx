@@ -58,6 +58,7 @@ export function App({ platform }: { platform: Platform }) {
       </header>
       {settingsOpen && (
         <SettingsPanel
+          platform={platform}
           prefs={prefs}
           onChange={update}
           onClose={() => {

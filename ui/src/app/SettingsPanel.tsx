@@ -1,7 +1,10 @@
 // Window settings: the theme, the engine a new review starts with, and the
-// scholarly lookups (on by default, saying exactly what they send). Model
+// scholarly lookups (on by default, saying exactly what they send; OpenAlex's
+// key and allowance). Model
 // profiles (and each one's concurrency) are in the model panel.
 
+import type { Platform } from "../platform";
+import { OpenAlexKey } from "./OpenAlexKey";
 import type { Preferences, ThemeChoice } from "./preferences";
 
 const THEMES: { value: ThemeChoice; label: string }[] = [
@@ -11,10 +14,12 @@ const THEMES: { value: ThemeChoice; label: string }[] = [
 ];
 
 export function SettingsPanel({
+  platform,
   prefs,
   onChange,
   onClose,
 }: {
+  platform: Platform;
   prefs: Preferences;
   onChange: (change: Partial<Preferences>) => void;
   onClose: () => void;
@@ -111,6 +116,7 @@ export function SettingsPanel({
             }}
           />
         </label>
+        <OpenAlexKey platform={platform} disabled={!prefs.lookups} />
       </fieldset>
       <p class="field__hint">How many model calls run at once is set per model profile, in the model panel.</p>
     </section>

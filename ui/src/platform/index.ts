@@ -8,6 +8,8 @@ export type {
   ModelProfileSave,
   ModelSettings,
   ModelSetup,
+  OpenAlexStatus,
+  Allowance,
   Platform,
   WorkspaceList,
   WorkspaceSummary,

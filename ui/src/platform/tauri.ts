@@ -30,6 +30,7 @@ import type {
 } from "./review";
 import {
   type ModelListing,
+  type OpenAlexStatus,
   type ModelSetup,
   type Platform,
   QuireError,
@@ -113,6 +114,12 @@ export const tauriPlatform: Platform = {
   saveModelProfile: (params) => call<ModelSetup>("model_profile_save", { params }),
 
   checkModelProfile: (profile) => call<ModelListing>("model_profile_check", { profile }),
+
+  openalexStatus: (check) => call<OpenAlexStatus>("openalex_status", { check }),
+
+  saveOpenalexKey: (key) => call<OpenAlexStatus>("openalex_key_save", { params: { key } }),
+
+  removeOpenalexKey: () => call<OpenAlexStatus>("openalex_key_remove"),
 
   openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
 

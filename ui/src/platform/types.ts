@@ -20,6 +20,7 @@ import type {
   ModelListing,
   ModelProfileSaveParams,
   ModelSetup,
+  OpenAlexStatus,
   ProfileView,
   ProtocolParams,
   ProtocolView,
@@ -45,7 +46,15 @@ import type {
   WorkEstimate,
 } from "./review";
 
-export type { ActiveModel, ErrorKind, ModelListing, ModelSettings, ModelSetup } from "./generated/ipc";
+export type {
+  ActiveModel,
+  Allowance,
+  ErrorKind,
+  ModelListing,
+  ModelSettings,
+  ModelSetup,
+  OpenAlexStatus,
+} from "./generated/ipc";
 
 /** A workspace as the recent-reviews list shows it. */
 export type WorkspaceSummary = WorkspaceRow;
@@ -102,6 +111,12 @@ export interface Platform {
   saveModelProfile(profile: ModelProfileSave): Promise<ModelSetup>;
   /** Reach a saved profile's endpoint and list its models. */
   checkModelProfile(profile: string): Promise<ModelListing>;
+  /** Where OpenAlex's key is kept; with `check`, today's allowance (one free request). */
+  openalexStatus(check: boolean): Promise<OpenAlexStatus>;
+  /** Save OpenAlex's key (it never comes back), then check it. */
+  saveOpenalexKey(key: string): Promise<OpenAlexStatus>;
+  /** Remove the saved OpenAlex key. */
+  removeOpenalexKey(): Promise<OpenAlexStatus>;
 
   /** A review's state and every paper. */
   openReview(workspace: string): Promise<ReviewView>;

@@ -38,6 +38,7 @@ import {
   type ModelProfileSave,
   type ModelSettings,
   type ModelSetup,
+  type OpenAlexStatus,
   type Platform,
   QuireError,
   type WorkspaceSummary,
@@ -87,6 +88,12 @@ export class FakePlatform implements Platform {
   /** Keys stored, by profile: the fake's secret store. */
   storedKeys = new Map<string, string>();
   saved: ModelProfileSave[] = [];
+  /** OpenAlex's saved key (the fake's secret store), and the one OpenAlex accepts (null: any). */
+  openalexKey: string | null = null;
+  openalexValidKey: string | null = null;
+  /** Whether OpenAlex can be reached, and what each allowance check costs it. */
+  openalexOnline = true;
+  openalexChecks = 0;
   private dragHandlers: ((e: DragDropEvent) => void)[] = [];
   private changeHandlers: (() => void)[] = [];
   private clock = Date.parse("2026-11-30T12:00:00Z");
@@ -343,6 +350,41 @@ export class FakePlatform implements Platform {
     ].sort((a, b) => a.name.localeCompare(b.name));
     if (profile.makeDefault || this.defaultProfile === null) this.defaultProfile = profile.name;
     return this.modelSetup();
+  }
+
+  openalexStatus(check: boolean): Promise<OpenAlexStatus> {
+    const status: OpenAlexStatus = {
+      keySource: this.openalexKey === null ? null : "the OS secret store",
+      fromEnv: false,
+      allowance: null,
+      problem: null,
+    };
+    if (!check) return Promise.resolve(status);
+    this.openalexChecks += 1;
+    if (!this.openalexOnline) {
+      status.problem = "OpenAlex cannot be reached (cannot connect)";
+    } else if (this.openalexKey !== null && this.openalexValidKey !== null && this.openalexKey !== this.openalexValidKey) {
+      status.problem = "OpenAlex refused the API key: check it at openalex.org/settings/api";
+    } else {
+      const keyed = this.openalexKey !== null;
+      status.allowance = { limitUsd: keyed ? 1 : 0.01, remainingUsd: keyed ? 0.999 : 0.01, resetsInSecs: 11_520 };
+    }
+    return Promise.resolve(status);
+  }
+
+  saveOpenalexKey(key: string): Promise<OpenAlexStatus> {
+    if (key.trim() === "" || /\s/.test(key.trim())) {
+      return Promise.reject(
+        new QuireError("invalid_input", "api_key_invalid", "an OpenAlex API key is one word with no spaces (openalex.org/settings/api)"),
+      );
+    }
+    this.openalexKey = key.trim();
+    return this.openalexStatus(true);
+  }
+
+  removeOpenalexKey(): Promise<OpenAlexStatus> {
+    this.openalexKey = null;
+    return this.openalexStatus(false);
   }
 
   checkModelProfile(name: string): Promise<ModelListing> {

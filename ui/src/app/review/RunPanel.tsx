@@ -124,6 +124,11 @@ export function RunPanel({ run, papers, now, onCancel, onResume, onShowResults }
                 : `Records: ${count(run.lookups.matched)} of ${count(run.lookups.papers)} papers found in Crossref, arXiv or OpenAlex`}
             </p>
           )}
+          {run.lookups?.notices.map((notice) => (
+            <div key={notice} class="banner banner--warn" role="status" data-testid="lookups-notice">
+              {notice}
+            </div>
+          ))}
           {run.usage !== null && (
             <p class="run__usage" data-testid="usage">
               {count(run.usage.inputTokens)} tokens in, {count(run.usage.outputTokens)} out · {count(run.usage.modelCalls)}{" "}

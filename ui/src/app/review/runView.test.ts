@@ -32,9 +32,10 @@ describe("a run folded from its events", () => {
       { type: "runStarted", runId: "r1", engine: "offline", papers: 5 },
       { type: "lookupsStarted", papers: 4 },
     ]);
-    expect(started.lookups).toEqual({ papers: 4, matched: null });
-    const done = applyEvent(started, { type: "lookupsDone", lookedUp: 3, matched: 2 }, 9000);
-    expect(done.lookups).toEqual({ papers: 3, matched: 2 });
+    expect(started.lookups).toEqual({ papers: 4, matched: null, notices: [] });
+    const spent = "OpenAlex's daily allowance for your API key is spent.";
+    const done = applyEvent(started, { type: "lookupsDone", lookedUp: 3, matched: 2, notices: [spent] }, 9000);
+    expect(done.lookups).toEqual({ papers: 3, matched: 2, notices: [spent] });
     expect(done.status).toBe("reading");
   });
 

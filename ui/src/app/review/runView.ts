@@ -36,7 +36,7 @@ export interface RunView {
   prompts: readonly PromptSeries[];
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null; modelCalls: number } | null;
   /** The scholarly lookups: how many papers, and how many an index knew once they end. */
-  lookups: { papers: number; matched: number | null } | null;
+  lookups: { papers: number; matched: number | null; notices: string[] } | null;
   error: { kind: string; message: string } | null;
   /** When the first paper was scored and how many are, for the ETA. */
   firstScoredAt: number | null;
@@ -131,9 +131,9 @@ export function applyEvent(view: RunView, event: RunEvent, now: number): RunView
         },
       };
     case "lookupsStarted":
-      return { ...view, lookups: { papers: event.papers, matched: null } };
+      return { ...view, lookups: { papers: event.papers, matched: null, notices: [] } };
     case "lookupsDone":
-      return { ...view, lookups: { papers: event.lookedUp, matched: event.matched } };
+      return { ...view, lookups: { papers: event.lookedUp, matched: event.matched, notices: event.notices } };
     case "finished":
       return { ...view, status: "finished" };
     case "failed":

@@ -469,7 +469,11 @@ export type RunEvent = { "type": "runStarted", runId: string, engine: string, pa
  * Of those, the prefix that repeats byte for byte from step to step
  * (system prompt, tool specs, task): what provider caches reuse.
  */
-stableTokens: number, consolidation: boolean, } | { "type": "toolCall", task: string, agent: string, step: number, tool: string, ok: boolean, summary: string, } | { "type": "agentDone", task: string, agent: string, status: string, } | { "type": "usage", inputTokens: number, outputTokens: number, costUsd: number | null, modelCalls: number, } | { "type": "lookupsStarted", papers: number, } | { "type": "lookupsDone", lookedUp: number, matched: number, } | { "type": "finished", coveredByAgent: number, coveredBySweep: number, } | { "type": "failed", kind: string, message: string, } | { "type": "cancelled" };
+stableTokens: number, consolidation: boolean, } | { "type": "toolCall", task: string, agent: string, step: number, tool: string, ok: boolean, summary: string, } | { "type": "agentDone", task: string, agent: string, status: string, } | { "type": "usage", inputTokens: number, outputTokens: number, costUsd: number | null, modelCalls: number, } | { "type": "lookupsStarted", papers: number, } | { "type": "lookupsDone", lookedUp: number, matched: number, 
+/**
+ * What the researcher should know: an allowance spent, a key refused.
+ */
+notices: Array<string>, } | { "type": "finished", coveredByAgent: number, coveredBySweep: number, } | { "type": "failed", kind: string, message: string, } | { "type": "cancelled" };
 
 export type LabelParams = { workspace: string, 
 /**
@@ -1401,6 +1405,43 @@ active: ActiveModel | null, profiles: Array<ProfileView>, defaultProfile: string
  * What a new profile starts from.
  */
 defaults: ModelSettings, };
+
+/**
+ * The day's allowance as OpenAlex tells it (in its answers' headers, or
+ * its `/rate-limit` status), in US dollars.
+ */
+export type Allowance = { remainingUsd: number, limitUsd: number, 
+/**
+ * Seconds until it renews, when OpenAlex said.
+ */
+resetsInSecs: number | null, };
+
+/**
+ * Where OpenAlex's key is kept and what is left of today's allowance.
+ */
+export type OpenAlexStatus = { 
+/**
+ * Where the key is kept ("the OS secret store", the key file's path,
+ * "environment variable …"); `None` without a key.
+ */
+keySource: string | null, 
+/**
+ * Whether the key comes from the environment (Settings cannot replace it).
+ */
+fromEnv: boolean, 
+/**
+ * Today's allowance, when it was asked and OpenAlex told it.
+ */
+allowance: Allowance | null, 
+/**
+ * Why the allowance is not known: offline, unreachable, a refused key.
+ */
+problem: string | null, };
+
+/**
+ * `openalex_key_save`'s parameters: the key as typed.
+ */
+export type OpenAlexKeyParams = { key: string, };
 
 export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
 /**
