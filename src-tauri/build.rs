@@ -11,6 +11,8 @@ fn main() {
         "openalex_status",
         "openalex_key_save",
         "openalex_key_remove",
+        "zotero_collections",
+        "zotero_open",
         "review_open",
         "review_prepare",
         "review_estimate",

@@ -18,3 +18,4 @@ pub mod scholar;
 pub mod screening;
 pub mod tools;
 pub mod workspace;
+pub mod zotero;

@@ -18,6 +18,7 @@ use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::screening::{self, ScreeningParams};
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
+use quire::commands::zotero::{self, ZoteroCollections, ZoteroOpenParams, ZoteroOpened};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
@@ -101,6 +102,21 @@ pub async fn openalex_key_remove(
     ctx: State<'_, AppContext>,
 ) -> Result<OpenAlexStatus, CommandError> {
     openalex::openalex_key_remove(&ctx).await
+}
+
+#[tauri::command]
+pub async fn zotero_collections(
+    ctx: State<'_, AppContext>,
+) -> Result<ZoteroCollections, CommandError> {
+    zotero::zotero_collections(&ctx).await
+}
+
+#[tauri::command]
+pub async fn zotero_open(
+    ctx: State<'_, AppContext>,
+    params: ZoteroOpenParams,
+) -> Result<ZoteroOpened, CommandError> {
+    zotero::zotero_open(&ctx, params).await
 }
 
 /// Run events to the window that started the run, over its IPC channel.

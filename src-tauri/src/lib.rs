@@ -25,6 +25,8 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::openalex_status,
             commands::openalex_key_save,
             commands::openalex_key_remove,
+            commands::zotero_collections,
+            commands::zotero_open,
             commands::review_open,
             commands::review_prepare,
             commands::review_estimate,

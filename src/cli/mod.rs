@@ -16,6 +16,7 @@ mod screen;
 mod table;
 mod tool;
 mod validate;
+mod zotero;
 
 use quire::commands::ErrorKind;
 use std::path::PathBuf;
@@ -67,6 +68,10 @@ enum Command {
     /// Store or delete a model profile's API key.
     #[command(subcommand)]
     Key(models::KeyCommand),
+    /// What Zotero holds: its libraries' collections (`quire review --zotero
+    /// COLLECTION` reviews one).
+    #[command(subcommand)]
+    Zotero(zotero::ZoteroCommand),
     /// OpenAlex's API key (saved, never printed) and today's allowance.
     #[command(subcommand)]
     Openalex(openalex::OpenAlexCommand),
@@ -152,6 +157,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Models(args) => report(models::models(args).await),
         Command::Key(cmd) => report(models::key(cmd).await),
         Command::Openalex(cmd) => report(openalex::run(cmd).await),
+        Command::Zotero(cmd) => report(zotero::run(cmd).await),
         Command::Ask(args) => report(models::ask(args).await),
         Command::Agents(args) => report(agents::list(args).await),
         Command::Agent(cmd) => report(agents::run(cmd).await),

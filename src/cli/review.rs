@@ -27,7 +27,13 @@ pub(crate) struct ReviewArgs {
     /// A folder of PDFs (searched recursively), a single PDF, or a search
     /// export (.ris, .nbib, .bib, .csv, …) whose records are screened on
     /// title and abstract.
-    dir: PathBuf,
+    #[arg(required_unless_present = "zotero", conflicts_with = "zotero")]
+    dir: Option<PathBuf>,
+    /// Review a Zotero collection (its key, path "Thesis / Chapter 2", or
+    /// unique name): its items are the records, their PDFs the full text.
+    /// Read from the running Zotero, else a private copy of its database.
+    #[arg(long, value_name = "COLLECTION")]
+    zotero: Option<String>,
     /// The review question.
     #[arg(long, short)]
     question: String,
@@ -204,8 +210,24 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
         ),
         None => None,
     };
+    let source = match (&args.zotero, &args.dir) {
+        (Some(collection), _) => {
+            let read = quire::commands::zotero::zotero_read(&ctx, collection).await?;
+            if !args.json {
+                super::zotero::say_read(&read);
+            }
+            read.snapshot
+        }
+        (None, Some(dir)) => dir.clone(),
+        (None, None) => {
+            return Err(CommandError::invalid(
+                "no_source",
+                "name a folder, a PDF, a search export, or --zotero COLLECTION",
+            ));
+        }
+    };
     let params = ReviewParams {
-        source: args.dir.clone(),
+        source,
         spec: ReviewSpec {
             question: args.question.trim().to_owned(),
             criteria,

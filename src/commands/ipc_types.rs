@@ -25,6 +25,7 @@ use super::screening::ScreeningParams;
 use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
+use super::zotero::{ZoteroCollections, ZoteroOpenParams, ZoteroOpened, ZoteroRead};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
@@ -57,7 +58,8 @@ use crate::review_model::{
     Verdict,
 };
 use crate::scholar::Allowance;
-use crate::workspace::{Author, ImportedFrom, MetaField, Origin, PaperMeta};
+use crate::workspace::{Author, ImportedFrom, MetaField, Origin, PaperMeta, ZoteroItem};
+use crate::zotero::{Collection as ZoteroCollection, Library as ZoteroLibrary, Via as ZoteroVia};
 
 const GENERATED: &str = "ui/src/platform/generated/ipc.ts";
 
@@ -189,6 +191,14 @@ fn generated() -> String {
         declaration::<Allowance>(),
         declaration::<OpenAlexStatus>(),
         declaration::<OpenAlexKeyParams>(),
+        declaration::<ZoteroItem>(),
+        declaration::<ZoteroLibrary>(),
+        declaration::<ZoteroCollection>(),
+        declaration::<ZoteroVia>(),
+        declaration::<ZoteroCollections>(),
+        declaration::<ZoteroOpenParams>(),
+        declaration::<ZoteroRead>(),
+        declaration::<ZoteroOpened>(),
         declaration::<ModelProfileSaveParams>(),
         declaration::<ModelListing>(),
         // Errors.

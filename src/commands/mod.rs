@@ -23,6 +23,7 @@ pub mod screening;
 pub mod table;
 pub mod validation;
 pub(crate) mod workspaces;
+pub mod zotero;
 
 pub use context::{AppContext, AppPaths};
 pub use error::{CommandError, ErrorKind};

@@ -183,6 +183,9 @@ pub(crate) fn new_workspace_root(ctx: &AppContext, source: &Path) -> PathBuf {
 }
 
 fn source_title(source: &Path) -> String {
+    if let Some(title) = crate::records::zotero::review_title(source) {
+        return title;
+    }
     source
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())

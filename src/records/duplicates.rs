@@ -178,6 +178,7 @@ mod tests {
             file: "x.ris".into(),
             index: 0,
             format: Format::Ris,
+            zotero: None,
         }
     }
 

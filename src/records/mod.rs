@@ -8,6 +8,7 @@
 
 pub mod duplicates;
 pub mod table;
+pub mod zotero;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,8 @@ pub enum Format {
     Medline,
     Bibtex,
     Csv,
+    /// A Zotero collection as Quire read it ([`zotero::Snapshot`]).
+    Zotero,
 }
 
 impl Format {
@@ -32,6 +35,7 @@ impl Format {
             Self::Medline => "PubMed/MEDLINE",
             Self::Bibtex => "BibTeX",
             Self::Csv => "CSV",
+            Self::Zotero => "Zotero",
         }
     }
 }
@@ -61,6 +65,9 @@ pub struct Record {
     pub file: PathBuf,
     pub index: usize,
     pub format: Format,
+    /// The Zotero item it is, for a record read from Zotero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zotero: Option<zotero::ZoteroRecord>,
 }
 
 impl Record {
@@ -118,6 +125,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
         Format::Medline => biblib::PubMedParser::new().parse(text),
         Format::Bibtex => biblib::BibParser::new().parse(text),
         Format::Csv => return table::parse(text, path),
+        Format::Zotero => return zotero::parse(text, path),
     };
     let citations = parsed.map_err(|e| RecordsError::Malformed {
         path: path.to_owned(),
@@ -135,16 +143,29 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
 /// file dialog offers as records (the content still decides the format).
 pub const EXPORT_EXTENSIONS: [&str; 7] = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline"];
 
-/// Whether `path` is named as a search export ([`EXPORT_EXTENSIONS`]).
+/// The ending of the snapshot files Quire writes for Zotero collections.
+pub const ZOTERO_SNAPSHOT_ENDING: &str = ".zotero.json";
+
+/// Whether `path` is named as a search export ([`EXPORT_EXTENSIONS`]) or a
+/// Zotero snapshot.
 pub fn is_export_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| EXPORT_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+    let zotero = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.to_lowercase().ends_with(ZOTERO_SNAPSHOT_ENDING));
+    zotero
+        || path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXPORT_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 /// The format of `text`: by its content, CSV by the file's extension.
 fn detect(text: &str, path: &Path) -> Option<Format> {
     let body = text.trim_start_matches('\u{feff}').trim_start();
+    if zotero::is_snapshot(body) {
+        return Some(Format::Zotero);
+    }
     let has_line = |tag: &str| body.starts_with(tag) || body.contains(&format!("\n{tag}"));
     if has_line("TY  -") {
         return Some(Format::Ris);
@@ -192,6 +213,7 @@ fn record(c: biblib::Citation, file: &Path, index: usize, format: Format) -> Rec
         file: file.to_owned(),
         index,
         format,
+        zotero: None,
     }
 }
 

@@ -107,6 +107,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             file: path.to_owned(),
             index,
             format: Format::Csv,
+            zotero: None,
         });
     }
     Ok(records)

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::run::extract_papers;
-use super::source::{canonical_source, register_papers};
+use super::source::{canonical_source, link_full_text, register_papers};
 use super::{ReviewError, corrections};
 use crate::agent::EventSink;
 use crate::blocking::blocking;
@@ -132,16 +132,7 @@ pub fn match_full_text(ws: &Workspace) -> Result<Vec<Attachment>, ReviewError> {
         if !taken.insert(record.id.clone()) {
             continue;
         }
-        // Saved from the paper as stored, not as corrected: corrections
-        // live in their own file.
-        if let Some(mut stored) = ws.paper(&pdf.id)? {
-            stored.full_text_of = Some(record.id.clone());
-            ws.save_paper(&stored)?;
-        }
-        if let Some(mut stored) = ws.paper(&record.id)? {
-            stored.full_text = Some(pdf.id.clone());
-            ws.save_paper(&stored)?;
-        }
+        link_full_text(ws, &record.id, &pdf.id)?;
         attached.push(attachment(record, pdf, by));
     }
     Ok(attached)

@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::source::{link_full_text, register_papers};
 use super::{ReviewError, corrections, paper_text};
+use crate::pdf::FoundPdf;
 use crate::records::duplicates::{self, Why, Work};
 use crate::records::{self, Record};
 use crate::workspace::{
     Author, ImportedFrom, MetaField, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus,
-    Workspace,
+    Workspace, ZoteroItem,
 };
 
 /// How one export file went in.
@@ -146,6 +148,20 @@ pub fn import_read(
         let paper = paper_of(record, path);
         let id = paper.id.clone();
         match known.get_mut(&id) {
+            // A Zotero item edited since it was read: its record now.
+            Some(old) if old.file == path && zotero_changed(old, &paper) => {
+                let renewed = PaperRecord {
+                    full_text: old.full_text.clone(),
+                    duplicate_of: old.duplicate_of.clone(),
+                    duplicates: old.duplicates.clone(),
+                    ..paper
+                };
+                if renewed.status.is_readable() {
+                    paper_text::save(ws, &id, &[text_of(record)])?;
+                }
+                ws.save_paper(&renewed)?;
+                *old = renewed;
+            }
             // Imported before from this very file: nothing new.
             Some(old) if old.file == path || old.duplicates.iter().any(|d| d == path) => {}
             // The same record, word for word, from another export: one
@@ -166,7 +182,76 @@ pub fn import_read(
         }
         papers.push(id.0);
     }
+    attach_zotero_pdfs(ws, known, records)?;
     Ok(line)
+}
+
+/// Whether a Zotero item's record differs from the one stored: a new
+/// version, or fields that changed without one (Zotero 7 keeps the sync
+/// version of an item edited offline).
+fn zotero_changed(old: &PaperRecord, new: &PaperRecord) -> bool {
+    let item = |p: &PaperRecord| p.imported.as_ref().and_then(|i| i.zotero.clone());
+    item(new).is_some()
+        && (item(old) != item(new) || old.meta != new.meta || old.title != new.title)
+}
+
+/// Give each Zotero record its PDF: Zotero says which file is whose, so no
+/// matching is needed. The first PDF found on disk is the full text; a
+/// record that already has one keeps it.
+fn attach_zotero_pdfs(
+    ws: &Workspace,
+    known: &mut BTreeMap<PaperId, PaperRecord>,
+    records: &[Record],
+) -> Result<(), ReviewError> {
+    let wanted: Vec<(PaperId, PathBuf)> = records
+        .iter()
+        .filter_map(|r| {
+            let pdf = r.zotero.as_ref()?.pdfs.first()?;
+            Some((paper_of(r, &r.file).id, pdf.clone()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let found: Vec<FoundPdf> = wanted
+        .iter()
+        .filter_map(|(_, path)| {
+            let size = std::fs::metadata(path).ok()?.len();
+            Some(FoundPdf {
+                path: path.clone(),
+                size,
+            })
+        })
+        .collect();
+    register_papers(ws, &found)?;
+    let by_file: BTreeMap<PathBuf, PaperId> = ws
+        .papers()?
+        .into_iter()
+        .filter(|p| !p.is_record())
+        .flat_map(|p| {
+            let id = p.id.clone();
+            std::iter::once(p.file.clone())
+                .chain(p.duplicates.clone())
+                .map(move |f| (f, id.clone()))
+        })
+        .collect();
+    for (record, path) in wanted {
+        let Some(pdf) = by_file.get(&path) else {
+            continue;
+        };
+        let has_own = known
+            .get(&record)
+            .and_then(|r| r.full_text.as_ref())
+            .is_some_and(|current| current != pdf);
+        if has_own {
+            continue;
+        }
+        link_full_text(ws, &record, pdf)?;
+        if let Some(r) = known.get_mut(&record) {
+            r.full_text = Some(pdf.clone());
+        }
+    }
+    Ok(())
 }
 
 /// The review's papers that are one work, and why: records against records
@@ -235,8 +320,13 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
         (MetaField::Doi, meta.doi.is_some()),
         (MetaField::Abstract, meta.abstract_text.is_some()),
     ];
+    let origin = if record.zotero.is_some() {
+        Origin::Zotero
+    } else {
+        Origin::Record
+    };
     for (field, _) in present.iter().filter(|(_, here)| *here) {
-        meta.sources.insert(*field, Origin::Record);
+        meta.sources.insert(*field, origin);
     }
     PaperRecord {
         id: PaperId(sha256[..16].to_owned()),
@@ -260,6 +350,15 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
             position: record.index + 1,
             pmid: record.pmid.clone(),
             keywords: record.keywords.clone(),
+            zotero: record.zotero.as_ref().map(|z| ZoteroItem {
+                library: z.library.clone(),
+                key: z.key.clone(),
+                version: z.version,
+                item_type: z.item_type.clone(),
+                tags: z.tags.clone(),
+                notes: z.notes.clone(),
+                missing_pdfs: z.missing.clone(),
+            }),
         }),
         full_text_of: None,
         full_text: None,
@@ -268,8 +367,13 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
 }
 
 /// What makes a record this record: everything it says, not where it was
-/// found, so the same record from two files is one paper.
+/// found, so the same record from two files is one paper. A Zotero item is
+/// its library and key: edited in Zotero, it stays the same paper (with its
+/// labels), its record brought up to date.
 fn identity_of(record: &Record) -> Vec<u8> {
+    if let Some(z) = &record.zotero {
+        return format!("zotero:{}:{}", z.library, z.key).into_bytes();
+    }
     let fields = (
         &record.title,
         &record.abstract_text,

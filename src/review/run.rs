@@ -101,7 +101,7 @@ pub async fn run_review(
     if !papers.iter().any(|p| p.status.is_readable()) {
         return Err(ReviewError::NoReadablePaper {
             path: request.source.clone(),
-            why: why_none_readable(&papers, is_records_source(&request.source)),
+            why: why_none_readable(&papers, &request.source),
         });
     }
     {
@@ -169,7 +169,11 @@ pub async fn run_review(
 /// Why no paper of the source can be read, in words: "the folder holds no
 /// PDF", or "none of its 3 PDFs has text: 2 need a password, 1 is a scan
 /// with no text layer (OCR is off or found nothing)".
-fn why_none_readable(papers: &[PaperRecord], records: bool) -> String {
+fn why_none_readable(papers: &[PaperRecord], source: &Path) -> String {
+    let records = is_records_source(source);
+    if papers.is_empty() && crate::records::zotero::review_title(source).is_some() {
+        return "the Zotero collection holds no item (only notes or nothing)".to_owned();
+    }
     if papers.is_empty() && records {
         return "the export holds no record".to_owned();
     }
@@ -344,6 +348,22 @@ fn prepare(request: &ReviewRequest) -> Result<(Workspace, Vec<PaperRecord>), Rev
             papers.push(paper);
         }
     }
+    // A record's full text is read with it, wherever its PDF lives (a
+    // Zotero item's is in Zotero's storage, in no folder of the review).
+    let records: std::collections::HashSet<PaperId> = papers
+        .iter()
+        .filter(|p| p.is_record())
+        .map(|p| p.id.clone())
+        .collect();
+    for paper in workspace.papers()? {
+        let of_a_record = paper
+            .full_text_of
+            .as_ref()
+            .is_some_and(|r| records.contains(r));
+        if of_a_record && taking.insert(paper.id.clone()) {
+            papers.push(paper);
+        }
+    }
     // A paper the researcher set aside as a duplicate is never read.
     papers.retain(|p| p.duplicate_of.is_none());
     Ok((workspace, papers))
@@ -482,6 +502,9 @@ fn task_for(source: &Path, dir: &Path) -> TaskMeta {
 }
 
 fn file_title(path: &Path) -> String {
+    if let Some(title) = crate::records::zotero::review_title(path) {
+        return title;
+    }
     path.file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())

@@ -77,3 +77,18 @@ pub fn register_papers(workspace: &Workspace, pdfs: &[FoundPdf]) -> Result<(), R
     }
     Ok(())
 }
+
+/// Make `pdf` the full text of `record`, in both papers' records. Saved
+/// from the papers as stored, not as corrected: corrections live in their
+/// own file.
+pub fn link_full_text(ws: &Workspace, record: &PaperId, pdf: &PaperId) -> Result<(), ReviewError> {
+    if let Some(mut stored) = ws.paper(pdf)? {
+        stored.full_text_of = Some(record.clone());
+        ws.save_paper(&stored)?;
+    }
+    if let Some(mut stored) = ws.paper(record)? {
+        stored.full_text = Some(pdf.clone());
+        ws.save_paper(&stored)?;
+    }
+    Ok(())
+}

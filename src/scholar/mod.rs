@@ -16,7 +16,7 @@ mod openalex;
 use serde::{Deserialize, Serialize};
 
 pub use client::{Endpoints, Lookup, LookupOptions, LookupStats};
-pub use markup::{is_this_paper, title_is_printed};
+pub use markup::{is_this_paper, plain, title_is_printed};
 pub use openalex::Allowance;
 
 use crate::workspace::Author;

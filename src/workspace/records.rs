@@ -233,6 +233,29 @@ pub struct ImportedFrom {
     pub pmid: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
+    /// The Zotero item the record is, for a record read from Zotero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zotero: Option<ZoteroItem>,
+}
+
+/// A Zotero item as a record keeps it: where it lives, its version when
+/// read, and the researcher's own tags and notes on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ZoteroItem {
+    /// The library's API prefix: `users/0` or `groups/123`.
+    pub library: String,
+    pub key: String,
+    pub version: u64,
+    pub item_type: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Its PDF attachments that were not found, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_pdfs: Vec<String>,
 }
 
 /// Bibliographic metadata: read offline from the PDF itself, then, where a
@@ -290,6 +313,8 @@ pub enum Origin {
     Corrected,
     /// Read from the search export the paper was imported from.
     Record,
+    /// Read from the researcher's Zotero library.
+    Zotero,
 }
 
 impl Origin {
@@ -302,6 +327,7 @@ impl Origin {
             Self::Openalex => "openalex",
             Self::Corrected => "corrected",
             Self::Record => "record",
+            Self::Zotero => "zotero",
         }
     }
 }

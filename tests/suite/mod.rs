@@ -35,3 +35,4 @@ mod validation;
 mod verdicts;
 mod workspace;
 mod write_failure;
+mod zotero;

@@ -27,6 +27,7 @@ pub mod scholar;
 mod script;
 mod server;
 mod tokenizer;
+pub mod zotero;
 
 pub use fallible::Mistake;
 pub use request::{Protocol, RecordedRequest};

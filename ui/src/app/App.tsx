@@ -6,6 +6,7 @@ import { DropZone } from "./DropZone";
 import { ModelPanel, activeLabel } from "./ModelPanel";
 import { RecentReviews } from "./RecentReviews";
 import { SettingsPanel } from "./SettingsPanel";
+import { ZoteroPicker } from "./ZoteroPicker";
 import { usePreferences } from "./preferences";
 import { ReviewScreen } from "./review/ReviewScreen";
 import { useRuns } from "./review/useRuns";
@@ -19,7 +20,7 @@ export function App({ platform }: { platform: Platform }) {
   const openReview = useCallback((root: string) => {
     setRoute({ screen: "review", root });
   }, []);
-  const { state, reload, chooseFolder, dismissError } = useHome(platform, openReview);
+  const { state, reload, chooseFolder, openZotero, dismissError } = useHome(platform, openReview);
   const models = useModelSetup(platform);
   const runs = useRuns(platform);
   const [modelOpen, setModelOpen] = useState(false);
@@ -100,6 +101,7 @@ export function App({ platform }: { platform: Platform }) {
             </div>
           )}
           <DropZone dragging={state.dragging} opening={state.opening} onChoose={() => void chooseFolder()} />
+          <ZoteroPicker platform={platform} busy={state.opening !== null} onOpen={(c) => void openZotero(c)} />
           <RecentReviews
             workspaces={state.workspaces}
             notice={state.notice}

@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 
-import { type Platform, QuireError, type WorkspaceSummary } from "../platform";
+import { type Platform, QuireError, type WorkspaceSummary, type ZoteroCollection } from "../platform";
 import { planDrop } from "./drop";
 
 export interface HomeState {
@@ -86,6 +86,24 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
     }
   }, [platform, openPath, patch]);
 
+  /** Open a Zotero collection as a review (read now, so it is up to date). */
+  const openZotero = useCallback(
+    async (collection: ZoteroCollection) => {
+      patch({ opening: `Zotero: ${collection.library.name} / ${collection.path}`, error: null });
+      try {
+        const opened = await platform.openZoteroCollection(collection.key);
+        patch({ lastOpenedId: opened.workspace.id });
+        await reload();
+        onOpened(opened.workspace.root);
+      } catch (raw) {
+        patch({ error: QuireError.from(raw).message });
+      } finally {
+        patch({ opening: null });
+      }
+    },
+    [platform, patch, reload, onOpened],
+  );
+
   useEffect(() => {
     let disposed = false;
     const unsubscribers: (() => void)[] = [];
@@ -128,6 +146,7 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
     state,
     reload,
     chooseFolder,
+    openZotero,
     dismissError: () => {
       patch({ error: null });
     },

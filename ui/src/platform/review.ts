@@ -13,6 +13,7 @@ export type {
   DuplicateMember,
   FileImport,
   ImportedFrom,
+  ZoteroItem,
   ImportSummary,
   Attachment,
   Unmatched,

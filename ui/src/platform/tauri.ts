@@ -31,6 +31,8 @@ import type {
 import {
   type ModelListing,
   type OpenAlexStatus,
+  type ZoteroCollections,
+  type ZoteroOpened,
   type ModelSetup,
   type Platform,
   QuireError,
@@ -120,6 +122,10 @@ export const tauriPlatform: Platform = {
   saveOpenalexKey: (key) => call<OpenAlexStatus>("openalex_key_save", { params: { key } }),
 
   removeOpenalexKey: () => call<OpenAlexStatus>("openalex_key_remove"),
+
+  zoteroCollections: () => call<ZoteroCollections>("zotero_collections"),
+
+  openZoteroCollection: (collection) => call<ZoteroOpened>("zotero_open", { params: { collection } }),
 
   openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
 

@@ -22,6 +22,8 @@ import type {
   ModelSetup,
   OpenAlexStatus,
   ProfileView,
+  ZoteroCollections,
+  ZoteroOpened,
   ProtocolParams,
   ProtocolView,
   ValidateParams,
@@ -54,6 +56,9 @@ export type {
   ModelSettings,
   ModelSetup,
   OpenAlexStatus,
+  ZoteroCollection,
+  ZoteroCollections,
+  ZoteroOpened,
 } from "./generated/ipc";
 
 /** A workspace as the recent-reviews list shows it. */
@@ -117,6 +122,10 @@ export interface Platform {
   saveOpenalexKey(key: string): Promise<OpenAlexStatus>;
   /** Remove the saved OpenAlex key. */
   removeOpenalexKey(): Promise<OpenAlexStatus>;
+  /** Every collection Zotero holds: from the running Zotero, else a private copy of its database. */
+  zoteroCollections(): Promise<ZoteroCollections>;
+  /** Read a collection (by key) and open it as a review: its items the records, their PDFs the full text. */
+  openZoteroCollection(collection: string): Promise<ZoteroOpened>;
 
   /** A review's state and every paper. */
   openReview(workspace: string): Promise<ReviewView>;

@@ -40,6 +40,9 @@ import {
   type ModelSetup,
   type OpenAlexStatus,
   type Platform,
+  type ZoteroCollection,
+  type ZoteroCollections,
+  type ZoteroOpened,
   QuireError,
   type WorkspaceSummary,
   type Cutoffs,
@@ -94,6 +97,11 @@ export class FakePlatform implements Platform {
   /** Whether OpenAlex can be reached, and what each allowance check costs it. */
   openalexOnline = true;
   openalexChecks = 0;
+  /** What Zotero holds; `zoteroError` (a 403, Zotero missing) is what reading it answers instead. */
+  zotero: ZoteroCollections = { via: "localApi", collections: [] };
+  zoteroError: QuireError | null = null;
+  /** PDFs of the next opened collection that are not on this computer. */
+  zoteroMissing: string[] = [];
   private dragHandlers: ((e: DragDropEvent) => void)[] = [];
   private changeHandlers: (() => void)[] = [];
   private clock = Date.parse("2026-11-30T12:00:00Z");
@@ -385,6 +393,32 @@ export class FakePlatform implements Platform {
   removeOpenalexKey(): Promise<OpenAlexStatus> {
     this.openalexKey = null;
     return this.openalexStatus(false);
+  }
+
+  zoteroCollections(): Promise<ZoteroCollections> {
+    if (this.zoteroError !== null) return Promise.reject(this.zoteroError);
+    return Promise.resolve({ ...this.zotero, collections: [...this.zotero.collections] });
+  }
+
+  async openZoteroCollection(key: string): Promise<ZoteroOpened> {
+    if (this.zoteroError !== null) throw this.zoteroError;
+    const collection: ZoteroCollection | undefined = this.zotero.collections.find((c) => c.key === key);
+    if (collection === undefined) {
+      throw new QuireError("not_found", "zotero_collection_not_found", `no Zotero collection is called "${key}"`);
+    }
+    const snapshot = `/data/zotero/${collection.library.kind}-${collection.key}/collection.zotero.json`;
+    const workspace = await this.createWorkspace(snapshot);
+    return {
+      read: {
+        collection,
+        via: this.zotero.via,
+        snapshot,
+        items: collection.items,
+        withPdf: collection.items - this.zoteroMissing.length,
+        missing: [...this.zoteroMissing],
+      },
+      workspace,
+    };
   }
 
   checkModelProfile(name: string): Promise<ModelListing> {

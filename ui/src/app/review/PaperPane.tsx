@@ -14,6 +14,7 @@ import {
   type PaperRow,
   type Platform,
   QuireError,
+  type ZoteroItem,
 } from "../../platform";
 import { MetaEditor } from "./MetaEditor";
 import { FILE_STATUS, fileName } from "./format";
@@ -168,7 +169,9 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
     meta.doi === null ? "" : `DOI ${meta.doi}`,
     row.imported === null
       ? fileName(row.file)
-      : `${row.imported.format} record ${String(row.imported.position)} of ${fileName(row.file)}, title and abstract only`,
+      : row.imported.zotero !== undefined && row.imported.zotero !== null
+        ? `Zotero item ${row.imported.zotero.key} (version ${String(row.imported.zotero.version)})`
+        : `${row.imported.format} record ${String(row.imported.position)} of ${fileName(row.file)}, title and abstract only`,
     // Quotes from a scan may carry recognition errors; say so.
     row.ocr ? "read by OCR" : "",
   ].filter(Boolean);
@@ -326,6 +329,7 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
           </p>
         </>
       )}
+      {row.imported?.zotero != null && <ZoteroFacts item={row.imported.zotero} />}
       {row.imported === null && meta.abstract !== undefined && meta.abstract !== null && (
         <details class="pane__abstract" data-testid="pane-abstract">
           <summary class="subhead">Abstract</summary>
@@ -333,6 +337,38 @@ export function PaperPane({ platform, workspace, paper, revision, onOpenQuote, o
         </details>
       )}
     </aside>
+  );
+}
+
+/** What the researcher keeps on the item in Zotero: its tags, notes, and a PDF Zotero lists but this computer lacks. */
+function ZoteroFacts({ item }: { item: ZoteroItem }) {
+  const tags = item.tags ?? [];
+  const notes = item.notes ?? [];
+  const missing = item.missingPdfs ?? [];
+  if (tags.length === 0 && notes.length === 0 && missing.length === 0) return null;
+  return (
+    <div class="pane__zotero" data-testid="pane-zotero">
+      <h3 class="subhead">In Zotero</h3>
+      {tags.length > 0 && (
+        <ul class="tags" aria-label="Zotero tags">
+          {tags.map((tag) => (
+            <li key={tag} class="tag">
+              {tag}
+            </li>
+          ))}
+        </ul>
+      )}
+      {notes.map((note, n) => (
+        <p key={n} class="pane__note">
+          {note}
+        </p>
+      ))}
+      {missing.map((why) => (
+        <p key={why} class="field__hint">
+          No full text: {why}
+        </p>
+      ))}
+    </div>
   );
 }
 
@@ -344,6 +380,7 @@ const ORIGIN_LABELS: Record<Origin, string> = {
   openalex: "OpenAlex",
   corrected: "your correction",
   record: "the search export",
+  zotero: "Zotero",
 };
 
 /** "Title, authors and year from Crossref · abstract from the PDF": where the record came from. */

@@ -117,7 +117,7 @@ export type MetaField = "title" | "authors" | "year" | "venue" | "doi" | "arxiv"
 /**
  * Where a field's value came from.
  */
-export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected" | "record";
+export type Origin = "pdf" | "reader" | "crossref" | "arxiv" | "openalex" | "corrected" | "record" | "zotero";
 
 /**
  * Bibliographic metadata: read offline from the PDF itself, then, where a
@@ -611,7 +611,11 @@ format: string,
 /**
  * The record's place in its file, from 1.
  */
-position: number, pmid?: string | null, keywords?: Array<string>, };
+position: number, pmid?: string | null, keywords?: Array<string>, 
+/**
+ * The Zotero item the record is, for a record read from Zotero.
+ */
+zotero?: ZoteroItem | null, };
 
 export type ImportParams = { 
 /**
@@ -1442,6 +1446,84 @@ problem: string | null, };
  * `openalex_key_save`'s parameters: the key as typed.
  */
 export type OpenAlexKeyParams = { key: string, };
+
+/**
+ * A Zotero item as a record keeps it: where it lives, its version when
+ * read, and the researcher's own tags and notes on it.
+ */
+export type ZoteroItem = { 
+/**
+ * The library's API prefix: `users/0` or `groups/123`.
+ */
+library: string, key: string, version: number, itemType: string, tags?: Array<string>, notes?: Array<string>, 
+/**
+ * Its PDF attachments that were not found, with why.
+ */
+missingPdfs?: Array<string>, };
+
+/**
+ * A library: "My Library" (the local user's, id 0) or a group's.
+ */
+export type ZoteroLibrary = { 
+/**
+ * "user" or "group".
+ */
+kind: string, 
+/**
+ * 0 for the local user's library, the group's id for a group.
+ */
+id: number, name: string, };
+
+/**
+ * A collection, with the path of names that leads to it.
+ */
+export type ZoteroCollection = { library: ZoteroLibrary, key: string, name: string, 
+/**
+ * Its parents' names and its own: "Thesis / Chapter 2".
+ */
+path: string, 
+/**
+ * Items directly in it (notes and attachments of items not counted).
+ */
+items: number, };
+
+/**
+ * Where a collection was read from.
+ */
+export type ZoteroVia = "localApi" | "database";
+
+/**
+ * The collections Zotero holds, and how they were read.
+ */
+export type ZoteroCollections = { via: ZoteroVia, collections: Array<ZoteroCollection>, };
+
+export type ZoteroOpenParams = { 
+/**
+ * The collection's key, path ("Thesis / Chapter 2") or unique name.
+ */
+collection: string, };
+
+/**
+ * A collection read into its snapshot: what the review will take.
+ */
+export type ZoteroRead = { collection: ZoteroCollection, via: ZoteroVia, 
+/**
+ * The snapshot file, the review's source.
+ */
+snapshot: string, items: number, 
+/**
+ * Items with a PDF found on disk.
+ */
+withPdf: number, 
+/**
+ * PDF attachments not found, "title: why".
+ */
+missing: Array<string>, };
+
+/**
+ * A collection opened as a review.
+ */
+export type ZoteroOpened = { read: ZoteroRead, workspace: WorkspaceRow, };
 
 export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
 /**

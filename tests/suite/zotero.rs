@@ -1,0 +1,430 @@
+//! A Zotero collection reviewed as a researcher keeps one: read from the
+//! running Zotero (the local API fixture, its real response shapes) or, with
+//! Zotero closed, from a private copy of its database (a `zotero.sqlite`
+//! built from Zotero's schema, real PDFs in `storage/`). Items become
+//! records with their key, version, tags and notes; their PDFs are their
+//! full text; the database is never written; an item edited in Zotero stays
+//! the same paper; a Zotero that refuses other applications says how to fix it.
+
+use std::path::Path;
+use std::process::Output;
+
+use sha2::{Digest, Sha256};
+use testkit::zotero::{Attachment, Collection, Item, Library, LocalApiServer, write_data_dir};
+
+use super::support::{corpus, quire_bin};
+
+const QUESTION: &str = "How do distributed databases order transactions?";
+const CALVIN: &str =
+    "dev/databases/calvin-fast-distributed-transactions-for-partitioned-database-systems.pdf";
+const GRAPH_OF_WORD: &str = "dev/machine-learning/graph-of-word-and-tw-idf.pdf";
+const CALVIN_TITLE: &str = "Calvin: Fast Distributed Transactions for Partitioned Database Systems";
+
+fn creator(first: &str, last: &str) -> (String, String, String) {
+    ("author".into(), first.into(), last.into())
+}
+
+/// A thesis library: "Thesis / Chapter 2" holds two papers with their PDFs
+/// and one whose PDF was never downloaded; a trashed item and an item of
+/// another collection stay out; a group library has a collection too.
+fn library() -> Library {
+    let collection = |library, key: &str, name: &str, parent: Option<&str>| Collection {
+        library,
+        key: key.into(),
+        name: name.into(),
+        parent: parent.map(Into::into),
+    };
+    Library {
+        groups: vec![(4711, "Lab".into())],
+        collections: vec![
+            collection(0, "THESIS01", "Thesis", None),
+            collection(0, "CHAP0002", "Chapter 2", Some("THESIS01")),
+            collection(0, "OTHER003", "Other", None),
+            collection(4711, "READ0004", "Reading", None),
+        ],
+        items: vec![
+            Item {
+                key: "CALVIN01".into(),
+                version: 41,
+                item_type: "conferencePaper".into(),
+                title: CALVIN_TITLE.into(),
+                creators: vec![
+                    creator("Alexander", "Thomson"),
+                    creator("Thaddeus", "Diamond"),
+                    ("editor".into(), "Ed".into(), "Itor".into()),
+                ],
+                date: "May 2012".into(),
+                doi: Some("10.1145/2213836.2213838".into()),
+                publication: Some("Proceedings of SIGMOD 2012".into()),
+                abstract_text: Some("Calvin orders transactions before executing them.".into()),
+                tags: vec!["deterministic".into(), "to-read".into()],
+                notes: vec!["<p>Compare with <b>Spanner</b> in section 3.</p>".into()],
+                collections: vec!["CHAP0002".into()],
+                attachments: vec![Attachment {
+                    key: "CALVPDF1".into(),
+                    file_name: "Thomson et al. - 2012 - Calvin.pdf".into(),
+                    source: Some(corpus().join(CALVIN)),
+                }],
+                ..Item::default()
+            },
+            Item {
+                key: "GRAPHW02".into(),
+                version: 7,
+                item_type: "journalArticle".into(),
+                title: "Graph-of-word and TW-IDF: New Approach to Ad Hoc IR".into(),
+                creators: vec![
+                    creator("François", "Rousseau"),
+                    creator("Michalis", "Vazirgiannis"),
+                ],
+                date: "2013".into(),
+                doi: Some("10.1145/2505515.2505671".into()),
+                collections: vec!["CHAP0002".into()],
+                attachments: vec![Attachment {
+                    key: "GRAPHPD2".into(),
+                    file_name: "graph-of-word.pdf".into(),
+                    source: Some(corpus().join(GRAPH_OF_WORD)),
+                }],
+                ..Item::default()
+            },
+            Item {
+                key: "NOFILE03".into(),
+                version: 3,
+                item_type: "journalArticle".into(),
+                title: "Spanner: Google's Globally Distributed Database".into(),
+                creators: vec![creator("James C.", "Corbett")],
+                date: "2013".into(),
+                abstract_text: Some("Spanner is a globally distributed database.".into()),
+                collections: vec!["CHAP0002".into()],
+                attachments: vec![Attachment {
+                    key: "SPANPDF3".into(),
+                    file_name: "spanner.pdf".into(),
+                    source: None,
+                }],
+                ..Item::default()
+            },
+            Item {
+                key: "TRASH004".into(),
+                version: 2,
+                item_type: "journalArticle".into(),
+                title: "A Paper Moved to the Trash".into(),
+                collections: vec!["CHAP0002".into()],
+                trashed: true,
+                ..Item::default()
+            },
+            Item {
+                key: "ELSEWH05".into(),
+                version: 2,
+                item_type: "journalArticle".into(),
+                title: "A Paper of Another Collection".into(),
+                collections: vec!["OTHER003".into()],
+                ..Item::default()
+            },
+        ],
+    }
+}
+
+fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
+    let mut command = std::process::Command::new(quire_bin());
+    command
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .env("QUIRE_OFFLINE", "1")
+        .env("QUIRE_SECRET_STORE", "file");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn ok_json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn papers_of(ws: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_dir(ws.join("papers"))
+        .unwrap()
+        .map(|e| {
+            let dir = e.unwrap().path();
+            serde_json::from_slice(&std::fs::read(dir.join("paper.json")).unwrap()).unwrap()
+        })
+        .collect()
+}
+
+fn record<'a>(papers: &'a [serde_json::Value], key: &str) -> &'a serde_json::Value {
+    papers
+        .iter()
+        .find(|p| p["imported"]["zotero"]["key"] == key)
+        .unwrap_or_else(|| panic!("no record of {key}"))
+}
+
+/// What a review of Chapter 2 must hold, however Zotero was read.
+fn assert_chapter_two(review: &serde_json::Value) {
+    let ws = Path::new(review["workspace"].as_str().unwrap());
+    let papers = papers_of(ws);
+    let records: Vec<_> = papers.iter().filter(|p| !p["imported"].is_null()).collect();
+    assert_eq!(
+        records.len(),
+        3,
+        "trashed and other items stay out: {records:#?}"
+    );
+    let calvin = record(&papers, "CALVIN01");
+    assert_eq!(calvin["title"], CALVIN_TITLE);
+    assert_eq!(calvin["imported"]["format"], "Zotero");
+    assert_eq!(calvin["imported"]["zotero"]["version"], 41);
+    assert_eq!(calvin["imported"]["zotero"]["library"], "users/0");
+    assert_eq!(
+        calvin["imported"]["zotero"]["tags"],
+        serde_json::json!(["deterministic", "to-read"])
+    );
+    assert_eq!(
+        calvin["imported"]["zotero"]["notes"],
+        serde_json::json!(["Compare with Spanner in section 3."])
+    );
+    // Authors, not the editor; every field from Zotero.
+    assert_eq!(calvin["meta"]["authors"].as_array().unwrap().len(), 2);
+    assert_eq!(calvin["meta"]["authors"][0]["family"], "Thomson");
+    assert_eq!(calvin["meta"]["year"], 2012);
+    assert_eq!(calvin["meta"]["venue"], "Proceedings of SIGMOD 2012");
+    for field in ["title", "authors", "year", "venue", "doi", "abstract"] {
+        assert_eq!(calvin["meta"]["sources"][field], "zotero", "{field}");
+    }
+    // Its PDF is its full text, read by the run.
+    let pdf = papers
+        .iter()
+        .find(|p| p["id"] == calvin["fullText"])
+        .expect("the record names its PDF");
+    assert_eq!(pdf["fullTextOf"], calvin["id"]);
+    assert!(
+        pdf["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("Thomson et al. - 2012 - Calvin.pdf")
+    );
+    assert!(
+        ws.join("papers")
+            .join(pdf["id"].as_str().unwrap())
+            .join("result.json")
+            .is_file(),
+        "the PDF was read with the review"
+    );
+    assert!(!record(&papers, "GRAPHW02")["fullText"].is_null());
+    // An item whose file was never downloaded is a record without full
+    // text, and says why.
+    let spanner = record(&papers, "NOFILE03");
+    assert!(spanner["fullText"].is_null());
+    assert!(
+        spanner["imported"]["zotero"]["missingPdfs"][0]
+            .as_str()
+            .unwrap()
+            .contains("spanner.pdf"),
+        "{spanner}"
+    );
+    let report = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(
+        report.contains("| Records with full text attached (PDF matched to the record) | 2 |"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_zotero_collection_is_reviewed_from_the_running_zotero() {
+    let zotero = tempfile::tempdir().unwrap();
+    write_data_dir(zotero.path(), &library()).unwrap();
+    let server = LocalApiServer::start(library(), zotero.path(), true).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let env = [("QUIRE_ZOTERO_URL", server.url())];
+
+    let listed = ok_json(&quire(
+        &["zotero", "collections", "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(listed["via"], "localApi");
+    let paths: Vec<String> = listed["collections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} / {} ({})",
+                c["library"]["name"].as_str().unwrap(),
+                c["path"].as_str().unwrap(),
+                c["items"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "My Library / Other (1)",
+            "My Library / Thesis (0)",
+            "My Library / Thesis / Chapter 2 (3)",
+            "Lab / Reading (0)"
+        ]
+    );
+
+    let out = quire(
+        &[
+            "review",
+            "--zotero",
+            "thesis/chapter 2",
+            "-q",
+            QUESTION,
+            "--json",
+        ],
+        data.path(),
+        &env,
+    );
+    let review = ok_json(&out);
+    assert_chapter_two(&review);
+    let requests = server.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.api_version.as_deref() == Some("3"))
+    );
+    assert!(
+        requests.iter().any(|r| r
+            .path
+            .starts_with("/api/users/0/items/CALVPDF1/file/view/url")),
+        "{requests:?}"
+    );
+
+    // Edited in Zotero, the item stays the same paper, its record renewed;
+    // the review is the same one, found by its collection.
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let calvin_id = record(&papers_of(Path::new(&ws)), "CALVIN01")["id"].clone();
+    let mut edited = library();
+    edited.items[0].title = "Calvin (edited in Zotero)".into();
+    edited.items[0].version = 42;
+    let server = LocalApiServer::start(edited, zotero.path(), true).unwrap();
+    let env = [("QUIRE_ZOTERO_URL", server.url())];
+    let again = ok_json(&quire(
+        &["review", "--zotero", "CHAP0002", "-q", QUESTION, "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(again["workspace"].as_str().unwrap(), ws);
+    let papers = papers_of(Path::new(&ws));
+    let calvin = record(&papers, "CALVIN01");
+    assert_eq!(calvin["id"], calvin_id);
+    assert_eq!(calvin["title"], "Calvin (edited in Zotero)");
+    assert_eq!(calvin["imported"]["zotero"]["version"], 42);
+    assert!(
+        !calvin["fullText"].is_null(),
+        "the full text stays attached"
+    );
+    assert_eq!(
+        papers.iter().filter(|p| !p["imported"].is_null()).count(),
+        3
+    );
+}
+
+#[test]
+fn with_zotero_closed_a_private_copy_of_its_database_is_read_and_never_written() {
+    let zotero = tempfile::tempdir().unwrap();
+    write_data_dir(zotero.path(), &library()).unwrap();
+    let database = zotero.path().join("zotero.sqlite");
+    let before = Sha256::digest(std::fs::read(&database).unwrap());
+    let modified = std::fs::metadata(&database).unwrap().modified().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    // Nothing listens on the discard port: Zotero is closed.
+    let env = [
+        ("QUIRE_ZOTERO_URL", "http://127.0.0.1:9".to_owned()),
+        ("QUIRE_ZOTERO_DATA_DIR", zotero.path().display().to_string()),
+    ];
+    let listed = ok_json(&quire(
+        &["zotero", "collections", "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(listed["via"], "database");
+    assert_eq!(listed["collections"].as_array().unwrap().len(), 4);
+    let human = quire(&["zotero", "collections"], data.path(), &env);
+    let human = String::from_utf8_lossy(&human.stdout).into_owned();
+    assert!(
+        human.contains("CHAP0002  My Library / Thesis / Chapter 2  (3 items)"),
+        "{human}"
+    );
+
+    let out = quire(
+        &["review", "--zotero", "Chapter 2", "-q", QUESTION, "--json"],
+        data.path(),
+        &env,
+    );
+    assert_chapter_two(&ok_json(&out));
+    assert_eq!(Sha256::digest(std::fs::read(&database).unwrap()), before);
+    assert_eq!(
+        std::fs::metadata(&database).unwrap().modified().unwrap(),
+        modified
+    );
+    assert!(
+        !zotero.path().join("zotero.sqlite-journal").exists()
+            && !zotero.path().join("zotero.sqlite-wal").exists()
+    );
+}
+
+#[test]
+fn zotero_says_what_to_tick_and_which_collections_there_are() {
+    let zotero = tempfile::tempdir().unwrap();
+    write_data_dir(zotero.path(), &library()).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = LocalApiServer::start(library(), zotero.path(), false).unwrap();
+    let out = quire(
+        &["review", "--zotero", "Chapter 2", "-q", QUESTION],
+        data.path(),
+        &[("QUIRE_ZOTERO_URL", server.url())],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Allow other applications on this computer to communicate with Zotero"),
+        "{err}"
+    );
+
+    let server = LocalApiServer::start(library(), zotero.path(), true).unwrap();
+    let env = [("QUIRE_ZOTERO_URL", server.url())];
+    let out = quire(
+        &["review", "--zotero", "Chapter 9", "-q", QUESTION],
+        data.path(),
+        &env,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("no Zotero collection is called \"Chapter 9\"")
+            && err.contains("My Library / Thesis / Chapter 2 (CHAP0002)"),
+        "{err}"
+    );
+    let out = quire(
+        &["review", "--zotero", "Lab / Reading", "-q", QUESTION],
+        data.path(),
+        &env,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("the Zotero collection holds no item"), "{err}");
+
+    // Zotero closed and no data folder: where it looked, and how to point it.
+    let nowhere = data.path().join("no-zotero-here");
+    let out = quire(
+        &["zotero", "collections"],
+        data.path(),
+        &[
+            ("QUIRE_ZOTERO_URL", "http://127.0.0.1:9".to_owned()),
+            ("QUIRE_ZOTERO_DATA_DIR", nowhere.display().to_string()),
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("QUIRE_ZOTERO_DATA_DIR") && err.contains("no-zotero-here"),
+        "{err}"
+    );
+}

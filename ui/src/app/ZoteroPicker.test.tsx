@@ -1,0 +1,96 @@
+import { act } from "preact/test-utils";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { QuireError, type ZoteroCollection } from "../platform";
+import { FakePlatform } from "../testing/fakePlatform";
+import { createHost, destroyHost, mountInto, settle } from "../testing/render";
+import { App } from "./App";
+import { byLibrary } from "./ZoteroPicker";
+
+let host: HTMLElement;
+let platform: FakePlatform;
+
+const $ = (id: string) => host.querySelector<HTMLElement>(`[data-testid=${id}]`);
+
+async function click(id: string) {
+  const el = $(id);
+  if (el === null) throw new Error(`no ${id}`);
+  await act(() => {
+    el.click();
+  });
+  await settle();
+  await settle();
+}
+
+function collection(library: string, path: string, key: string, items: number): ZoteroCollection {
+  const mine = library === "My Library";
+  return {
+    library: { kind: mine ? "user" : "group", id: mine ? 0 : 4711, name: library },
+    key,
+    name: path.split(" / ").pop() ?? path,
+    path,
+    items,
+  };
+}
+
+beforeEach(() => {
+  host = createHost();
+  platform = new FakePlatform();
+  platform.zotero = {
+    via: "localApi",
+    collections: [
+      collection("My Library", "Thesis", "THESIS01", 0),
+      collection("My Library", "Thesis / Chapter 2", "CHAP0002", 3),
+      collection("Lab", "Reading", "READ0004", 1),
+    ],
+  };
+});
+
+afterEach(() => {
+  destroyHost(host);
+});
+
+describe("Open a Zotero collection", () => {
+  it("lists the collections by library and opens one as a review", async () => {
+    await mountInto(host, <App platform={platform} />);
+    await click("zotero-open");
+    expect($("zotero-via")?.textContent).toContain("Read from the running Zotero");
+    const chapter = $("zotero-collection-CHAP0002");
+    expect(chapter?.textContent).toContain("Chapter 2");
+    expect(chapter?.textContent).toContain("3 items");
+    expect(host.querySelector(".zotero-picker")?.textContent).toContain("Lab");
+
+    await click("zotero-collection-CHAP0002");
+    expect(platform.created).toEqual(["/data/zotero/user-CHAP0002/collection.zotero.json"]);
+    // The review screen is open on the collection's review.
+    expect($("dropzone")).toBeNull();
+  });
+
+  it("says what Zotero answered and offers to try again", async () => {
+    platform.zoteroError = new QuireError(
+      "invalid_input",
+      "zotero_local_api_off",
+      'Zotero is running but does not let other applications read it (403): in Zotero, tick Settings → Advanced → "Allow other applications on this computer to communicate with Zotero", then try again',
+    );
+    await mountInto(host, <App platform={platform} />);
+    await click("zotero-open");
+    expect($("zotero-error")?.textContent).toContain("Allow other applications");
+    platform.zoteroError = null;
+    platform.zotero = { via: "database", collections: [] };
+    const retry = host.querySelector<HTMLButtonElement>("[data-testid=zotero-error] button");
+    await act(() => {
+      retry?.click();
+    });
+    await settle();
+    expect($("zotero-via")?.textContent).toContain("Zotero is closed");
+    expect(host.querySelector(".zotero-picker")?.textContent).toContain("Zotero holds no collections.");
+  });
+
+  it("groups collections by their library", () => {
+    const groups = byLibrary(platform.zotero.collections);
+    expect(groups.map(([name, cs]) => `${name}: ${cs.map((c) => c.key).join(",")}`)).toEqual([
+      "My Library: THESIS01,CHAP0002",
+      "Lab: READ0004",
+    ]);
+  });
+});
