@@ -1,9 +1,16 @@
-//! `quire zotero collections`: what Zotero holds, read from the running app
-//! or, with Zotero closed, a private copy of its database. (`quire review
-//! --zotero COLLECTION` reviews one.)
+//! `quire zotero`: what Zotero holds (read from the running app or, with
+//! Zotero closed, a private copy of its database), and a review's verdicts
+//! written back to its items through Zotero's Web API with a saved key.
+//! (`quire review --zotero COLLECTION` reviews a collection.)
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
 
 use clap::Subcommand;
-use quire::commands::zotero::{ZoteroRead, zotero_collections};
+use quire::commands::zotero::{
+    ZoteroPushParams, ZoteroRead, zotero_collections, zotero_key_remove, zotero_key_save,
+    zotero_push,
+};
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::zotero::Via;
 
@@ -16,6 +23,20 @@ pub enum ZoteroCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a review's verdicts to its Zotero items: `quire:` tags for the
+    /// engine's verdict, score and reason, `screen:` for your label, and one
+    /// note per item with the summary, rationale and quotes linked to their
+    /// pages. Only what differs from Zotero is written.
+    Push {
+        workspace: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Save a Zotero Web API key with write access (zotero.org/settings/keys),
+    /// read from standard input.
+    Key,
+    /// Remove the saved Zotero Web API key.
+    ForgetKey,
 }
 
 pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
@@ -40,6 +61,55 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
                     if c.items == 1 { "" } else { "s" }
                 );
             }
+        }
+        ZoteroCommand::Push { workspace, json } => {
+            let summary = zotero_push(&ctx, ZoteroPushParams { workspace }).await?;
+            if json {
+                return print_json(&summary);
+            }
+            println!(
+                "Zotero: {} item{}: {} tagged, {} note{} created, {} updated, {} already as Quire would write them ({} request{})",
+                summary.items,
+                if summary.items == 1 { "" } else { "s" },
+                summary.tagged,
+                summary.notes_created,
+                if summary.notes_created == 1 { "" } else { "s" },
+                summary.notes_updated,
+                summary.unchanged,
+                summary.requests,
+                if summary.requests == 1 { "" } else { "s" },
+            );
+            if summary.conflicts_resolved > 0 {
+                println!(
+                    "  {} changed in Zotero during the push: read again, your edits kept",
+                    summary.conflicts_resolved
+                );
+            }
+            for failed in &summary.failed {
+                println!("  not written: {failed}");
+            }
+        }
+        ZoteroCommand::Key => {
+            eprint!("Zotero API key (zotero.org/settings/keys, with write access): ");
+            let _ = std::io::stderr().flush();
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .map_err(|e| CommandError::storage(format!("cannot read the key: {e}")))?;
+            eprintln!();
+            println!("stored in {}", zotero_key_save(&ctx, line).await?);
+        }
+        ZoteroCommand::ForgetKey => {
+            let found = zotero_key_remove(&ctx).await?;
+            println!(
+                "{}",
+                if found {
+                    "deleted"
+                } else {
+                    "there was no stored key"
+                }
+            );
         }
     }
     Ok(())

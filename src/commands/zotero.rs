@@ -12,7 +12,17 @@ use serde::{Deserialize, Serialize};
 
 use super::workspaces::{WorkspaceCreateParams, WorkspaceSummary, workspace_create};
 use super::{AppContext, CommandError, ErrorKind};
+use crate::blocking::blocking;
+use crate::llm::secrets::{ApiKey, delete_service_key, resolve_service_key, store_service_key};
+use crate::review::zotero_push::{PushSummary, plan, push};
+use crate::workspace::Workspace;
+use crate::zotero::web_api::{WebApi, WebError};
 use crate::zotero::{self, Collection, Via, ZoteroError, ZoteroPlaces};
+
+/// The Web API key's name among the web services' keys, and the variable
+/// that, when set, is the key.
+const KEY_SERVICE: &str = "zotero";
+pub const KEY_ENV: &str = "QUIRE_ZOTERO_API_KEY";
 
 /// The collections Zotero holds, and how they were read.
 #[derive(Clone, Debug, Serialize)]
@@ -126,4 +136,105 @@ pub async fn zotero_open(
     )
     .await?;
     Ok(ZoteroOpened { read, workspace })
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ZoteroPushParams {
+    /// The review's workspace folder.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+}
+
+impl From<WebError> for CommandError {
+    fn from(e: WebError) -> Self {
+        let (kind, code) = match &e {
+            WebError::BadKey | WebError::Forbidden => {
+                (ErrorKind::InvalidInput, "zotero_key_refused")
+            }
+            WebError::Unreachable(_) => (ErrorKind::Storage, "zotero_unreachable"),
+            WebError::TooLong(_) => (ErrorKind::Busy, "zotero_busy"),
+            WebError::Status { .. } | WebError::Unreadable { .. } => {
+                (ErrorKind::Storage, "zotero_write_failed")
+            }
+        };
+        CommandError::new(kind, code, e.to_string())
+    }
+}
+
+/// Write the review's verdicts to its Zotero items (tags and one note
+/// each) through Zotero's Web API, with the saved key.
+pub async fn zotero_push(
+    ctx: &AppContext,
+    params: ZoteroPushParams,
+) -> Result<PushSummary, CommandError> {
+    let config_dir = ctx.paths().config_dir.clone();
+    let key = blocking(move || Ok::<_, CommandError>(resolve_service_key(KEY_SERVICE, KEY_ENV, &config_dir)?))
+        .await?
+        .map(|(key, _)| key)
+        .ok_or_else(|| {
+            CommandError::new(
+                ErrorKind::InvalidInput,
+                "zotero_key_missing",
+                "writing to Zotero needs a Zotero Web API key with write access to the library: create one at zotero.org/settings/keys, then save it (`quire zotero key`, or Settings)",
+            )
+        })?;
+    let root = params.workspace.clone();
+    let desired = blocking(move || {
+        let ws = Workspace::open_read_only(&root)?;
+        Ok::<_, CommandError>(plan(&ws)?)
+    })
+    .await?;
+    if desired.is_empty() {
+        return Ok(PushSummary::default());
+    }
+    let base = std::env::var("QUIRE_ZOTERO_WEB_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "https://api.zotero.org".into());
+    let web = WebApi::new(&base, key)?;
+    let summary = push(&desired, &web).await?;
+    tracing::info!(
+        items = summary.items,
+        tagged = summary.tagged,
+        notes_created = summary.notes_created,
+        notes_updated = summary.notes_updated,
+        unchanged = summary.unchanged,
+        requests = summary.requests,
+        "review written to Zotero"
+    );
+    Ok(summary)
+}
+
+/// Where the Zotero Web API key is kept (`None`: no key).
+pub async fn zotero_key_source(ctx: &AppContext) -> Result<Option<String>, CommandError> {
+    let config_dir = ctx.paths().config_dir.clone();
+    let found = blocking(move || {
+        Ok::<_, CommandError>(resolve_service_key(KEY_SERVICE, KEY_ENV, &config_dir)?)
+    })
+    .await?;
+    Ok(found.map(|(_, source)| source.to_string()))
+}
+
+/// Save the Zotero Web API key; returns where it is kept.
+pub async fn zotero_key_save(ctx: &AppContext, key: String) -> Result<String, CommandError> {
+    let key = ApiKey::new(key);
+    if key.expose().is_empty() || key.expose().chars().any(char::is_whitespace) {
+        return Err(CommandError::invalid(
+            "api_key_invalid",
+            "a Zotero API key is one word with no spaces (zotero.org/settings/keys)",
+        ));
+    }
+    let config_dir = ctx.paths().config_dir.clone();
+    let kept =
+        blocking(move || Ok::<_, CommandError>(store_service_key(KEY_SERVICE, &key, &config_dir)?))
+            .await?;
+    Ok(kept.to_string())
+}
+
+/// Remove the saved Zotero Web API key; whether there was one.
+pub async fn zotero_key_remove(ctx: &AppContext) -> Result<bool, CommandError> {
+    let config_dir = ctx.paths().config_dir.clone();
+    blocking(move || Ok::<_, CommandError>(delete_service_key(KEY_SERVICE, &config_dir)?)).await
 }

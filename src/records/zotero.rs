@@ -85,6 +85,9 @@ pub struct Item {
     pub notes: Vec<String>,
     /// Its PDF attachments found on disk, first the one Zotero lists first.
     pub pdfs: Vec<PathBuf>,
+    /// Those attachments' keys, in the same order (to link to a page).
+    #[serde(default)]
+    pub pdf_keys: Vec<String>,
     /// PDF attachments that could not be found, with why.
     pub missing: Vec<String>,
 }
@@ -158,6 +161,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
                 tags: item.tags,
                 notes: item.notes,
                 pdfs: item.pdfs,
+                pdf_keys: item.pdf_keys,
                 missing: item.missing,
             }),
         })
@@ -180,6 +184,8 @@ pub struct ZoteroRecord {
     pub notes: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pdfs: Vec<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pdf_keys: Vec<String>,
     /// PDF attachments that were not found, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,

@@ -358,6 +358,7 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
                 tags: z.tags.clone(),
                 notes: z.notes.clone(),
                 missing_pdfs: z.missing.clone(),
+                pdf_key: z.pdf_keys.first().cloned(),
             }),
         }),
         full_text_of: None,

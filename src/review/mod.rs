@@ -29,6 +29,7 @@ pub mod status;
 pub mod table;
 pub mod validation;
 pub mod verdicts;
+pub mod zotero_push;
 
 pub use error::ReviewError;
 pub use status::{Outcome, ReviewStatus};

@@ -256,6 +256,9 @@ pub struct ZoteroItem {
     /// Its PDF attachments that were not found, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_pdfs: Vec<String>,
+    /// The key of the attachment that is its full text (a page link's target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdf_key: Option<String>,
 }
 
 /// Bibliographic metadata: read offline from the PDF itself, then, where a

@@ -185,7 +185,10 @@ impl LocalApi {
             Err(_) => None,
         };
         match found {
-            Some(path) if path.is_file() => item.pdfs.push(path),
+            Some(path) if path.is_file() => {
+                item.pdfs.push(path);
+                item.pdf_keys.push(attachment.key.clone());
+            }
             Some(path) => item
                 .missing
                 .push(format!("{what}: not found at {}", path.display())),
@@ -348,6 +351,7 @@ fn item_of(envelope: &Envelope) -> Item {
             .unwrap_or_default(),
         notes: Vec::new(),
         pdfs: Vec::new(),
+        pdf_keys: Vec::new(),
         missing: Vec::new(),
     }
 }

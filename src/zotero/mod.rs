@@ -10,6 +10,7 @@
 mod local_api;
 pub mod snapshot;
 mod sqlite;
+pub mod web_api;
 
 use std::path::PathBuf;
 

@@ -313,6 +313,7 @@ impl Database {
             tags,
             notes: Vec::new(),
             pdfs: Vec::new(),
+            pdf_keys: Vec::new(),
             missing: Vec::new(),
         })
     }
@@ -375,7 +376,10 @@ impl Database {
                 Err(format!("{key}: no file is stored for it"))
             };
             match found {
-                Ok(file) if file.is_file() => item.pdfs.push(file),
+                Ok(file) if file.is_file() => {
+                    item.pdfs.push(file);
+                    item.pdf_keys.push(key.clone());
+                }
                 Ok(file) => item.missing.push(format!(
                     "{}: not found at {}",
                     file.file_name()

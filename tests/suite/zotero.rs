@@ -428,3 +428,225 @@ fn zotero_says_what_to_tick_and_which_collections_there_are() {
         "{err}"
     );
 }
+
+/// The same items as Zotero's online library holds them (synced), each
+/// with the researcher's own tags and a note of their own.
+fn online_library() -> Vec<testkit::zotero_web::Object> {
+    use testkit::zotero_web::Object;
+    let mut objects = Vec::new();
+    for (key, version) in [("CALVIN01", 41), ("GRAPHW02", 7), ("NOFILE03", 3)] {
+        objects.push(Object {
+            key: key.into(),
+            version,
+            item_type: "journalArticle".into(),
+            tags: vec![("to-read".into(), 0), ("Databases".into(), 1)],
+            ..Object::default()
+        });
+        objects.push(Object {
+            key: format!("USRN{}", &key[4..]),
+            version,
+            item_type: "note".into(),
+            parent: Some(key.into()),
+            note: Some("<p>My own reading notes.</p>".into()),
+            ..Object::default()
+        });
+    }
+    objects
+}
+
+#[test]
+fn verdicts_go_back_to_zotero_as_tags_and_one_note_each_and_only_what_changed_is_written() {
+    use testkit::zotero_web::{Quirks, WebApiServer};
+    const KEY: &str = "zkey-writes-4711";
+    let zotero = tempfile::tempdir().unwrap();
+    write_data_dir(zotero.path(), &library()).unwrap();
+    let local = LocalApiServer::start(library(), zotero.path(), true).unwrap();
+    let web = WebApiServer::start(KEY, 475, online_library()).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let env = [
+        ("QUIRE_ZOTERO_URL", local.url()),
+        ("QUIRE_ZOTERO_WEB_URL", web.url()),
+    ];
+    let review = ok_json(&quire(
+        &["review", "--zotero", "Chapter 2", "-q", QUESTION, "--json"],
+        data.path(),
+        &env,
+    ));
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+    let papers = papers_of(Path::new(&ws));
+    let spanner = record(&papers, "NOFILE03")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let label = |verdict: &str| {
+        let out = quire(
+            &["label", &ws, &spanner, "--verdict", verdict],
+            data.path(),
+            &env,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    label("exclude");
+
+    // Without a key, the push says where to get one.
+    let out = quire(&["zotero", "push", &ws], data.path(), &env);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("zotero.org/settings/keys"));
+
+    // The key is read from stdin and kept out of sight.
+    let mut child = std::process::Command::new(quire_bin())
+        .args(["zotero", "key"])
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_CONFIG_DIR", data.path().join("config"))
+        .env("QUIRE_SECRET_STORE", "file")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        writeln!(child.stdin.take().unwrap(), "{KEY}").unwrap();
+    }
+    let saved = child.wait_with_output().unwrap();
+    assert!(saved.status.success());
+    assert!(!String::from_utf8_lossy(&saved.stdout).contains(KEY));
+
+    let push = |expect_ok: bool| {
+        let out = quire(&["zotero", "push", &ws, "--json"], data.path(), &env);
+        assert_eq!(
+            out.status.success(),
+            expect_ok,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(KEY));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains(KEY));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let first = push(true);
+    println!("first push: {first}");
+    assert_eq!(first["items"], 3);
+    assert_eq!(first["tagged"], 3);
+    assert_eq!(first["notesCreated"], 3);
+    assert_eq!(first["unchanged"], 0);
+    assert_eq!(first["failed"], serde_json::json!([]));
+
+    let tags = |key: &str| -> Vec<(String, u8)> {
+        let mut tags = web.object(key).unwrap().tags;
+        tags.sort();
+        tags
+    };
+    let spanner_tags = tags("NOFILE03");
+    assert!(
+        spanner_tags.contains(&("to-read".into(), 0)),
+        "{spanner_tags:?}"
+    );
+    assert!(
+        spanner_tags.contains(&("Databases".into(), 1)),
+        "the translator's tag stays"
+    );
+    assert!(
+        spanner_tags.contains(&("screen:exclude".into(), 0)),
+        "{spanner_tags:?}"
+    );
+    let calvin_tags = tags("CALVIN01");
+    let engine: Vec<&str> = calvin_tags
+        .iter()
+        .filter(|(t, kind)| t.starts_with("quire:") && *kind == 1)
+        .map(|(t, _)| t.as_str())
+        .collect();
+    assert!(
+        engine
+            .iter()
+            .any(|t| ["quire:include", "quire:maybe", "quire:exclude"].contains(t))
+            && engine.iter().any(|t| t.starts_with("quire:score:")),
+        "{calvin_tags:?}"
+    );
+    assert!(
+        !calvin_tags.iter().any(|(t, _)| t.starts_with("screen:")),
+        "no label, no screen tag"
+    );
+    // One note of Quire's beside the researcher's own, untouched.
+    let notes = web.notes_of("CALVIN01");
+    assert_eq!(notes.len(), 2);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.note.as_deref() == Some("<p>My own reading notes.</p>"))
+    );
+    let ours = notes
+        .iter()
+        .find(|n| n.tags.iter().any(|(t, _)| t == "quire:note"))
+        .unwrap();
+    let html = ours.note.clone().unwrap();
+    println!("{html}");
+    assert!(html.contains("data-quire-review="), "{html}");
+    assert!(html.contains(QUESTION), "{html}");
+    assert!(html.contains("<h2>Rationale</h2>"), "{html}");
+    assert!(
+        html.contains("zotero://open-pdf/library/items/CALVPDF1?page="),
+        "quotes link to their page in the PDF: {html}"
+    );
+
+    // Nothing changed: a second push reads and writes nothing.
+    web.reset_traffic();
+    let second = push(true);
+    assert_eq!(second["unchanged"], 3, "{second}");
+    assert_eq!(
+        (
+            second["tagged"].as_u64(),
+            second["notesCreated"].as_u64(),
+            second["notesUpdated"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0))
+    );
+    assert_eq!(web.traffic().posts, 0, "a push with nothing changed wrote");
+
+    // The researcher tags in Zotero and changes their label: the label's
+    // tag moves, their new tag stays.
+    web.edit("NOFILE03", |o| o.tags.push(("important".into(), 0)));
+    label("include");
+    web.reset_traffic();
+    let third = push(true);
+    assert_eq!(third["tagged"], 1, "{third}");
+    let spanner_tags = tags("NOFILE03");
+    assert!(spanner_tags.contains(&("important".into(), 0)));
+    assert!(spanner_tags.contains(&("screen:include".into(), 0)));
+    assert!(!spanner_tags.contains(&("screen:exclude".into(), 0)));
+    assert_eq!(web.traffic().posts, 1);
+
+    // Edited in Zotero between Quire's read and its write (412): read again,
+    // Quire's part applied afresh, the researcher's edit kept. A 429 and a
+    // Backoff on the way are waited out.
+    label("maybe");
+    web.quirks(Quirks {
+        edit_after_read: Some(("NOFILE03".into(), "edited-meanwhile".into())),
+        rate_limit_next_write: true,
+        backoff_next: true,
+    });
+    web.reset_traffic();
+    let fourth = push(true);
+    assert_eq!(fourth["conflictsResolved"], 1, "{fourth}");
+    assert_eq!(fourth["failed"], serde_json::json!([]), "{fourth}");
+    let spanner_tags = tags("NOFILE03");
+    assert!(
+        spanner_tags.contains(&("edited-meanwhile".into(), 0)),
+        "{spanner_tags:?}"
+    );
+    assert!(
+        spanner_tags.contains(&("screen:maybe".into(), 0)),
+        "{spanner_tags:?}"
+    );
+    let traffic = web.traffic();
+    assert!(
+        traffic.waited_ms.iter().all(|ms| *ms >= 900),
+        "waits obeyed: {traffic:?}"
+    );
+    assert!(traffic.max_in_flight <= 4);
+    assert_eq!(traffic.bad_keys, 0);
+}

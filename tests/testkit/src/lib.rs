@@ -28,6 +28,7 @@ mod script;
 mod server;
 mod tokenizer;
 pub mod zotero;
+pub mod zotero_web;
 
 pub use fallible::Mistake;
 pub use request::{Protocol, RecordedRequest};

@@ -1459,7 +1459,11 @@ library: string, key: string, version: number, itemType: string, tags?: Array<st
 /**
  * Its PDF attachments that were not found, with why.
  */
-missingPdfs?: Array<string>, };
+missingPdfs?: Array<string>, 
+/**
+ * The key of the attachment that is its full text (a page link's target).
+ */
+pdfKey?: string | null, };
 
 /**
  * A library: "My Library" (the local user's, id 0) or a group's.

@@ -1,0 +1,429 @@
+//! Zotero's Web API (v3) for tests: a real HTTP server holding a user's
+//! library (items with versions, tags and child notes) that checks the key
+//! (`Zotero-API-Key`, `/keys/current`), answers items by key and notes by
+//! tag (paged, `Total-Results`), and takes writes as api.zotero.org does:
+//! at most 50 objects a request (413 past it), each update's `version`
+//! checked (412 when the item changed since, 428 when it names none), the
+//! per-object outcome in `successful` / `unchanged` / `failed`. On request it
+//! answers one 429 with `Retry-After`, sends a `Backoff`, or plays a user who
+//! edits an item between Quire's read and its write.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+use crate::http::{read_request, write_full};
+
+/// An object of the library: a regular item or a child note.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Object {
+    pub key: String,
+    pub version: u64,
+    pub item_type: String,
+    /// (tag, type): type 1 is automatic.
+    pub tags: Vec<(String, u8)>,
+    pub parent: Option<String>,
+    pub note: Option<String>,
+}
+
+/// How the server behaves beyond the rules.
+#[derive(Clone, Debug, Default)]
+pub struct Quirks {
+    /// Answer the next write with 429 and `Retry-After: 1`.
+    pub rate_limit_next_write: bool,
+    /// Send `Backoff: 1` with the next answer.
+    pub backoff_next: bool,
+    /// After the next read of items, the user adds this tag to this item
+    /// (a new version), as if editing in Zotero meanwhile.
+    pub edit_after_read: Option<(String, String)>,
+}
+
+#[derive(Default)]
+struct State {
+    library_version: u64,
+    objects: BTreeMap<String, Object>,
+    quirks: Quirks,
+    next_key: u64,
+}
+
+/// What the server saw.
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    pub gets: usize,
+    pub posts: usize,
+    /// Objects per write request.
+    pub write_sizes: Vec<usize>,
+    pub max_in_flight: usize,
+    /// Requests whose key header was not the library's key.
+    pub bad_keys: usize,
+    /// Waits observed between a Retry-After/Backoff and the next request, in ms.
+    pub waited_ms: Vec<u128>,
+}
+
+pub struct WebApiServer {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    traffic: Arc<Mutex<Traffic>>,
+}
+
+struct Shared {
+    key: String,
+    user_id: u64,
+    state: Arc<Mutex<State>>,
+    traffic: Arc<Mutex<Traffic>>,
+    in_flight: AtomicUsize,
+    /// When a wait was asked for, to measure the client's.
+    asked_wait_at: Mutex<Option<std::time::Instant>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl WebApiServer {
+    /// A library of user `user_id` opened by `key` (with write access).
+    pub fn start(key: &str, user_id: u64, objects: Vec<Object>) -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let library_version = objects.iter().map(|o| o.version).max().unwrap_or(0);
+        let state = Arc::new(Mutex::new(State {
+            library_version,
+            objects: objects.into_iter().map(|o| (o.key.clone(), o)).collect(),
+            quirks: Quirks::default(),
+            next_key: 0,
+        }));
+        let traffic = Arc::new(Mutex::new(Traffic::default()));
+        let shared = Arc::new(Shared {
+            key: key.to_owned(),
+            user_id,
+            state: state.clone(),
+            traffic: traffic.clone(),
+            in_flight: AtomicUsize::new(0),
+            asked_wait_at: Mutex::new(None),
+        });
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        std::thread::spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(listener) else {
+                    return;
+                };
+                while let Ok((mut stream, _)) = listener.accept().await {
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        if let Some(request) = read_request(&mut stream).await {
+                            let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                            {
+                                let mut t = lock(&shared.traffic);
+                                t.max_in_flight = t.max_in_flight.max(now);
+                            }
+                            let _ = answer(&shared, &mut stream, &request).await;
+                            shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+                        }
+                    });
+                }
+            });
+        });
+        Ok(Self {
+            addr,
+            state,
+            traffic,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn object(&self, key: &str) -> Option<Object> {
+        lock(&self.state).objects.get(key).cloned()
+    }
+
+    /// The child notes of `parent`.
+    pub fn notes_of(&self, parent: &str) -> Vec<Object> {
+        lock(&self.state)
+            .objects
+            .values()
+            .filter(|o| o.parent.as_deref() == Some(parent))
+            .cloned()
+            .collect()
+    }
+
+    /// Change an item as the researcher would in Zotero (a new version).
+    pub fn edit(&self, key: &str, change: impl FnOnce(&mut Object)) {
+        let mut state = lock(&self.state);
+        state.library_version += 1;
+        let version = state.library_version;
+        if let Some(o) = state.objects.get_mut(key) {
+            change(o);
+            o.version = version;
+        }
+    }
+
+    pub fn quirks(&self, quirks: Quirks) {
+        lock(&self.state).quirks = quirks;
+    }
+
+    pub fn traffic(&self) -> Traffic {
+        lock(&self.traffic).clone()
+    }
+
+    pub fn reset_traffic(&self) {
+        *lock(&self.traffic) = Traffic::default();
+    }
+}
+
+fn envelope(o: &Object) -> Value {
+    let tags: Vec<Value> = o
+        .tags
+        .iter()
+        .map(|(t, kind)| {
+            if *kind == 0 {
+                json!({"tag": t})
+            } else {
+                json!({"tag": t, "type": kind})
+            }
+        })
+        .collect();
+    let mut data = json!({"key": o.key, "version": o.version, "itemType": o.item_type, "tags": tags, "relations": {}});
+    if let Some(parent) = &o.parent {
+        data["parentItem"] = json!(parent);
+    }
+    if let Some(note) = &o.note {
+        data["note"] = json!(note);
+    }
+    if o.item_type != "note" {
+        data["title"] = json!(format!("Item {}", o.key));
+        data["collections"] = json!([]);
+    }
+    json!({"key": o.key, "version": o.version,
+           "library": {"type": "user", "id": 475, "name": "reviewer", "links": {}},
+           "links": {}, "meta": {}, "data": data})
+}
+
+async fn answer(
+    shared: &Shared,
+    stream: &mut tokio::net::TcpStream,
+    request: &crate::http::HttpRequest,
+) -> std::io::Result<()> {
+    if let Some(at) = lock(&shared.asked_wait_at).take() {
+        lock(&shared.traffic)
+            .waited_ms
+            .push(at.elapsed().as_millis());
+    }
+    let mut headers: Vec<(&str, String)> = vec![("zotero-api-version", "3".into())];
+    let backoff = std::mem::take(&mut lock(&shared.state).quirks.backoff_next);
+    if backoff {
+        headers.push(("backoff", "1".into()));
+        *lock(&shared.asked_wait_at) = Some(std::time::Instant::now());
+    }
+    if request.header("zotero-api-key") != Some(shared.key.as_str()) {
+        lock(&shared.traffic).bad_keys += 1;
+        return write_full(stream, 403, &headers, "text/plain", b"Invalid key").await;
+    }
+    let (route, query) = request.path.split_once('?').unwrap_or((&request.path, ""));
+    let param = |name: &str| {
+        query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.replace("%3A", ":").replace("%3a", ":"))
+    };
+    let prefix = format!("/users/{}", shared.user_id);
+    if request.method == "GET" {
+        lock(&shared.traffic).gets += 1;
+    }
+    match (request.method.as_str(), route) {
+        ("GET", "/keys/current") => {
+            let body = json!({"key": "***", "userID": shared.user_id, "username": "reviewer",
+                "access": {"user": {"library": true, "files": true, "notes": true, "write": true},
+                           "groups": {"all": {"library": true, "write": false}}}});
+            write_full(
+                stream,
+                200,
+                &headers,
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+        ("GET", r) if r == format!("{prefix}/items") => {
+            let (page, total, version) = {
+                let mut state = lock(&shared.state);
+                let found: Vec<Value> = if let Some(keys) = param("itemKey") {
+                    let keys: Vec<String> = keys.split(',').map(str::to_owned).collect();
+                    let found = keys
+                        .iter()
+                        .filter_map(|k| state.objects.get(k))
+                        .map(envelope)
+                        .collect();
+                    // The user edits while Quire holds what it read.
+                    if let Some((key, tag)) = state.quirks.edit_after_read.take() {
+                        state.library_version += 1;
+                        let version = state.library_version;
+                        if let Some(o) = state.objects.get_mut(&key) {
+                            o.tags.push((tag, 0));
+                            o.version = version;
+                        }
+                    }
+                    found
+                } else {
+                    let tag = param("tag");
+                    let kind = param("itemType");
+                    state
+                        .objects
+                        .values()
+                        .filter(|o| kind.as_ref().is_none_or(|k| &o.item_type == k))
+                        .filter(|o| {
+                            tag.as_ref()
+                                .is_none_or(|t| o.tags.iter().any(|(x, _)| x == t))
+                        })
+                        .map(envelope)
+                        .collect()
+                };
+                let total = found.len();
+                let start: usize = param("start").and_then(|s| s.parse().ok()).unwrap_or(0);
+                let limit: usize = param("limit")
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(25)
+                    .min(100);
+                let page: Vec<Value> = found.into_iter().skip(start).take(limit).collect();
+                (page, total, state.library_version)
+            };
+            headers.push(("total-results", total.to_string()));
+            headers.push(("last-modified-version", version.to_string()));
+            write_full(
+                stream,
+                200,
+                &headers,
+                "application/json",
+                Value::Array(page).to_string().as_bytes(),
+            )
+            .await
+        }
+        ("POST", r) if r == format!("{prefix}/items") => {
+            // Slow enough that concurrent writes overlap, as they would on the network.
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            let limited = std::mem::take(&mut lock(&shared.state).quirks.rate_limit_next_write);
+            if limited {
+                headers.push(("retry-after", "1".into()));
+                *lock(&shared.asked_wait_at) = Some(std::time::Instant::now());
+                return write_full(stream, 429, &headers, "text/plain", b"Too many requests").await;
+            }
+            let Ok(Value::Array(objects)) = serde_json::from_slice::<Value>(&request.body) else {
+                return write_full(stream, 400, &headers, "text/plain", b"Invalid JSON").await;
+            };
+            {
+                let mut t = lock(&shared.traffic);
+                t.posts += 1;
+                t.write_sizes.push(objects.len());
+            }
+            if objects.len() > 50 {
+                return write_full(
+                    stream,
+                    413,
+                    &headers,
+                    "text/plain",
+                    b"Too many items submitted",
+                )
+                .await;
+            }
+            let (body, version) = {
+                let mut state = lock(&shared.state);
+                let (mut successful, mut success, mut unchanged, mut failed) =
+                    (json!({}), json!({}), json!({}), json!({}));
+                for (i, object) in objects.iter().enumerate() {
+                    let index = i.to_string();
+                    let tags: Option<Vec<(String, u8)>> = object["tags"].as_array().map(|tags| {
+                        tags.iter()
+                            .filter_map(|t| {
+                                Some((
+                                    t["tag"].as_str()?.to_owned(),
+                                    t["type"].as_u64().unwrap_or(0) as u8,
+                                ))
+                            })
+                            .collect()
+                    });
+                    match object["key"].as_str() {
+                        Some(key) => {
+                            let Some(current) = state.objects.get(key).cloned() else {
+                                failed[&index] =
+                                    json!({"key": key, "code": 404, "message": "Item not found"});
+                                continue;
+                            };
+                            let Some(version) = object["version"].as_u64() else {
+                                failed[&index] = json!({"key": key, "code": 428, "message": "If-Unmodified-Since-Version not provided"});
+                                continue;
+                            };
+                            if version != current.version {
+                                failed[&index] = json!({"key": key, "code": 412,
+                                "message": format!("Item has been modified since specified version (expected {version}, found {})", current.version)});
+                                continue;
+                            }
+                            let mut next = current.clone();
+                            if let Some(tags) = tags {
+                                next.tags = tags;
+                            }
+                            if let Some(note) = object["note"].as_str() {
+                                next.note = Some(note.to_owned());
+                            }
+                            if next == current {
+                                unchanged[&index] = json!(key);
+                                continue;
+                            }
+                            state.library_version += 1;
+                            next.version = state.library_version;
+                            successful[&index] = envelope(&next);
+                            success[&index] = json!(key);
+                            state.objects.insert(key.to_owned(), next);
+                        }
+                        None => {
+                            let parent = object["parentItem"].as_str().map(str::to_owned);
+                            if parent
+                                .as_ref()
+                                .is_some_and(|p| !state.objects.contains_key(p))
+                            {
+                                failed[&index] =
+                                    json!({"code": 400, "message": "Parent item not found"});
+                                continue;
+                            }
+                            state.next_key += 1;
+                            state.library_version += 1;
+                            let created = Object {
+                                key: format!("NEW{:05}", state.next_key),
+                                version: state.library_version,
+                                item_type: object["itemType"].as_str().unwrap_or("note").to_owned(),
+                                tags: tags.unwrap_or_default(),
+                                parent,
+                                note: object["note"].as_str().map(str::to_owned),
+                            };
+                            successful[&index] = envelope(&created);
+                            success[&index] = json!(created.key);
+                            state.objects.insert(created.key.clone(), created);
+                        }
+                    }
+                }
+                let body = json!({"successful": successful, "success": success, "unchanged": unchanged, "failed": failed});
+                (body, state.library_version)
+            };
+            headers.push(("last-modified-version", version.to_string()));
+            write_full(
+                stream,
+                200,
+                &headers,
+                "application/json",
+                body.to_string().as_bytes(),
+            )
+            .await
+        }
+        _ => write_full(stream, 404, &headers, "text/plain", b"Not found").await,
+    }
+}
