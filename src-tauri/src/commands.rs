@@ -18,7 +18,10 @@ use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::screening::{self, ScreeningParams};
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
-use quire::commands::zotero::{self, ZoteroCollections, ZoteroOpenParams, ZoteroOpened};
+use quire::commands::zotero::{
+    self, ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroOpenParams, ZoteroOpened,
+    ZoteroPushParams,
+};
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
     WorkspaceSummary,
@@ -34,6 +37,7 @@ use quire::review::queue::ScreeningView;
 use quire::review::report::prisma::Flow;
 use quire::review::table::fill::{FillOutcome, FillProgress};
 use quire::review::table::{Column, TableView};
+use quire::review::zotero_push::PushSummary as ZoteroPushSummary;
 use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Emitter, Runtime, State};
 
@@ -117,6 +121,36 @@ pub async fn zotero_open(
     params: ZoteroOpenParams,
 ) -> Result<ZoteroOpened, CommandError> {
     zotero::zotero_open(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn zotero_key_status(
+    ctx: State<'_, AppContext>,
+) -> Result<ZoteroKeyStatus, CommandError> {
+    zotero::zotero_key_status(&ctx).await
+}
+
+#[tauri::command]
+pub async fn zotero_key_save(
+    ctx: State<'_, AppContext>,
+    params: ZoteroKeyParams,
+) -> Result<ZoteroKeyStatus, CommandError> {
+    zotero::zotero_key_save(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn zotero_key_remove(
+    ctx: State<'_, AppContext>,
+) -> Result<ZoteroKeyStatus, CommandError> {
+    zotero::zotero_key_remove(&ctx).await
+}
+
+#[tauri::command]
+pub async fn zotero_push(
+    ctx: State<'_, AppContext>,
+    params: ZoteroPushParams,
+) -> Result<ZoteroPushSummary, CommandError> {
+    zotero::zotero_push(&ctx, params).await
 }
 
 /// Run events to the window that started the run, over its IPC channel.

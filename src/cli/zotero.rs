@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use quire::commands::zotero::{
-    ZoteroPushParams, ZoteroRead, zotero_collections, zotero_key_remove, zotero_key_save,
-    zotero_push,
+    ZoteroKeyParams, ZoteroPushParams, ZoteroRead, zotero_collections, zotero_key_remove,
+    zotero_key_save, zotero_push,
 };
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::zotero::Via;
@@ -98,18 +98,15 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
                 .read_line(&mut line)
                 .map_err(|e| CommandError::storage(format!("cannot read the key: {e}")))?;
             eprintln!();
-            println!("stored in {}", zotero_key_save(&ctx, line).await?);
+            let status = zotero_key_save(&ctx, ZoteroKeyParams { key: line }).await?;
+            println!("stored in {}", status.key_source.unwrap_or_default());
         }
         ZoteroCommand::ForgetKey => {
-            let found = zotero_key_remove(&ctx).await?;
-            println!(
-                "{}",
-                if found {
-                    "deleted"
-                } else {
-                    "there was no stored key"
-                }
-            );
+            let status = zotero_key_remove(&ctx).await?;
+            match status.key_source {
+                Some(source) => println!("removed; a key is still set by {source}"),
+                None => println!("no Zotero key is kept now"),
+            }
         }
     }
     Ok(())

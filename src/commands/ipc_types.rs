@@ -25,7 +25,10 @@ use super::screening::ScreeningParams;
 use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
-use super::zotero::{ZoteroCollections, ZoteroOpenParams, ZoteroOpened, ZoteroRead};
+use super::zotero::{
+    ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroOpenParams, ZoteroOpened,
+    ZoteroPushParams, ZoteroRead,
+};
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
@@ -53,6 +56,7 @@ use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow
 use crate::review::validation::{
     Assessment, Confusion, Cutoffs, MoreLabels, RaiseRefused, Range, RecallEstimate, Support,
 };
+use crate::review::zotero_push::PushSummary as ZoteroPushSummary;
 use crate::review_model::{
     CriterionOutcome, CriterionVerdict, EngineKind, FrontMatter, PaperResult, Provenance, Quote,
     Verdict,
@@ -199,6 +203,10 @@ fn generated() -> String {
         declaration::<ZoteroOpenParams>(),
         declaration::<ZoteroRead>(),
         declaration::<ZoteroOpened>(),
+        declaration::<ZoteroKeyStatus>(),
+        declaration::<ZoteroKeyParams>(),
+        declaration::<ZoteroPushParams>(),
+        declaration::<ZoteroPushSummary>(),
         declaration::<ModelProfileSaveParams>(),
         declaration::<ModelListing>(),
         // Errors.

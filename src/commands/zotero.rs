@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceSummary, workspace_create};
 use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
-use crate::llm::secrets::{ApiKey, delete_service_key, resolve_service_key, store_service_key};
+use crate::llm::secrets::{
+    ApiKey, KeySource, delete_service_key, resolve_service_key, store_service_key,
+};
 use crate::review::zotero_push::{PushSummary, plan, push};
 use crate::workspace::Workspace;
 use crate::zotero::web_api::{WebApi, WebError};
@@ -207,19 +209,44 @@ pub async fn zotero_push(
     Ok(summary)
 }
 
-/// Where the Zotero Web API key is kept (`None`: no key).
-pub async fn zotero_key_source(ctx: &AppContext) -> Result<Option<String>, CommandError> {
+/// Where the Zotero Web API key is kept; the key itself never leaves the core.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ZoteroKeyStatus {
+    /// "the OS secret store", the key file's path, "environment variable …";
+    /// `None` without a key.
+    pub key_source: Option<String>,
+    /// From the environment (Settings cannot replace it).
+    pub from_env: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ZoteroKeyParams {
+    pub key: String,
+}
+
+/// Where the Zotero Web API key is kept.
+pub async fn zotero_key_status(ctx: &AppContext) -> Result<ZoteroKeyStatus, CommandError> {
     let config_dir = ctx.paths().config_dir.clone();
     let found = blocking(move || {
         Ok::<_, CommandError>(resolve_service_key(KEY_SERVICE, KEY_ENV, &config_dir)?)
     })
     .await?;
-    Ok(found.map(|(_, source)| source.to_string()))
+    Ok(ZoteroKeyStatus {
+        from_env: matches!(&found, Some((_, KeySource::Env(_)))),
+        key_source: found.map(|(_, source)| source.to_string()),
+    })
 }
 
-/// Save the Zotero Web API key; returns where it is kept.
-pub async fn zotero_key_save(ctx: &AppContext, key: String) -> Result<String, CommandError> {
-    let key = ApiKey::new(key);
+/// Save the Zotero Web API key (replacing any).
+pub async fn zotero_key_save(
+    ctx: &AppContext,
+    params: ZoteroKeyParams,
+) -> Result<ZoteroKeyStatus, CommandError> {
+    let key = ApiKey::new(params.key);
     if key.expose().is_empty() || key.expose().chars().any(char::is_whitespace) {
         return Err(CommandError::invalid(
             "api_key_invalid",
@@ -230,11 +257,13 @@ pub async fn zotero_key_save(ctx: &AppContext, key: String) -> Result<String, Co
     let kept =
         blocking(move || Ok::<_, CommandError>(store_service_key(KEY_SERVICE, &key, &config_dir)?))
             .await?;
-    Ok(kept.to_string())
+    tracing::info!(kept_in = %kept, "Zotero API key saved");
+    zotero_key_status(ctx).await
 }
 
-/// Remove the saved Zotero Web API key; whether there was one.
-pub async fn zotero_key_remove(ctx: &AppContext) -> Result<bool, CommandError> {
+/// Remove the saved Zotero Web API key (one from the environment stays).
+pub async fn zotero_key_remove(ctx: &AppContext) -> Result<ZoteroKeyStatus, CommandError> {
     let config_dir = ctx.paths().config_dir.clone();
-    blocking(move || Ok::<_, CommandError>(delete_service_key(KEY_SERVICE, &config_dir)?)).await
+    blocking(move || Ok::<_, CommandError>(delete_service_key(KEY_SERVICE, &config_dir)?)).await?;
+    zotero_key_status(ctx).await
 }

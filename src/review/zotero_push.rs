@@ -50,7 +50,7 @@ pub struct Desired {
 /// How a push went.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ZoteroPushSummary"))]
 pub struct PushSummary {
     /// Zotero items in the review.
     pub items: usize,

@@ -6,6 +6,7 @@
 import type { Platform } from "../platform";
 import { OpenAlexKey } from "./OpenAlexKey";
 import type { Preferences, ThemeChoice } from "./preferences";
+import { ZoteroKey } from "./ZoteroKey";
 
 const THEMES: { value: ThemeChoice; label: string }[] = [
   { value: "system", label: "Follow the system" },
@@ -118,6 +119,7 @@ export function SettingsPanel({
         </label>
         <OpenAlexKey platform={platform} disabled={!prefs.lookups} />
       </fieldset>
+      <ZoteroKey platform={platform} />
       <p class="field__hint">How many model calls run at once is set per model profile, in the model panel.</p>
     </section>
   );

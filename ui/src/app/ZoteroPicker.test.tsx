@@ -64,6 +64,34 @@ describe("Open a Zotero collection", () => {
     expect(platform.created).toEqual(["/data/zotero/user-CHAP0002/collection.zotero.json"]);
     // The review screen is open on the collection's review.
     expect($("dropzone")).toBeNull();
+
+    // Write to Zotero: without a key it says where to get one; with one it
+    // says what was written.
+    await click("write-to-zotero");
+    expect(host.querySelector("[role=alert]")?.textContent).toContain("zotero.org/settings/keys");
+    platform.zoteroKey = "zkey";
+    await click("write-to-zotero");
+    expect(platform.pushes).toHaveLength(1);
+    expect($("zotero-push-outcome")?.textContent).toContain("Zotero: 3 items. 3 tagged, 3 notes created, 0 updated");
+  });
+
+  it("keeps the Zotero key in Settings without showing it", async () => {
+    await mountInto(host, <App platform={platform} />);
+    await click("settings-button");
+    expect($("zotero-key-status")?.textContent).toContain("No key");
+    const input = host.querySelector<HTMLInputElement>("[data-testid=zotero-key-input]");
+    await act(() => {
+      if (input === null) throw new Error("no key field");
+      input.value = "zkey-123";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await click("zotero-key-save");
+    expect(platform.zoteroKey).toBe("zkey-123");
+    expect($("zotero-key-status")?.textContent).toContain("Key kept in the OS secret store");
+    expect(host.querySelector<HTMLInputElement>("[data-testid=zotero-key-input]")?.value).toBe("");
+    expect(host.textContent).not.toContain("zkey-123");
+    await click("zotero-key-remove");
+    expect(platform.zoteroKey).toBeNull();
   });
 
   it("says what Zotero answered and offers to try again", async () => {

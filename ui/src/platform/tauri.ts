@@ -32,7 +32,9 @@ import {
   type ModelListing,
   type OpenAlexStatus,
   type ZoteroCollections,
+  type ZoteroKeyStatus,
   type ZoteroOpened,
+  type ZoteroPushSummary,
   type ModelSetup,
   type Platform,
   QuireError,
@@ -126,6 +128,14 @@ export const tauriPlatform: Platform = {
   zoteroCollections: () => call<ZoteroCollections>("zotero_collections"),
 
   openZoteroCollection: (collection) => call<ZoteroOpened>("zotero_open", { params: { collection } }),
+
+  zoteroKeyStatus: () => call<ZoteroKeyStatus>("zotero_key_status"),
+
+  saveZoteroKey: (key) => call<ZoteroKeyStatus>("zotero_key_save", { params: { key } }),
+
+  removeZoteroKey: () => call<ZoteroKeyStatus>("zotero_key_remove"),
+
+  pushToZotero: (workspace) => call<ZoteroPushSummary>("zotero_push", { params: { workspace } }),
 
   openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
 

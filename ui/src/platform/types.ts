@@ -23,7 +23,9 @@ import type {
   OpenAlexStatus,
   ProfileView,
   ZoteroCollections,
+  ZoteroKeyStatus,
   ZoteroOpened,
+  ZoteroPushSummary,
   ProtocolParams,
   ProtocolView,
   ValidateParams,
@@ -58,7 +60,9 @@ export type {
   OpenAlexStatus,
   ZoteroCollection,
   ZoteroCollections,
+  ZoteroKeyStatus,
   ZoteroOpened,
+  ZoteroPushSummary,
 } from "./generated/ipc";
 
 /** A workspace as the recent-reviews list shows it. */
@@ -126,6 +130,12 @@ export interface Platform {
   zoteroCollections(): Promise<ZoteroCollections>;
   /** Read a collection (by key) and open it as a review: its items the records, their PDFs the full text. */
   openZoteroCollection(collection: string): Promise<ZoteroOpened>;
+  /** Where the Zotero Web API key is kept (it never comes back). */
+  zoteroKeyStatus(): Promise<ZoteroKeyStatus>;
+  saveZoteroKey(key: string): Promise<ZoteroKeyStatus>;
+  removeZoteroKey(): Promise<ZoteroKeyStatus>;
+  /** Write the review's verdicts to its Zotero items (tags and one note each); only what differs is written. */
+  pushToZotero(workspace: string): Promise<ZoteroPushSummary>;
 
   /** A review's state and every paper. */
   openReview(workspace: string): Promise<ReviewView>;

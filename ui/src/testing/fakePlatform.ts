@@ -42,7 +42,9 @@ import {
   type Platform,
   type ZoteroCollection,
   type ZoteroCollections,
+  type ZoteroKeyStatus,
   type ZoteroOpened,
+  type ZoteroPushSummary,
   QuireError,
   type WorkspaceSummary,
   type Cutoffs,
@@ -102,6 +104,20 @@ export class FakePlatform implements Platform {
   zoteroError: QuireError | null = null;
   /** PDFs of the next opened collection that are not on this computer. */
   zoteroMissing: string[] = [];
+  /** The saved Zotero Web API key, and the pushes made with it. */
+  zoteroKey: string | null = null;
+  pushes: string[] = [];
+  /** What the next push answers. */
+  nextPush: ZoteroPushSummary = {
+    items: 3,
+    tagged: 3,
+    notesCreated: 3,
+    notesUpdated: 0,
+    unchanged: 0,
+    conflictsResolved: 0,
+    failed: [],
+    requests: 4,
+  };
   private dragHandlers: ((e: DragDropEvent) => void)[] = [];
   private changeHandlers: (() => void)[] = [];
   private clock = Date.parse("2026-11-30T12:00:00Z");
@@ -419,6 +435,39 @@ export class FakePlatform implements Platform {
       },
       workspace,
     };
+  }
+
+  zoteroKeyStatus(): Promise<ZoteroKeyStatus> {
+    return Promise.resolve({ keySource: this.zoteroKey === null ? null : "the OS secret store", fromEnv: false });
+  }
+
+  saveZoteroKey(key: string): Promise<ZoteroKeyStatus> {
+    if (key.trim() === "" || /\s/.test(key.trim())) {
+      return Promise.reject(
+        new QuireError("invalid_input", "api_key_invalid", "a Zotero API key is one word with no spaces (zotero.org/settings/keys)"),
+      );
+    }
+    this.zoteroKey = key.trim();
+    return this.zoteroKeyStatus();
+  }
+
+  removeZoteroKey(): Promise<ZoteroKeyStatus> {
+    this.zoteroKey = null;
+    return this.zoteroKeyStatus();
+  }
+
+  pushToZotero(workspace: string): Promise<ZoteroPushSummary> {
+    if (this.zoteroKey === null) {
+      return Promise.reject(
+        new QuireError(
+          "invalid_input",
+          "zotero_key_missing",
+          "writing to Zotero needs a Zotero Web API key with write access to the library: create one at zotero.org/settings/keys, then save it (`quire zotero key`, or Settings)",
+        ),
+      );
+    }
+    this.pushes.push(workspace);
+    return Promise.resolve({ ...this.nextPush });
   }
 
   checkModelProfile(name: string): Promise<ModelListing> {
@@ -1154,6 +1203,8 @@ function fakeResult(score: number, verdict: PaperResult["verdict"]): PaperResult
 
 /** A review just created for `folder`: three files, none read yet. */
 export function newReview(root: string, title: string, folder: string): ReviewView {
+  // A Zotero collection's review: its items are records carrying their Zotero key, tags and notes.
+  const zotero = folder.endsWith(".zotero.json");
   const paper = (n: number, file: string) => ({
     id: `p${n}`,
     file: `${folder}/${file}`,
@@ -1163,7 +1214,20 @@ export function newReview(root: string, title: string, folder: string): ReviewVi
     status: "pending",
     reason: null,
     pages: 0,
-    imported: null,
+    imported: zotero
+      ? {
+          format: "Zotero",
+          position: n,
+          zotero: {
+            library: "users/0",
+            key: `ITEM000${String(n)}`,
+            version: n,
+            itemType: "journalArticle",
+            tags: ["to-read"],
+            notes: ["Compare with Spanner in section 3."],
+          },
+        }
+      : null,
     ocr: false,
     duplicates: 0,
     fullText: null,

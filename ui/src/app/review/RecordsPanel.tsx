@@ -2,7 +2,7 @@
 // files that could not be read and why) and the review's possible
 // duplicates, which Quire shows and never merges: the researcher decides.
 
-import type { DuplicateGroup, FullTextSummary, ImportSummary } from "../../platform";
+import type { DuplicateGroup, FullTextSummary, ImportSummary, ZoteroPushSummary } from "../../platform";
 
 export interface ImportOutcomeProps {
   summary: ImportSummary;
@@ -57,6 +57,38 @@ export function FullTextOutcome({ summary, onClose }: { summary: FullTextSummary
             </li>
           ))}
         </ul>
+      </div>
+      <button type="button" class="banner__close" onClick={onClose} aria-label="Dismiss">
+        ×
+      </button>
+    </div>
+  );
+}
+
+/** The outcome of *Write to Zotero*: what was written, what Zotero already
+ * held, and what was not written, with why. */
+export function ZoteroPushOutcome({ summary, onClose }: { summary: ZoteroPushSummary; onClose: () => void }) {
+  const plural = (n: number, one: string, many: string) => `${String(n)} ${n === 1 ? one : many}`;
+  return (
+    <div class="banner banner--info" role="status" data-testid="zotero-push-outcome">
+      <div>
+        <p>
+          Zotero: {plural(summary.items, "item", "items")}. {summary.tagged} tagged,{" "}
+          {plural(summary.notesCreated, "note", "notes")} created, {summary.notesUpdated} updated,{" "}
+          {summary.unchanged} already as Quire would write {summary.unchanged === 1 ? "it" : "them"} (
+          {plural(summary.requests, "request", "requests")}).
+          {summary.conflictsResolved > 0 &&
+            ` ${plural(summary.conflictsResolved, "item was", "items were")} changed in Zotero meanwhile: read again, your edits kept.`}
+        </p>
+        {summary.failed.length > 0 && (
+          <ul class="import-files">
+            {summary.failed.map((f) => (
+              <li key={f} data-testid="zotero-push-failed">
+                Not written: {f}
+              </li>
+            ))}
+          </ul>
+        )}
       </div>
       <button type="button" class="banner__close" onClick={onClose} aria-label="Dismiss">
         ×

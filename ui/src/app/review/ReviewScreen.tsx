@@ -7,6 +7,7 @@ import {
   type ActiveModel,
   type EngineKind,
   type FullTextSummary,
+  type ZoteroPushSummary,
   type ImportSummary,
   type LookupChoice,
   type PaperRow,
@@ -17,7 +18,7 @@ import {
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
-import { Duplicates, FullTextOutcome, ImportOutcome } from "./RecordsPanel";
+import { Duplicates, FullTextOutcome, ImportOutcome, ZoteroPushOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
@@ -55,6 +56,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [preparing, setPreparing] = useState(false);
   const [imported, setImported] = useState<ImportSummary | null>(null);
   const [attached, setAttached] = useState<FullTextSummary | null>(null);
+  const [pushed, setPushed] = useState<ZoteroPushSummary | null>(null);
+  const [pushing, setPushing] = useState(false);
   const run = runs.byWorkspace[root];
   const running = run !== undefined && !isOver(run);
 
@@ -174,6 +177,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).message);
+    }
+  };
+
+  const writeToZotero = async () => {
+    setError(null);
+    setPushing(true);
+    try {
+      setPushed(await platform.pushToZotero(root));
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
+    } finally {
+      setPushing(false);
     }
   };
 
@@ -319,6 +334,18 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 Attach PDFs…
               </button>
             )}
+            {!running && view.papers.some((p) => p.imported?.zotero != null) && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="write-to-zotero"
+                disabled={pushing}
+                title="Write each item's verdict to Zotero: quire: tags for the engine, screen: tags for your labels, and one note with the summary and the quotes linked to their pages. Your own tags and notes are never touched."
+                onClick={() => void writeToZotero()}
+              >
+                {pushing ? "Writing to Zotero…" : "Write to Zotero"}
+              </button>
+            )}
             {run !== undefined && (
               <button type="button" class="button button--small" data-testid="to-run" onClick={() => { setPanel("run"); }}>
                 {running ? "Run" : "Last run"}
@@ -381,6 +408,14 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           summary={imported}
           onClose={() => {
             setImported(null);
+          }}
+        />
+      )}
+      {pushed !== null && (
+        <ZoteroPushOutcome
+          summary={pushed}
+          onClose={() => {
+            setPushed(null);
           }}
         />
       )}

@@ -1529,6 +1529,57 @@ missing: Array<string>, };
  */
 export type ZoteroOpened = { read: ZoteroRead, workspace: WorkspaceRow, };
 
+/**
+ * Where the Zotero Web API key is kept; the key itself never leaves the core.
+ */
+export type ZoteroKeyStatus = { 
+/**
+ * "the OS secret store", the key file's path, "environment variable …";
+ * `None` without a key.
+ */
+keySource: string | null, 
+/**
+ * From the environment (Settings cannot replace it).
+ */
+fromEnv: boolean, };
+
+export type ZoteroKeyParams = { key: string, };
+
+export type ZoteroPushParams = { 
+/**
+ * The review's workspace folder.
+ */
+workspace: string, };
+
+/**
+ * How a push went.
+ */
+export type ZoteroPushSummary = { 
+/**
+ * Zotero items in the review.
+ */
+items: number, 
+/**
+ * Items whose tags were written.
+ */
+tagged: number, notesCreated: number, notesUpdated: number, 
+/**
+ * Items Zotero already held as Quire would write them.
+ */
+unchanged: number, 
+/**
+ * Items changed in Zotero during the push, read again and written.
+ */
+conflictsResolved: number, 
+/**
+ * Items not written, with why ("title: why").
+ */
+failed: Array<string>, 
+/**
+ * HTTP requests sent (reads and writes, retries included).
+ */
+requests: number, };
+
 export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
 /**
  * A new key to store; `None` or empty keeps the stored one.
