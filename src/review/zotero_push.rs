@@ -93,8 +93,10 @@ pub fn plan(ws: &Workspace) -> Result<Vec<Desired>, ReviewError> {
             Some(pdf) => verdicts.shown(ws, &pdf.id, result_of(ws, &pdf.id)?)?.0,
             None => None,
         };
+        // The full text, once read, is the better evidence: its verdict is
+        // the one written (the note gives both).
         let mut tags = Vec::new();
-        if let Some(r) = &shown {
+        if let Some(r) = full_text.as_ref().or(shown.as_ref()) {
             tags.push((format!("quire:{}", r.verdict.as_str()), 1));
             tags.push((format!("quire:score:{}", r.score.round() as i64), 1));
             if let Some(criterion) = &r.excluded_by {
@@ -386,11 +388,24 @@ fn note_html(
     };
     let link = item.pdf_key.as_deref().map(|key| (library, key));
     let mut html = format!("<div {}>", marker(review));
-    let headline = match record {
-        Some(r) => format!("Quire: {} ({:.0}/10)", r.verdict.as_str(), r.score),
+    let verdict = |r: &PaperResult| format!("{} ({:.0}/10)", r.verdict.as_str(), r.score);
+    let headline = match full_text.or(record) {
+        Some(r) => format!("Quire: {}", verdict(r)),
         None => "Quire".to_owned(),
     };
     html.push_str(&format!("<h1>{}</h1>", escape(&headline)));
+    match (full_text, record) {
+        (Some(f), Some(r)) => html.push_str(&format!(
+            "<p>Full text: {}; title and abstract: {}.</p>",
+            verdict(f),
+            verdict(r)
+        )),
+        (Some(_), None) => html.push_str("<p>Read in full text.</p>"),
+        (None, Some(_)) => {
+            html.push_str("<p>Screened on title and abstract (no full text read).</p>")
+        }
+        (None, None) => {}
+    }
     if !question.is_empty() {
         html.push_str(&format!(
             "<p><strong>Question:</strong> {}</p>",

@@ -235,6 +235,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           defaultEngine={defaultEngine}
           lookups={lookups}
           onStart={start}
+          preparing={preparing}
         />
       );
     } else if (shown === "screen") {

@@ -30,9 +30,12 @@ export interface SetupPanelProps {
   /** The scholarly lookups, as set in Settings. */
   lookups: LookupChoice;
   onStart: (launch: ReviewLaunch) => Promise<void>;
+  /** The files are still being read (their statuses not known yet): a run
+   * cannot start until they are, as both need the review. */
+  preparing?: boolean;
 }
 
-export function SetupPanel({ platform, view, model, defaultEngine, lookups, onStart }: SetupPanelProps) {
+export function SetupPanel({ platform, view, model, defaultEngine, lookups, onStart, preparing = false }: SetupPanelProps) {
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
   const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
@@ -214,8 +217,14 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
             type="submit"
             class="button button--primary"
             data-testid="start"
-            disabled={busy !== null || question.trim() === "" || awaitingProtocol || (pilotOn && pilot === null)}
-            title={awaitingProtocol ? "Approve the protocol first: no paper is read before it is approved." : undefined}
+            disabled={busy !== null || preparing || question.trim() === "" || awaitingProtocol || (pilotOn && pilot === null)}
+            title={
+              preparing
+                ? "Reading the files first…"
+                : awaitingProtocol
+                  ? "Approve the protocol first: no paper is read before it is approved."
+                  : undefined
+            }
           >
             {busy === "start"
               ? "Starting…"
