@@ -52,6 +52,9 @@ enum BenchCommand {
     /// the results list, the first queue, and the next record after each
     /// label (goal 100 ms at 10,000 records), with peak memory.
     Screening(super::bench_screening::ScreeningBenchArgs),
+    /// A Zotero collection in (local API and database) and its verdicts out
+    /// (the Web API): reads, review, and two pushes, with request counts.
+    Zotero(super::bench_zotero::ZoteroBenchArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
@@ -59,6 +62,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Some(BenchCommand::Agent(agent)) => super::bench_agent::run(agent).await,
         Some(BenchCommand::Ask(ask)) => super::bench_ask::run(ask).await,
         Some(BenchCommand::Screening(screening)) => super::bench_screening::run(screening).await,
+        Some(BenchCommand::Zotero(zotero)) => super::bench_zotero::run(zotero).await,
         None => bench(args).await,
     };
     match outcome {

@@ -32,12 +32,12 @@ pub(crate) struct ScreeningBenchArgs {
 }
 
 /// One record of the export and its truth.
-struct Row {
-    title: String,
-    abstract_text: String,
-    authors: String,
-    year: String,
-    included: bool,
+pub(crate) struct Row {
+    pub(crate) title: String,
+    pub(crate) abstract_text: String,
+    pub(crate) authors: String,
+    pub(crate) year: String,
+    pub(crate) included: bool,
 }
 
 pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
@@ -178,7 +178,7 @@ fn write_export(dir: &Path, pool: &[Row], count: usize) -> Result<(PathBuf, Vec<
 }
 
 /// Every record of every CSV in `dir`, in file order.
-fn rows_in(dir: &Path) -> Result<Vec<Row>, String> {
+pub(crate) fn rows_in(dir: &Path) -> Result<Vec<Row>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
