@@ -27,7 +27,7 @@ pub enum WorkspaceError {
     NotADirectory { path: String },
     #[error("too many levels of symbolic links at {path}")]
     SymlinkLoop { path: String },
-    #[error("workspace {root} is in use by another Quire process{}", holder_note(.holder))]
+    #[error("workspace {root} is in use {}", holder_note(.holder))]
     Locked { root: PathBuf, holder: Option<u32> },
     #[error("{root} is not a Quire workspace (no task.json)")]
     NotAWorkspace { root: PathBuf },
@@ -41,10 +41,16 @@ pub enum WorkspaceError {
     },
 }
 
+/// Who holds the lock, in words: this very process (another task of the
+/// same app, such as reading the files) or another Quire.
 fn holder_note(holder: &Option<u32>) -> String {
-    holder
-        .map(|pid| format!(" (pid {pid})"))
-        .unwrap_or_default()
+    match holder {
+        Some(pid) if *pid == std::process::id() => {
+            "by another task of this Quire (reading its files, or a run); try again when it has finished".to_owned()
+        }
+        Some(pid) => format!("by another Quire process (pid {pid})"),
+        None => "by another Quire process".to_owned(),
+    }
 }
 
 impl WorkspaceError {

@@ -13,7 +13,7 @@ import { ReportPreview } from "./ReportPreview";
 import { ResultsTable } from "./ResultsTable";
 import { count } from "./format";
 import { actionFor } from "./keys";
-import { DEFAULT_QUERY, type SortKey, type TableQuery, visibleRows } from "./table";
+import { DEFAULT_QUERY, type SortKey, type TableQuery, visibleRows, zoteroTags } from "./table";
 
 export interface ResultsPanelProps {
   platform: Platform;
@@ -49,6 +49,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
   const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
   const rows = useMemo(() => visibleRows(view.papers, query), [view.papers, query]);
+  const tags = useMemo(() => zoteroTags(view.papers), [view.papers]);
   const patch = (p: Partial<TableQuery>) => {
     setQuery((q) => ({ ...q, ...p }));
   };
@@ -167,6 +168,24 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           <option value="labelled">Labelled by me</option>
           <option value="unlabelled">Not labelled</option>
         </select>
+        {tags.length > 0 && (
+          <select
+            class="field__input"
+            aria-label="Zotero tag"
+            data-testid="filter-zotero-tag"
+            value={query.zoteroTag ?? ""}
+            onChange={(e) => {
+              patch({ zoteroTag: e.currentTarget.value === "" ? null : e.currentTarget.value });
+            }}
+          >
+            <option value="">Any Zotero tag</option>
+            {tags.map((tag) => (
+              <option key={tag} value={tag}>
+                Zotero: {tag}
+              </option>
+            ))}
+          </select>
+        )}
         <label class="results__num">
           <span>Score ≥</span>
           <input

@@ -113,7 +113,15 @@ export function ResultsTable({ rows, selected, query, onSort, onSelect }: Result
                   </span>
                   <span role="gridcell" class="col-title">
                     <span class="row__title">{titleOf(row)}</span>
-                    <span class="row__authors">{authorsShort(row)}</span>
+                    <span class="row__authors">
+                      {authorsShort(row)}
+                      {(row.imported?.zotero?.tags ?? []).length > 0 && (
+                        <span class="row__tags" title="Tags in Zotero">
+                          {" · "}
+                          {(row.imported?.zotero?.tags ?? []).join(", ")}
+                        </span>
+                      )}
+                    </span>
                   </span>
                   <span role="gridcell" class="col-year">
                     {row.year ?? ""}

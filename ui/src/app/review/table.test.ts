@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { PaperRow } from "../../platform";
-import { DEFAULT_QUERY, histogram, titleOf, visibleRows } from "./table";
+import { DEFAULT_QUERY, histogram, titleOf, visibleRows, zoteroTags } from "./table";
 
 function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
   return shown({
@@ -84,5 +84,29 @@ describe("the results table's query", () => {
     expect(shown.every((r) => r.authors[0] === "Author7x" && (r.score ?? 0) >= 5)).toBe(true);
     const scores = shown.map((r) => r.score ?? 0);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
+
+describe("Zotero tags", () => {
+  const zotero = (id: string, tags: string[], notes: string[] = []): PaperRow =>
+    row(id, {
+      score: 5,
+      imported: {
+        format: "Zotero",
+        position: 1,
+        zotero: { library: "users/0", key: `K${id}`, version: 1, itemType: "journalArticle", tags, notes },
+      },
+    });
+
+  it("filters by a tag, a record's full text going with its record, and finds notes by text", () => {
+    const a = zotero("a", ["to-read", "core"], ["Compare with Spanner"]);
+    const b = zotero("b", ["later"]);
+    const pdf = row("pdf-a", { score: 6, fullTextOf: "a" });
+    const rows = [a, b, pdf];
+    expect(zoteroTags(rows)).toEqual(["core", "later", "to-read"]);
+    const shown = visibleRows(rows, { ...DEFAULT_QUERY, zoteroTag: "core" }).map((r) => r.id);
+    expect(shown.sort()).toEqual(["a", "pdf-a"]);
+    expect(visibleRows(rows, { ...DEFAULT_QUERY, zoteroTag: "later" }).map((r) => r.id)).toEqual(["b"]);
+    expect(visibleRows(rows, { ...DEFAULT_QUERY, text: "spanner" }).map((r) => r.id)).toEqual(["a"]);
   });
 });

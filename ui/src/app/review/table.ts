@@ -17,6 +17,9 @@ export interface TableQuery {
   minScore: number;
   /** Earliest year shown; null shows all (papers without a year too). */
   fromYear: number | null;
+  /** Only papers whose Zotero item carries this tag (a record's full text
+   * goes with its record); null shows all. */
+  zoteroTag: string | null;
   sort: SortKey;
   descending: boolean;
 }
@@ -29,6 +32,7 @@ export const DEFAULT_QUERY: TableQuery = {
   readers: "any",
   minScore: 0,
   fromYear: null,
+  zoteroTag: null,
   sort: "score",
   descending: true,
 };
@@ -84,17 +88,44 @@ function compare(a: PaperRow, b: PaperRow, key: SortKey): number {
 
 function matchesText(row: PaperRow, words: string[]): boolean {
   if (words.length === 0) return true;
-  const haystack = [titleOf(row), row.authors.join(" "), row.file, String(row.year ?? ""), row.label?.note ?? ""]
+  const zotero = row.imported?.zotero;
+  const haystack = [
+    titleOf(row),
+    row.authors.join(" "),
+    row.file,
+    String(row.year ?? ""),
+    row.label?.note ?? "",
+    ...(zotero?.tags ?? []),
+    ...(zotero?.notes ?? []),
+  ]
     .join(" ")
     .toLowerCase();
   return words.every((w) => haystack.includes(w));
+}
+
+/** The Zotero tags a row carries: its item's, or, for a record's full
+ * text, its record's. */
+export function zoteroTagsOf(row: PaperRow, byId: ReadonlyMap<string, PaperRow>): readonly string[] {
+  const own = row.imported?.zotero?.tags;
+  if (own !== undefined) return own;
+  const record = row.fullTextOf === null ? undefined : byId.get(row.fullTextOf);
+  return record?.imported?.zotero?.tags ?? [];
+}
+
+/** Every Zotero tag of the review's items, sorted, for the filter. */
+export function zoteroTags(rows: readonly PaperRow[]): string[] {
+  const tags = new Set<string>();
+  for (const row of rows) for (const tag of row.imported?.zotero?.tags ?? []) tags.add(tag);
+  return [...tags].sort((a, b) => collator.compare(a, b));
 }
 
 /** The rows the query shows, in its order (ties by title, then id, so the
  * order never jumps). */
 export function visibleRows(rows: readonly PaperRow[], q: TableQuery): PaperRow[] {
   const words = q.text.toLowerCase().split(/\s+/).filter(Boolean);
+  const byId = new Map(rows.map((r) => [r.id, r]));
   const shown = rows.filter((row) => {
+    if (q.zoteroTag !== null && !zoteroTagsOf(row, byId).includes(q.zoteroTag)) return false;
     if (q.verdict !== "any" && verdictOf(row) !== q.verdict) return false;
     if (q.status !== "any" && statusGroup(row) !== q.status) return false;
     if (q.label === "labelled" && row.label === null) return false;
