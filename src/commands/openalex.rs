@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use super::context::AppContext;
 use super::error::{CommandError, ErrorKind};
-use super::reviews::offline_forced;
 use crate::llm::secrets::{
     ApiKey, KeySource, delete_service_key, resolve_service_key, store_service_key,
 };
@@ -80,7 +79,7 @@ pub async fn openalex_status(
     if !check {
         return Ok(status);
     }
-    if offline_forced() {
+    if crate::net::offline_forced() {
         status.problem = Some("Quire is offline (QUIRE_OFFLINE), so OpenAlex was not asked".into());
         return Ok(status);
     }

@@ -87,16 +87,11 @@ impl LookupChoice {
     }
 }
 
-/// `QUIRE_OFFLINE=1` keeps every review off the network, whatever it asked.
-pub fn offline_forced() -> bool {
-    std::env::var("QUIRE_OFFLINE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"))
-}
-
 async fn lookup_for(
     ctx: &AppContext,
     choice: &LookupChoice,
 ) -> Result<Option<Arc<Lookup>>, CommandError> {
-    if !choice.enabled || offline_forced() {
+    if !choice.enabled || crate::net::offline_forced() {
         return Ok(None);
     }
     let contact = choice
