@@ -207,5 +207,18 @@ async fn a_zotero_collection_is_opened_reviewed_and_its_verdicts_written_back() 
             "{notes:?}"
         );
     }
+    // Settings says where each key is kept, never the key.
+    app.click("[data-testid=settings-button]").await?;
+    let zotero_key = app
+        .wait_text("[data-testid=zotero-key-status]", UI_TIMEOUT)
+        .await?;
+    assert!(zotero_key.contains("QUIRE_ZOTERO_API_KEY"), "{zotero_key}");
+    let openalex = app
+        .wait_text("[data-testid=openalex-key-status]", UI_TIMEOUT)
+        .await?;
+    assert!(openalex.contains("No key"), "{openalex}");
+    let page = app.text_content("body").await?.unwrap_or_default();
+    assert!(!page.contains(KEY), "a key is shown in the window");
+    app.screenshot("settings").await?;
     Ok(())
 }

@@ -71,19 +71,28 @@ export function OpenAlexKey({ platform, disabled }: { platform: Platform; disabl
           autocomplete="off"
           data-testid="openalex-key-input"
           value={state.draft}
-          placeholder={kept === null ? "paste your key" : "paste a new key to replace the saved one"}
+          placeholder={
+            status?.fromEnv === true
+              ? "set by the environment"
+              : kept === null
+                ? "paste your key"
+                : "paste a new key to replace the saved one"
+          }
           disabled={disabled || status?.fromEnv === true}
           onInput={(e) => {
             patch({ draft: e.currentTarget.value });
           }}
         />
       </label>
-      <p class="field__hint" data-testid="openalex-key-status" role="status">
-        {kept === null
-          ? "No key: OpenAlex allows a cent of requests a day without one. With a free key it allows a dollar: lookups by DOI cost nothing, a title search a tenth of a cent."
-          : `Key kept in ${kept}${status?.fromEnv === true ? " (it wins over a saved key)" : ""}. It is sent to OpenAlex only, never written to a review or a log.`}
-        {status?.allowance != null && <> OpenAlex says: {allowanceLine(status.allowance)}.</>}
-      </p>
+      {/* Said once known: "No key" before the answer would be a guess. */}
+      {status !== null && (
+        <p class="field__hint" data-testid="openalex-key-status" role="status">
+          {kept === null
+            ? "No key: OpenAlex allows a cent of requests a day without one. With a free key it allows a dollar: lookups by DOI cost nothing, a title search a tenth of a cent."
+            : `Key kept in ${kept}${status.fromEnv ? " (it wins over a saved key)" : ""}. It is sent to OpenAlex only, never written to a review or a log.`}
+          {status.allowance !== null && <> OpenAlex says: {allowanceLine(status.allowance)}.</>}
+        </p>
+      )}
       {(status?.problem ?? state.error) != null && (
         <div class="banner banner--error" role="alert" data-testid="openalex-key-error">
           {state.error ?? status?.problem}

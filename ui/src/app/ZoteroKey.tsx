@@ -47,17 +47,26 @@ export function ZoteroKey({ platform }: { platform: Platform }) {
           data-testid="zotero-key-input"
           value={draft}
           disabled={status?.fromEnv === true}
-          placeholder={kept === null ? "paste your key" : "paste a new key to replace the saved one"}
+          placeholder={
+            status?.fromEnv === true
+              ? "set by the environment"
+              : kept === null
+                ? "paste your key"
+                : "paste a new key to replace the saved one"
+          }
           onInput={(e) => {
             setDraft(e.currentTarget.value);
           }}
         />
       </label>
-      <p class="field__hint" data-testid="zotero-key-status">
-        {kept === null
-          ? "No key: reviews of Zotero collections are read without one; writing their verdicts back needs one."
-          : `Key kept in ${kept}. It is sent to Zotero only, never written to a review or a log.`}
-      </p>
+      {/* Said once known: "No key" before the answer would be a guess. */}
+      {status !== null && (
+        <p class="field__hint" data-testid="zotero-key-status">
+          {kept === null
+            ? "No key: reviews of Zotero collections are read without one; writing their verdicts back needs one."
+            : `Key kept in ${kept}. It is sent to Zotero only, never written to a review or a log.`}
+        </p>
+      )}
       {error !== null && (
         <div class="banner banner--error" role="alert" data-testid="zotero-key-error">
           {error}
