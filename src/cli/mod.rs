@@ -13,6 +13,7 @@ mod openalex;
 mod protocol;
 mod review;
 mod screen;
+mod snowball;
 mod table;
 mod tool;
 mod validate;
@@ -55,6 +56,10 @@ enum Command {
     /// The screening queue: where screening stands and the next papers to
     /// label, ordered by what your labels so far teach.
     Screen(screen::ScreenArgs),
+    /// Citation searching: follow the included papers' references and
+    /// citing works in OpenAlex; new works join the review as records to
+    /// screen. Prints the plan (calls, cost, today's allowance) first.
+    Snowball(snowball::SnowballArgs),
     /// Import search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review:
     /// each becomes a paper screened on its title and abstract.
     Import(import::ImportArgs),
@@ -165,6 +170,7 @@ async fn dispatch(command: Command) -> ExitCode {
         Command::Import(args) => report(import::run(args).await),
         Command::Duplicate(args) => report(duplicate::run(args).await),
         Command::Screen(args) => report(screen::run(args).await),
+        Command::Snowball(args) => report(snowball::run(args).await),
         Command::Meta(cmd) => report(meta::run(cmd).await),
         Command::Validate(args) => report(validate::run(args).await),
         Command::AskPapers(args) => report(ask_papers::run(args).await),

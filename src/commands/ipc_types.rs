@@ -22,6 +22,7 @@ use super::review_view::{
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
 use super::screening::ScreeningParams;
+use super::snowball::SnowballParams;
 use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
@@ -32,6 +33,7 @@ use super::zotero::{
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
 use crate::llm::{ModelSettings, Protocol};
+use crate::records::citations::{Calls as SnowballCalls, Seed as SnowballSeed};
 use crate::review::ask::estimate::Estimate as WorkEstimate;
 use crate::review::ask::run::Progress as AskProgress;
 use crate::review::ask::{
@@ -51,6 +53,7 @@ use crate::review::protocol::{
 };
 use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView, StoppingView};
 use crate::review::report::prisma::{Flow, Reason, Unreadable};
+use crate::review::snowball::{Plan as SnowballPlan, RoundSummary as SnowballRound};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
 use crate::review::validation::{
@@ -62,7 +65,10 @@ use crate::review_model::{
     Verdict,
 };
 use crate::scholar::Allowance;
-use crate::workspace::{Author, ImportedFrom, MetaField, Origin, PaperMeta, ZoteroItem};
+use crate::workspace::{
+    Author, CitationFound, Direction, FoundVia, ImportedFrom, MetaField, OpenCopy, Origin,
+    PaperMeta, ZoteroItem,
+};
 use crate::zotero::{Collection as ZoteroCollection, Library as ZoteroLibrary, Via as ZoteroVia};
 
 const GENERATED: &str = "ui/src/platform/generated/ipc.ts";
@@ -207,6 +213,16 @@ fn generated() -> String {
         declaration::<ZoteroKeyParams>(),
         declaration::<ZoteroPushParams>(),
         declaration::<ZoteroPushSummary>(),
+        // Citation searching.
+        declaration::<Direction>(),
+        declaration::<FoundVia>(),
+        declaration::<OpenCopy>(),
+        declaration::<CitationFound>(),
+        declaration::<SnowballSeed>(),
+        declaration::<SnowballCalls>(),
+        declaration::<SnowballPlan>(),
+        declaration::<SnowballRound>(),
+        declaration::<SnowballParams>(),
         declaration::<ModelProfileSaveParams>(),
         declaration::<ModelListing>(),
         // Errors.

@@ -20,6 +20,7 @@ pub mod review_view;
 pub mod reviews;
 pub mod run_model;
 pub mod screening;
+pub mod snowball;
 pub mod table;
 pub mod validation;
 pub(crate) mod workspaces;

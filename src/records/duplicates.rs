@@ -5,7 +5,10 @@
 //! researcher with the reason, never merged here: a preprint and its
 //! journal version can share a title and be screened apart. A PDF's paper
 //! gives the same keys ([`Work`]), so records are checked against a
-//! review's PDFs too.
+//! review's PDFs too. [`Known`] answers the other question citation
+//! searching asks of each work it finds: does the review have it already,
+//! in any version (the arXiv preprint of a journal paper, a work OpenAlex
+//! merged into another)?
 
 use std::collections::HashMap;
 
@@ -21,6 +24,27 @@ pub enum Why {
     Pmid,
     /// The same title, year and first author.
     TitleYearAuthor,
+    /// The same arXiv id (a preprint and the journal paper it became).
+    Arxiv,
+    /// The same OpenAlex work (after merges).
+    Openalex,
+    /// The same title and first author a year or two apart: a preprint and
+    /// its published version. Only [`Known`] joins by it.
+    Version,
+}
+
+impl Why {
+    /// The reason in words, for a list a person reads.
+    pub fn as_words(self) -> &'static str {
+        match self {
+            Self::Doi => "the same DOI",
+            Self::Pmid => "the same PMID",
+            Self::TitleYearAuthor => "the same title, year and first author",
+            Self::Arxiv => "the same arXiv id",
+            Self::Openalex => "the same OpenAlex work",
+            Self::Version => "another version (same title and first author, a year or two apart)",
+        }
+    }
 }
 
 /// Records (their indices in the slice given) found to be one work; the
@@ -41,6 +65,10 @@ pub struct Work {
     /// Lowercased, without a resolver prefix.
     pub doi: Option<String>,
     pub pmid: Option<String>,
+    /// Without its version (`1706.03762`).
+    pub arxiv: Option<String>,
+    /// Its OpenAlex ids (`W…`): the current one and any merged into it.
+    pub openalex: Vec<String>,
 }
 
 impl From<&Record> for Work {
@@ -54,34 +82,112 @@ impl From<&Record> for Work {
                 .map(|a| a.split(',').next().unwrap_or(a).trim().to_owned()),
             doi: r.doi.clone(),
             pmid: r.pmid.clone(),
+            arxiv: r.arxiv.clone(),
+            openalex: r.citation.iter().map(|c| c.openalex.clone()).collect(),
         }
     }
 }
 
-/// A work's key under one reason, if it has one.
-type KeyOf = fn(&Work) -> Option<String>;
+/// The works a review already has, by every key that tells a work: what
+/// citation searching checks each work it finds against.
+#[derive(Debug, Default)]
+pub struct Known {
+    /// "doi:…", "pmid:…", "arxiv:…", "openalex:…", "tya:…" → the owner.
+    keys: HashMap<String, usize>,
+    /// Title and first author → (year, owner), for versions.
+    versions: HashMap<String, Vec<(Option<i32>, usize)>>,
+}
+
+/// The most years apart a preprint and its published version are taken to
+/// be: journals take a while.
+const VERSION_YEARS: i32 = 2;
+
+impl Known {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remember `work` as `owner`'s (an index the caller keeps). A key
+    /// already known keeps its first owner.
+    pub fn add(&mut self, work: &Work, owner: usize) {
+        for (_, key) in keys_of(work) {
+            self.keys.entry(key).or_insert(owner);
+        }
+        if let Some(key) = title_author(work) {
+            self.versions
+                .entry(key)
+                .or_default()
+                .push((work.year, owner));
+        }
+    }
+
+    /// The owner of a known work `work` is, and the strongest reason; none
+    /// when it is new.
+    pub fn find(&self, work: &Work) -> Option<(usize, Why)> {
+        if let Some(found) = keys_of(work)
+            .into_iter()
+            .find_map(|(why, key)| self.keys.get(&key).map(|&owner| (owner, why)))
+        {
+            return Some(found);
+        }
+        let versions = self.versions.get(&title_author(work)?)?;
+        versions.iter().find_map(|&(year, owner)| {
+            let close = match (year, work.year) {
+                (Some(a), Some(b)) => (a - b).abs() <= VERSION_YEARS,
+                _ => true,
+            };
+            close.then_some((owner, Why::Version))
+        })
+    }
+}
+
+/// Every key of a work, strongest first.
+fn keys_of(work: &Work) -> Vec<(Why, String)> {
+    let mut keys = Vec::new();
+    for id in &work.openalex {
+        keys.push((Why::Openalex, format!("openalex:{}", id.to_uppercase())));
+    }
+    if let Some(doi) = &work.doi {
+        keys.push((Why::Doi, format!("doi:{}", doi.to_lowercase())));
+        // An arXiv DOI is the arXiv id under another name.
+        if let Some(id) = doi.to_lowercase().strip_prefix("10.48550/arxiv.") {
+            keys.push((Why::Arxiv, format!("arxiv:{id}")));
+        }
+    }
+    if let Some(id) = &work.arxiv {
+        keys.push((Why::Arxiv, format!("arxiv:{}", id.to_lowercase())));
+    }
+    if let Some(pmid) = &work.pmid {
+        keys.push((Why::Pmid, format!("pmid:{pmid}")));
+    }
+    if let Some(key) = title_year_author(work) {
+        keys.push((Why::TitleYearAuthor, format!("tya:{key}")));
+    }
+    keys
+}
+
+/// Title and first author, without the year: the key versions share.
+fn title_author(work: &Work) -> Option<String> {
+    let title = title_key(&work.title)?;
+    let author = work.first_author.as_deref()?.to_lowercase();
+    Some(format!("{title}|{author}"))
+}
 
 /// Groups of two or more works that are one, in order of their first
 /// member (indices into `records`).
 pub fn find(records: &[Work]) -> Vec<Group> {
     let mut sets = UnionFind::new(records.len());
     let mut why: HashMap<usize, Why> = HashMap::new();
-    let keys: [(Why, KeyOf); 3] = [
-        (Why::Doi, |r| r.doi.clone()),
-        (Why::Pmid, |r| r.pmid.clone()),
-        (Why::TitleYearAuthor, title_year_author),
-    ];
-    for (reason, key) in keys {
-        let mut first: HashMap<String, usize> = HashMap::new();
-        for (i, r) in records.iter().enumerate() {
-            let Some(k) = key(r) else { continue };
-            match first.get(&k) {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, r) in records.iter().enumerate() {
+        for (reason, key) in keys_of(r) {
+            match first.get(&key) {
                 Some(&j) => {
                     let root = sets.union(j, i);
                     why.entry(root).or_insert(reason);
                 }
                 None => {
-                    first.insert(k, i);
+                    first.insert(key, i);
                 }
             }
         }
@@ -179,6 +285,8 @@ mod tests {
             index: 0,
             format: Format::Ris,
             zotero: None,
+            citation: None,
+            arxiv: None,
         }
     }
 

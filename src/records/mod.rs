@@ -6,6 +6,7 @@
 //! why, and keeps what screening needs. [`duplicates`] finds the same work
 //! exported twice. Files in, records out: nothing here writes a workspace.
 
+pub mod citations;
 pub mod duplicates;
 pub mod table;
 pub mod zotero;
@@ -26,6 +27,8 @@ pub enum Format {
     Csv,
     /// A Zotero collection as Quire read it ([`zotero::Snapshot`]).
     Zotero,
+    /// Works found by following citations ([`citations::Round`]).
+    Citations,
 }
 
 impl Format {
@@ -36,6 +39,7 @@ impl Format {
             Self::Bibtex => "BibTeX",
             Self::Csv => "CSV",
             Self::Zotero => "Zotero",
+            Self::Citations => "citation searching",
         }
     }
 }
@@ -68,6 +72,12 @@ pub struct Record {
     /// The Zotero item it is, for a record read from Zotero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zotero: Option<zotero::ZoteroRecord>,
+    /// How citation searching found it, for a work it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<crate::workspace::CitationFound>,
+    /// Its arXiv id without version, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
 }
 
 impl Record {
@@ -126,6 +136,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
         Format::Bibtex => biblib::BibParser::new().parse(text),
         Format::Csv => return table::parse(text, path),
         Format::Zotero => return zotero::parse(text, path),
+        Format::Citations => return citations::parse(text, path),
     };
     let citations = parsed.map_err(|e| RecordsError::Malformed {
         path: path.to_owned(),
@@ -149,15 +160,17 @@ pub const ZOTERO_SNAPSHOT_ENDING: &str = ".zotero.json";
 /// Whether `path` is named as a search export ([`EXPORT_EXTENSIONS`]) or a
 /// Zotero snapshot.
 pub fn is_export_name(path: &Path) -> bool {
-    let zotero = path
+    let ours = path
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.to_lowercase().ends_with(ZOTERO_SNAPSHOT_ENDING));
-    zotero
-        || path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXPORT_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+        .map(str::to_lowercase)
+        .is_some_and(|n| {
+            n.ends_with(ZOTERO_SNAPSHOT_ENDING) || n.ends_with(citations::ROUND_ENDING)
+        });
+    ours || path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXPORT_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 /// The format of `text`: by its content, CSV by the file's extension.
@@ -165,6 +178,9 @@ fn detect(text: &str, path: &Path) -> Option<Format> {
     let body = text.trim_start_matches('\u{feff}').trim_start();
     if zotero::is_snapshot(body) {
         return Some(Format::Zotero);
+    }
+    if citations::is_round(body) {
+        return Some(Format::Citations);
     }
     let has_line = |tag: &str| body.starts_with(tag) || body.contains(&format!("\n{tag}"));
     if has_line("TY  -") {
@@ -214,6 +230,8 @@ fn record(c: biblib::Citation, file: &Path, index: usize, format: Format) -> Rec
         index,
         format,
         zotero: None,
+        citation: None,
+        arxiv: None,
     }
 }
 

@@ -108,6 +108,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             index,
             format: Format::Csv,
             zotero: None,
+            citation: None,
+            arxiv: None,
         });
     }
     Ok(records)

@@ -153,6 +153,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             file: path.to_owned(),
             index,
             format: Format::Zotero,
+            citation: None,
+            arxiv: None,
             zotero: Some(ZoteroRecord {
                 library: library.clone(),
                 key: item.key,

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use super::source::{link_full_text, register_papers};
 use super::{ReviewError, corrections, paper_text};
 use crate::pdf::FoundPdf;
-use crate::records::duplicates::{self, Why, Work};
+use crate::records::duplicates::{self, Work};
 use crate::records::{self, Record};
 use crate::workspace::{
     Author, ImportedFrom, MetaField, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus,
@@ -272,12 +272,7 @@ pub fn duplicate_groups(ws: &Workspace) -> Result<Vec<DuplicateGroup>, ReviewErr
                 .iter()
                 .map(|&i| member_of(&papers[i]))
                 .collect(),
-            why: match group.why {
-                Why::Doi => "the same DOI",
-                Why::Pmid => "the same PMID",
-                Why::TitleYearAuthor => "the same title, year and first author",
-            }
-            .to_owned(),
+            why: group.why.as_words().to_owned(),
         })
         .collect())
 }
@@ -307,7 +302,7 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
         authors: record.authors.iter().map(|a| Author::parse(a)).collect(),
         year: record.year.and_then(|y| u16::try_from(y).ok()),
         doi: record.doi.clone(),
-        arxiv: None,
+        arxiv: record.arxiv.clone(),
         venue: record.journal.clone(),
         abstract_text: record.abstract_text.clone(),
         sources: BTreeMap::new(),
@@ -318,10 +313,13 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
         (MetaField::Year, meta.year.is_some()),
         (MetaField::Venue, meta.venue.is_some()),
         (MetaField::Doi, meta.doi.is_some()),
+        (MetaField::Arxiv, meta.arxiv.is_some()),
         (MetaField::Abstract, meta.abstract_text.is_some()),
     ];
     let origin = if record.zotero.is_some() {
         Origin::Zotero
+    } else if record.citation.is_some() {
+        Origin::Openalex
     } else {
         Origin::Record
     };
@@ -360,11 +358,23 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
                 missing_pdfs: z.missing.clone(),
                 pdf_key: z.pdf_keys.first().cloned(),
             }),
+            citation: record.citation.clone(),
         }),
         full_text_of: None,
         full_text: None,
         duplicate_of: None,
     }
+}
+
+/// The paper a work found by citation searching is, whichever round found
+/// it: what [`identity_of`] makes of its OpenAlex id.
+pub fn citation_paper_id(openalex: &str) -> PaperId {
+    let sha256 = hex::encode(Sha256::digest(citation_identity(openalex)));
+    PaperId(sha256[..16].to_owned())
+}
+
+fn citation_identity(openalex: &str) -> String {
+    format!("openalex:{openalex}")
 }
 
 /// What makes a record this record: everything it says, not where it was
@@ -374,6 +384,11 @@ fn paper_of(record: &Record, file: &Path) -> PaperRecord {
 fn identity_of(record: &Record) -> Vec<u8> {
     if let Some(z) = &record.zotero {
         return format!("zotero:{}:{}", z.library, z.key).into_bytes();
+    }
+    // A work found by citation searching is its OpenAlex work, whichever
+    // round found it.
+    if let Some(c) = &record.citation {
+        return citation_identity(&c.openalex).into_bytes();
     }
     let fields = (
         &record.title,
@@ -388,13 +403,20 @@ fn identity_of(record: &Record) -> Vec<u8> {
     serde_json::to_vec(&fields).unwrap_or_default()
 }
 
-fn work_of(paper: &PaperRecord) -> Work {
+/// What tells `paper`'s work from others: its identifiers and its title,
+/// year and first author.
+pub fn work_of(paper: &PaperRecord) -> Work {
+    let citation = paper.imported.as_ref().and_then(|i| i.citation.as_ref());
     Work {
         title: paper.title.clone().unwrap_or_default(),
         year: paper.meta.year.map(i32::from),
         first_author: paper.meta.authors.first().map(|a| a.family.clone()),
         doi: paper.meta.doi.as_deref().and_then(records::normalize_doi),
         pmid: paper.imported.as_ref().and_then(|i| i.pmid.clone()),
+        arxiv: paper.meta.arxiv.clone(),
+        openalex: citation
+            .map(|c| vec![c.openalex.clone()])
+            .unwrap_or_default(),
     }
 }
 

@@ -24,6 +24,7 @@ pub mod queue;
 pub mod reading;
 pub mod report;
 pub mod run;
+pub mod snowball;
 pub mod source;
 pub mod status;
 pub mod table;

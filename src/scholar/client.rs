@@ -136,7 +136,7 @@ pub struct LookupStats {
     pub notices: Vec<String>,
 }
 
-enum Answer {
+pub(super) enum Answer {
     Body(String),
     NotFound,
     Failed,
@@ -342,18 +342,7 @@ impl Lookup {
         if let Some(records) = self.cached(Service::Openalex, &key) {
             return records;
         }
-        // A search costs; with the allowance spent it would only earn a 429.
-        if self
-            .stats()
-            .openalex_allowance
-            .is_some_and(|a| a.is_spent())
-        {
-            if let Some(lane) = self.lanes.get(&Service::Openalex) {
-                let mut lane = lane.lock().await;
-                if !lane.closed {
-                    self.refuse(&mut lane, Refusal::AllowanceSpent);
-                }
-            }
+        if !self.openalex_can_pay(openalex::SEARCH_USD).await {
             return Vec::new();
         }
         match self
@@ -376,6 +365,32 @@ impl Lookup {
             }
             Answer::Failed => Vec::new(),
         }
+    }
+
+    /// Whether what is left of today's allowance, as OpenAlex's last answer
+    /// told it, pays a call at `price_usd`. A call it does not pay would only
+    /// earn a 429, so OpenAlex is closed for the run instead, with the notice.
+    pub(super) async fn openalex_can_pay(&self, price_usd: f64) -> bool {
+        let spent = self
+            .stats()
+            .openalex_allowance
+            .is_some_and(|a| !a.can_pay(price_usd));
+        if spent && let Some(lane) = self.lanes.get(&Service::Openalex) {
+            let mut lane = lane.lock().await;
+            if !lane.closed {
+                self.refuse(&mut lane, Refusal::AllowanceSpent);
+            }
+        }
+        !spent
+    }
+
+    /// Why OpenAlex is closed for this run, when it is.
+    pub fn openalex_closed(&self) -> Option<String> {
+        let prefix = format!("{}: ", Service::Openalex.as_str());
+        self.stats()
+            .closed
+            .iter()
+            .find_map(|c| c.strip_prefix(&prefix).map(str::to_owned))
     }
 
     /// OpenAlex's allowance for today, from the headers of its free
@@ -426,7 +441,7 @@ impl Lookup {
     }
 
     /// One GET, paced and retried as the service asks.
-    async fn get(&self, service: Service, path: &str) -> Answer {
+    pub(super) async fn get(&self, service: Service, path: &str) -> Answer {
         let Some(lane) = self.lanes.get(&service) else {
             return Answer::Failed;
         };

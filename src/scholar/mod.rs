@@ -5,9 +5,11 @@
 //! data folder, each service is paced to its published rate limit, and a
 //! service that cannot be reached is left alone for the rest of the run, so no
 //! network means a quick, silent fallback to what the PDF itself says.
+//! [`citations`] follows OpenAlex's citation graph for citation searching.
 
 mod arxiv;
 mod cache;
+pub mod citations;
 mod client;
 mod crossref;
 mod markup;
@@ -17,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use client::{Endpoints, Lookup, LookupOptions, LookupStats};
 pub use markup::{is_this_paper, plain, title_is_printed};
-pub use openalex::Allowance;
+pub use openalex::{Allowance, LIST_USD, SEARCH_USD};
 
 use crate::workspace::Author;
 

@@ -18,6 +18,12 @@ use crate::workspace::Author;
 /// Candidates asked for; the first whose title is printed on the paper wins.
 const CANDIDATES: usize = 5;
 
+/// OpenAlex's published prices (2026), in US dollars: a lookup of one work
+/// by id or DOI is free, a list (a filter, one page) a tenth of a cent, a
+/// search ten times that.
+pub const LIST_USD: f64 = 0.0001;
+pub const SEARCH_USD: f64 = 0.001;
+
 /// The path of the work with `doi` (bare, lowercase): a free singleton.
 pub fn doi_path(doi: &str) -> String {
     format!("/works/doi:{}", percent_encode(doi, b"/"))
@@ -119,7 +125,12 @@ impl Allowance {
 
     /// Nothing left for a paid call (a search costs $0.001).
     pub fn is_spent(&self) -> bool {
-        self.remaining_usd < 0.001
+        !self.can_pay(SEARCH_USD)
+    }
+
+    /// Enough is left for a call at `price_usd`.
+    pub fn can_pay(&self, price_usd: f64) -> bool {
+        self.remaining_usd + 1e-9 >= price_usd
     }
 }
 
@@ -128,8 +139,21 @@ struct Page {
     results: Vec<Work>,
 }
 
+/// A work as OpenAlex answers it: what a record needs, and what citation
+/// searching follows ([`super::citations`]).
 #[derive(Deserialize)]
-struct Work {
+pub(super) struct Work {
+    /// `https://openalex.org/W…`.
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) ids: Option<Ids>,
+    #[serde(default)]
+    pub(super) referenced_works: Vec<String>,
+    #[serde(default)]
+    pub(super) cited_by_count: Option<u64>,
+    #[serde(default)]
+    pub(super) best_oa_location: Option<Location>,
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
@@ -162,18 +186,34 @@ struct AuthorRef {
     display_name: Option<String>,
 }
 
+/// A work's other identifiers: `{"pmid": "https://pubmed.ncbi.nlm.nih.gov/123"}`.
 #[derive(Deserialize)]
-struct Location {
+pub(super) struct Ids {
     #[serde(default)]
-    landing_page_url: Option<String>,
+    pub(super) pmid: Option<String>,
+}
+
+/// Where a work can be read: a landing page, a PDF, under a licence.
+#[derive(Deserialize)]
+pub(super) struct Location {
     #[serde(default)]
-    source: Option<Source>,
+    pub(super) landing_page_url: Option<String>,
+    #[serde(default)]
+    pub(super) pdf_url: Option<String>,
+    #[serde(default)]
+    pub(super) license: Option<String>,
+    #[serde(default)]
+    pub(super) version: Option<String>,
+    #[serde(default)]
+    pub(super) source: Option<Source>,
 }
 
 #[derive(Deserialize)]
-struct Source {
+pub(super) struct Source {
     #[serde(default)]
-    display_name: Option<String>,
+    pub(super) display_name: Option<String>,
+    #[serde(default)]
+    pub(super) host_organization_name: Option<String>,
 }
 
 /// The candidate records of a search answer, best match first.
@@ -193,7 +233,9 @@ pub fn parse_work(body: &str) -> Result<ScholarRecord, String> {
     Ok(record(work))
 }
 
-fn record(work: Work) -> ScholarRecord {
+/// The record of a work: its title, authors, year, venue, identifiers and
+/// abstract, as plain text.
+pub(super) fn record(work: Work) -> ScholarRecord {
     let authors = work
         .authorships
         .iter()

@@ -64,6 +64,10 @@ pub const TEMP_PREFIX: &str = ".quire-tmp-";
 /// Directories created with every workspace.
 pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
 
+/// Citation searching's rounds: `round-<n>.citations.json`, each the
+/// records a round found and what it counted.
+pub const CITATIONS_DIR: &str = "citations";
+
 /// Files and folders only Quire itself may write: the agent can read the action
 /// logs, task metadata, agent specs and paper records, but must not rewrite
 /// history, its own instructions, or a paper's text and result (results are
@@ -97,6 +101,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         ASKS_DIR,
         TABLE_DIR,
         SCREENING_FILE,
+        CITATIONS_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

@@ -33,8 +33,9 @@ pub use error::WorkspaceError;
 pub use paper_files::PaperFile;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};
 pub use records::{
-    ImportedFrom, MetaField, ModelCallRecord, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus,
-    RunId, RunRecord, RunStatus, TaskMeta, TaskStatus, WorkspaceId, ZoteroItem,
+    CitationFound, Direction, FoundVia, ImportedFrom, MetaField, ModelCallRecord, OpenCopy, Origin,
+    PaperId, PaperMeta, PaperRecord, PaperStatus, RunId, RunRecord, RunStatus, TaskMeta,
+    TaskStatus, WorkspaceId, ZoteroItem,
 };
 
 pub type Result<T, E = WorkspaceError> = std::result::Result<T, E>;

@@ -236,6 +236,77 @@ pub struct ImportedFrom {
     /// The Zotero item the record is, for a record read from Zotero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zotero: Option<ZoteroItem>,
+    /// How citation searching found the record, for one it found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<CitationFound>,
+}
+
+/// Which way along the citations a record was found from its seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Direction {
+    /// Cited by the seed (in its references).
+    Backward,
+    /// Citing the seed.
+    Forward,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Backward => "backward",
+            Self::Forward => "forward",
+        }
+    }
+}
+
+/// One seed that led to a record, and which way.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FoundVia {
+    /// The seed: a paper of the review.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub seed: PaperId,
+    pub direction: Direction,
+}
+
+/// An open-access copy of a work, as OpenAlex or Unpaywall tells it: what
+/// the researcher sees before approving a download.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct OpenCopy {
+    /// The PDF itself, when the host offers one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdf_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landing_url: Option<String>,
+    /// Who hosts it: a repository or a publisher, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// "publishedVersion", "acceptedVersion" or "submittedVersion".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// "cc-by", "cc-by-nc", …; none when the host states none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licence: Option<String>,
+}
+
+/// What citation searching knows of a record it found.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CitationFound {
+    /// Its OpenAlex id (`W…`), after any merge.
+    pub openalex: String,
+    /// The round of citation searching that found it, from 1.
+    pub round: u32,
+    /// Every seed that led to it, and which way.
+    pub via: Vec<FoundVia>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_copy: Option<OpenCopy>,
 }
 
 /// A Zotero item as a record keeps it: where it lives, its version when

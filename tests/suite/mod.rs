@@ -26,6 +26,7 @@ mod review;
 mod review_outputs;
 mod scholar;
 mod screening;
+mod snowball;
 mod stale;
 mod subtle_mistakes;
 mod support;

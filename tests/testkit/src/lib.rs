@@ -13,6 +13,7 @@
 
 mod agent_policy;
 mod ask;
+mod citation_graph;
 mod digest;
 pub mod fallible;
 mod http;

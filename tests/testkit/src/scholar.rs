@@ -18,6 +18,8 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::net::TcpListener;
 
+use crate::citation_graph::is_list;
+pub use crate::citation_graph::{CitationGraph, GraphWork};
 use crate::http::{read_request, write_full};
 
 /// A work as the fixture's indexes hold it.
@@ -63,12 +65,17 @@ pub struct ScholarFixture {
     pub openalex_key: Option<String>,
     /// Dollars already spent today (by the key's owner, or keyless callers).
     pub openalex_spent_usd: f64,
+    /// The works citation searching follows, with their references.
+    pub graph: CitationGraph,
+    /// Answer the first list call 429 with `Retry-After` of this many seconds.
+    pub list_rate_limited_once: Option<u64>,
 }
 
 /// OpenAlex's daily allowances and prices, as published for 2026.
 const ALLOWANCE_KEYED_USD: f64 = 1.0;
 const ALLOWANCE_KEYLESS_USD: f64 = 0.01;
 const SEARCH_USD: f64 = 0.001;
+const LIST_USD: f64 = 0.0001;
 
 /// One request the fixture saw.
 #[derive(Clone, Debug)]
@@ -250,7 +257,14 @@ async fn openalex(
         }
     };
     let search = param(query, "search");
-    let cost = if search.is_some() { SEARCH_USD } else { 0.0 };
+    let filter = param(query, "filter");
+    let cost = if search.is_some() {
+        SEARCH_USD
+    } else if is_list(route, filter.as_deref()) {
+        LIST_USD
+    } else {
+        0.0
+    };
     let limit = if keyed {
         ALLOWANCE_KEYED_USD
     } else {
@@ -297,6 +311,37 @@ async fn openalex(
             &headers,
             "application/json",
             body.to_string().as_bytes(),
+        )
+        .await;
+    }
+    if let Some(reply) = fixture.graph.singleton(route, query) {
+        let mut headers = headers.to_vec();
+        headers.extend(reply.location.map(|l| ("location", l)));
+        let body = reply.body.to_string();
+        return write_full(
+            stream,
+            reply.status,
+            &headers,
+            "application/json",
+            body.as_bytes(),
+        )
+        .await;
+    }
+    if let Some(filter) = filter.filter(|_| route == "works") {
+        if let Some(wait) = fixture.list_rate_limited_once
+            && lock(&shared.limited).insert("openalex list".into())
+        {
+            let headers = [("retry-after", wait.to_string())];
+            return write_full(stream, 429, &headers, "text/plain", b"Too Many Requests").await;
+        }
+        let reply = fixture.graph.list(&filter, query, keyed);
+        let body = reply.body.to_string();
+        return write_full(
+            stream,
+            reply.status,
+            &headers,
+            "application/json",
+            body.as_bytes(),
         )
         .await;
     }
@@ -477,7 +522,7 @@ fn atom_feed(works: &[(String, Work)]) -> String {
     feed
 }
 
-fn openalex_work(work: &Work) -> serde_json::Value {
+pub(crate) fn openalex_work(work: &Work) -> serde_json::Value {
     let mut inverted: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, word) in work
         .abstract_text
@@ -518,7 +563,7 @@ fn xml_escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn param<'a>(query: &'a str, name: &str) -> Option<String> {
+pub(crate) fn param<'a>(query: &'a str, name: &str) -> Option<String> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))

@@ -615,7 +615,11 @@ position: number, pmid?: string | null, keywords?: Array<string>,
 /**
  * The Zotero item the record is, for a record read from Zotero.
  */
-zotero?: ZoteroItem | null, };
+zotero?: ZoteroItem | null, 
+/**
+ * How citation searching found the record, for one it found.
+ */
+citation?: CitationFound | null, };
 
 export type ImportParams = { 
 /**
@@ -1579,6 +1583,192 @@ failed: Array<string>,
  * HTTP requests sent (reads and writes, retries included).
  */
 requests: number, };
+
+/**
+ * Which way along the citations a record was found from its seed.
+ */
+export type Direction = "backward" | "forward";
+
+/**
+ * One seed that led to a record, and which way.
+ */
+export type FoundVia = { 
+/**
+ * The seed: a paper of the review.
+ */
+seed: string, direction: Direction, };
+
+/**
+ * An open-access copy of a work, as OpenAlex or Unpaywall tells it: what
+ * the researcher sees before approving a download.
+ */
+export type OpenCopy = { 
+/**
+ * The PDF itself, when the host offers one.
+ */
+pdfUrl?: string | null, landingUrl?: string | null, 
+/**
+ * Who hosts it: a repository or a publisher, by name.
+ */
+host?: string | null, 
+/**
+ * "publishedVersion", "acceptedVersion" or "submittedVersion".
+ */
+version?: string | null, 
+/**
+ * "cc-by", "cc-by-nc", …; none when the host states none.
+ */
+licence?: string | null, };
+
+/**
+ * What citation searching knows of a record it found.
+ */
+export type CitationFound = { 
+/**
+ * Its OpenAlex id (`W…`), after any merge.
+ */
+openalex: string, 
+/**
+ * The round of citation searching that found it, from 1.
+ */
+round: number, 
+/**
+ * Every seed that led to it, and which way.
+ */
+via: Array<FoundVia>, openCopy?: OpenCopy | null, };
+
+/**
+ * A paper of the review the round started from.
+ */
+export type SnowballSeed = { paper: string, title: string | null, 
+/**
+ * Its OpenAlex id, when OpenAlex knows it.
+ */
+openalex: string | null, 
+/**
+ * Works in its references.
+ */
+references: number, 
+/**
+ * Works citing it, as OpenAlex counts them.
+ */
+citedBy: number, 
+/**
+ * Why it could not be followed, when it could not.
+ */
+notFollowed?: string | null, };
+
+/**
+ * The calls a round made to OpenAlex, by its price tier.
+ */
+export type SnowballCalls = { 
+/**
+ * Lookups of one work by id or DOI: free.
+ */
+singleton: number, 
+/**
+ * Lists (by ids, by `cites:`), one page each.
+ */
+list: number, 
+/**
+ * Title searches, for seeds with no identifier.
+ */
+search: number, 
+/**
+ * What they cost at OpenAlex's published prices, in US dollars.
+ */
+costUsd: number, };
+
+/**
+ * What a round will do and cost, shown before it runs.
+ */
+export type SnowballPlan = { 
+/**
+ * The round it would be, from 1.
+ */
+round: number, seeds: Array<SnowballSeed>, directions: Array<Direction>, 
+/**
+ * Calls made to plan: the seeds' lookups (free by id or DOI; a search
+ * for a seed with neither).
+ */
+planning: SnowballCalls, 
+/**
+ * List calls the round will make: the seeds' references, 100 a call,
+ * less those the review already has.
+ */
+backwardCalls: number, 
+/**
+ * List calls the round will make: pages of 100 citing works per seed.
+ */
+forwardCalls: number, 
+/**
+ * Distinct references to fetch.
+ */
+references: number, 
+/**
+ * Citing works within reach (the first 10,000 per seed).
+ */
+citing: number, 
+/**
+ * What the round's calls cost, in US dollars.
+ */
+costUsd: number, 
+/**
+ * Today's allowance as OpenAlex last told it.
+ */
+allowance: Allowance | null, 
+/**
+ * Whether what is left today pays for the round; none when unknown.
+ */
+affordable: boolean | null, notices: Array<string>, };
+
+/**
+ * What a round did.
+ */
+export type SnowballRound = { round: number, 
+/**
+ * The round's file, relative to the review.
+ */
+file: string, seeds: number, 
+/**
+ * Works found, duplicates included, each once.
+ */
+found: number, 
+/**
+ * Of the found, new to the review: now records awaiting screening.
+ */
+added: number, 
+/**
+ * Of the found, works the review already had (any version).
+ */
+duplicates: number, 
+/**
+ * New works found backward (in a seed's references) and forward
+ * (citing a seed); a work found both ways counts in both.
+ */
+backward: number, forward: number, 
+/**
+ * New works with an open-access copy listed (not downloaded).
+ */
+openCopies: number, calls: SnowballCalls, complete: boolean, notices: Array<string>, 
+/**
+ * The papers the new records are, in the order found.
+ */
+papers: Array<string>, };
+
+export type SnowballParams = { 
+/**
+ * The review's workspace folder.
+ */
+workspace: string, 
+/**
+ * Seeds by paper id; none means the included papers not yet followed.
+ */
+seeds: Array<string> | null, 
+/**
+ * Backward, forward or both (empty).
+ */
+directions: Array<Direction>, };
 
 export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
 /**

@@ -1,0 +1,168 @@
+//! `quire snowball REVIEW`: citation searching from a review's included
+//! papers (or `--seed` ones), backward and forward in OpenAlex. The plan is
+//! printed first (seeds, calls, cost, today's allowance); `--plan` stops
+//! there. The round's new works join the review as records, screened by the
+//! next `quire review`. Nothing is downloaded.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use quire::commands::snowball::{SnowballParams, snowball_plan, snowball_run};
+use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::snowball::{Plan, RoundSummary};
+use quire::workspace::Direction;
+
+use super::print_json;
+
+#[derive(Args)]
+pub struct SnowballArgs {
+    /// The review's workspace folder.
+    workspace: PathBuf,
+    /// A seed paper, by id or the start of it (repeatable); without any, the
+    /// papers the review includes that no earlier round followed.
+    #[arg(long = "seed")]
+    seeds: Vec<String>,
+    /// Follow only this way (default: both).
+    #[arg(long, value_enum)]
+    direction: Option<Way>,
+    /// Print the plan and stop: no paid call is made.
+    #[arg(long)]
+    plan: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Way {
+    /// The works the seeds cite.
+    Backward,
+    /// The works citing the seeds.
+    Forward,
+}
+
+pub async fn run(args: SnowballArgs) -> Result<(), CommandError> {
+    let ctx = AppContext::new(AppPaths::from_env()?);
+    let params = SnowballParams {
+        workspace: args.workspace,
+        seeds: (!args.seeds.is_empty()).then_some(args.seeds),
+        directions: match args.direction {
+            Some(Way::Backward) => vec![Direction::Backward],
+            Some(Way::Forward) => vec![Direction::Forward],
+            None => Vec::new(),
+        },
+    };
+    let plan = snowball_plan(&ctx, params.clone()).await?;
+    if args.plan {
+        return if args.json {
+            print_json(&plan)
+        } else {
+            print_plan(&plan);
+            Ok(())
+        };
+    }
+    if !args.json {
+        print_plan(&plan);
+    }
+    if plan.seeds.iter().all(|s| s.openalex.is_none()) {
+        if args.json {
+            return print_json(&plan);
+        }
+        println!("Nothing to follow: no seed is known to OpenAlex.");
+        return Ok(());
+    }
+    let summary = snowball_run(&ctx, params).await?;
+    if args.json {
+        return print_json(&summary);
+    }
+    print_round(&summary);
+    Ok(())
+}
+
+fn print_plan(plan: &Plan) {
+    println!(
+        "Citation searching, round {}: {} seed{}",
+        plan.round,
+        plan.seeds.len(),
+        plural(plan.seeds.len())
+    );
+    for seed in &plan.seeds {
+        let title = seed.title.as_deref().unwrap_or("(untitled)");
+        match (&seed.openalex, &seed.not_followed) {
+            (Some(id), _) => println!(
+                "  {}  {title}  [{id}: {} references, cited by {}]",
+                seed.paper.0, seed.references, seed.cited_by
+            ),
+            (None, why) => println!(
+                "  {}  {title}  [not followed: {}]",
+                seed.paper.0,
+                why.as_deref().unwrap_or("unknown")
+            ),
+        }
+    }
+    let ways: Vec<&str> = plan.directions.iter().map(|d| d.as_str()).collect();
+    println!(
+        "Directions: {}. Calls to OpenAlex: {} backward ({} references not in the review, 100 a call), {} forward ({} citing works, 100 a page); lookups so far: {} free, {} search{}.",
+        ways.join(" and "),
+        plan.backward_calls,
+        plan.references,
+        plan.forward_calls,
+        plan.citing,
+        plan.planning.singleton,
+        plan.planning.search,
+        if plan.planning.search == 1 { "" } else { "es" },
+    );
+    let left = match plan.allowance {
+        Some(a) => format!("${:.4} of ${:.4} left today", a.remaining_usd, a.limit_usd),
+        None => "today's allowance not told".to_owned(),
+    };
+    println!(
+        "Cost: ${:.4} at OpenAlex's prices ({left}){}.",
+        plan.cost_usd,
+        match plan.affordable {
+            Some(false) => "; not enough left: the round will stop when it runs out",
+            _ => "",
+        }
+    );
+    println!("Downloads: none until you approve them.");
+    for notice in &plan.notices {
+        println!("Note: {notice}");
+    }
+}
+
+fn print_round(round: &RoundSummary) {
+    println!(
+        "Round {}: {} work{} found, {} new (now records to screen: {} backward, {} forward), {} already in the review; {} with an open-access PDF listed.",
+        round.round,
+        round.found,
+        plural(round.found),
+        round.added,
+        round.backward,
+        round.forward,
+        round.duplicates,
+        round.open_copies,
+    );
+    println!(
+        "OpenAlex: {} list call{}, {} free lookup{}, {} search{}: ${:.4}. Kept in {}.",
+        round.calls.list,
+        plural(round.calls.list as usize),
+        round.calls.singleton,
+        plural(round.calls.singleton as usize),
+        round.calls.search,
+        if round.calls.search == 1 { "" } else { "es" },
+        round.calls.cost_usd,
+        round.file
+    );
+    if !round.complete {
+        println!("The round is incomplete.");
+    }
+    for notice in &round.notices {
+        println!("Note: {notice}");
+    }
+    if round.added > 0 {
+        println!("Screen them with `quire review` on this review, or in the app.");
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,100 @@
+//! Citation searching from a review: `quire snowball` and the app's *Find
+//! more by citations*. A plan first (its seeds as OpenAlex knows them, the
+//! calls a round makes, their cost against today's allowance), then the
+//! round, whose new works join the review as records to screen
+//! ([`crate::review::snowball`]). Rounds use OpenAlex's key from Settings.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::openalex::openalex_key;
+use super::reviews::index_workspace;
+use super::{AppContext, CommandError, ErrorKind};
+use crate::blocking::blocking;
+use crate::review::snowball::{self, Plan, RoundSummary, SnowballOptions};
+use crate::scholar::{Endpoints, Lookup, LookupOptions};
+use crate::workspace::{Direction, Workspace};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SnowballParams {
+    /// The review's workspace folder.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// Seeds by paper id; none means the included papers not yet followed.
+    #[serde(default)]
+    pub seeds: Option<Vec<String>>,
+    /// Backward, forward or both (empty).
+    #[serde(default)]
+    pub directions: Vec<Direction>,
+}
+
+impl SnowballParams {
+    fn options(&self) -> SnowballOptions {
+        SnowballOptions {
+            seeds: self.seeds.clone(),
+            directions: self.directions.clone(),
+        }
+    }
+}
+
+/// What a round would follow and cost; only free lookups are made (and a
+/// search for a seed with no DOI or arXiv id).
+pub async fn snowball_plan(ctx: &AppContext, params: SnowballParams) -> Result<Plan, CommandError> {
+    let lookup = citation_lookup(ctx).await?;
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
+    Ok(snowball::plan(&ws, &lookup, &params.options()).await?)
+}
+
+/// Plan and run a round: its new works join the review as records awaiting
+/// screening. Refused while a run reads the review.
+pub async fn snowball_run(
+    ctx: &AppContext,
+    params: SnowballParams,
+) -> Result<RoundSummary, CommandError> {
+    if ctx.run_in(&params.workspace).is_some() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "review_running",
+            "a run is reading this review; search its citations when it has finished",
+        ));
+    }
+    let lookup = citation_lookup(ctx).await?;
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
+    let plan = snowball::plan(&ws, &lookup, &params.options()).await?;
+    let summary = snowball::run_round(&ws, &lookup, plan).await?;
+    drop(ws); // release the workspace lock before the index reads it
+    ctx.queues().forget(&params.workspace);
+    index_workspace(ctx, params.workspace).await;
+    tracing::info!(
+        round = summary.round,
+        added = summary.added,
+        duplicates = summary.duplicates,
+        list_calls = summary.calls.list,
+        complete = summary.complete,
+        "citation searching round done"
+    );
+    Ok(summary)
+}
+
+/// OpenAlex with the saved key and the contact address; refused offline.
+async fn citation_lookup(ctx: &AppContext) -> Result<Lookup, CommandError> {
+    if crate::net::offline_forced() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "offline",
+            "Quire is offline (QUIRE_OFFLINE is set), and citation searching asks OpenAlex",
+        ));
+    }
+    let key = {
+        let ctx = ctx.clone();
+        blocking(move || Ok::<_, CommandError>(openalex_key(&ctx))).await?
+    };
+    let contact = std::env::var("QUIRE_CONTACT_EMAIL").ok();
+    let options = LookupOptions::new(Endpoints::from_env(), contact, None).with_openalex_key(key);
+    Lookup::new(options).map_err(|e| CommandError::new(ErrorKind::Internal, "lookup_setup", e))
+}

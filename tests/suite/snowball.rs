@@ -1,0 +1,482 @@
+//! Citation searching from a review, against the scholarly fixture's
+//! OpenAlex (its 2026 shapes and prices: free singletons, paid lists, a
+//! merged id answering 301, page-number paging, a 429 with `Retry-After`).
+//! The plan makes no paid call and counts exactly the calls the round then
+//! makes; works the review has in any version are duplicates with their
+//! reason; the new ones are records with the seeds that led to them; a
+//! second round follows only the newly included paper and finds nothing the
+//! review or the first round has.
+
+use std::path::Path;
+use std::process::Output;
+
+use testkit::scholar::{CitationGraph, GraphWork, ScholarFixture, ScholarServer, Work};
+
+use super::support::quire_bin;
+
+fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
+    let mut command = std::process::Command::new(quire_bin());
+    command
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .env("QUIRE_SECRET_STORE", "file")
+        .env_remove("QUIRE_OFFLINE")
+        .env_remove("QUIRE_OPENALEX_API_KEY")
+        .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn ok_json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn work(title: &str, family: &str, year: u16, doi: Option<&str>) -> Work {
+    Work {
+        title: title.into(),
+        authors: vec![("A.".into(), family.into())],
+        year,
+        doi: doi.map(Into::into),
+        abstract_text: Some(format!("{title}: an abstract.")),
+        ..Work::default()
+    }
+}
+
+fn node(id: &str, work: Work, references: &[&str]) -> GraphWork {
+    GraphWork {
+        id: id.into(),
+        work,
+        references: references.iter().map(|r| (*r).to_owned()).collect(),
+        ..GraphWork::default()
+    }
+}
+
+/// Calvin and Spanner (the seeds), what they cite, and what cites them:
+/// Paxos (in the review without a DOI), Bigtable's OSDI 2006 paper (the
+/// review has its 2008 journal version), a work OpenAlex merged (W999 →
+/// W702), and 150 works citing Spanner (two pages).
+fn graph() -> CitationGraph {
+    let mut works = vec![
+        node(
+            "W100",
+            work(
+                "Calvin: Fast Distributed Transactions for Partitioned Database Systems",
+                "Thomson",
+                2012,
+                Some("10.1145/2213836.2213838"),
+            ),
+            &["W400", "W700", "W701", "W999"],
+        ),
+        node(
+            "W200",
+            work(
+                "Spanner: Google's Globally-Distributed Database",
+                "Corbett",
+                2013,
+                Some("10.1145/2491245"),
+            ),
+            &["W400", "W700", "W703"],
+        ),
+        node(
+            "W400",
+            work(
+                "Paxos Made Simple",
+                "Lamport",
+                2001,
+                Some("10.1145/568425.568433"),
+            ),
+            &[],
+        ),
+        node(
+            "W700",
+            work(
+                "H-Store: a high-performance, distributed main memory transaction processing system",
+                "Kallman",
+                2008,
+                Some("10.14778/1454159.1454211"),
+            ),
+            &[],
+        ),
+        node(
+            "W701",
+            work(
+                "The case for determinism in database systems",
+                "Thomson",
+                2010,
+                Some("10.14778/1920841.1920855"),
+            ),
+            &[],
+        ),
+        GraphWork {
+            merged_from: vec!["W999".into()],
+            ..node(
+                "W702",
+                work(
+                    "Consistency Tradeoffs in Modern Distributed Database System Design",
+                    "Abadi",
+                    2012,
+                    Some("10.1109/mc.2012.33"),
+                ),
+                &[],
+            )
+        },
+        node(
+            "W703",
+            work(
+                "Bigtable: A Distributed Storage System for Structured Data",
+                "Chang",
+                2006,
+                None,
+            ),
+            &[],
+        ),
+        GraphWork {
+            open_copy: Some((
+                "https://arxiv.org/pdf/1412.2324".into(),
+                "arXiv (Cornell University)".into(),
+                "submittedVersion".into(),
+                Some("cc-by".into()),
+            )),
+            ..node(
+                "W800",
+                work(
+                    "Rethinking serializable multiversion concurrency control",
+                    "Faleiro",
+                    2015,
+                    Some("10.14778/2809974.2809981"),
+                ),
+                &["W100", "W801"],
+            )
+        },
+        GraphWork {
+            pmid: Some("28000001".into()),
+            ..node(
+                "W801",
+                work(
+                    "An evaluation of distributed concurrency control",
+                    "Harding",
+                    2017,
+                    Some("10.14778/3055540.3055548"),
+                ),
+                &["W100"],
+            )
+        },
+    ];
+    for i in 0..150 {
+        works.push(node(
+            &format!("W9{i:03}"),
+            work(
+                &format!("Citing study number {i} of globally distributed databases"),
+                &format!("Author{i}"),
+                2020,
+                None,
+            ),
+            &["W200"],
+        ));
+    }
+    CitationGraph { works }
+}
+
+/// The review: Calvin and Spanner included by the researcher; Paxos (no
+/// DOI) and Bigtable's 2008 journal paper in it, not included.
+const REVIEW_RIS: &str = "TY  - CONF
+TI  - Calvin: Fast Distributed Transactions for Partitioned Database Systems
+AU  - Thomson, Alexander
+PY  - 2012
+DO  - 10.1145/2213836.2213838
+AB  - Calvin orders transactions before executing them.
+ER  - 
+TY  - JOUR
+TI  - Spanner: Google's Globally-Distributed Database
+AU  - Corbett, James C.
+PY  - 2013
+DO  - 10.1145/2491245
+AB  - Spanner is Google's scalable, multi-version, globally-distributed database.
+ER  - 
+TY  - JOUR
+TI  - Paxos made simple
+AU  - Lamport, Leslie
+PY  - 2001
+AB  - The Paxos algorithm, when presented in plain English, is very simple.
+ER  - 
+TY  - JOUR
+TI  - Bigtable: A Distributed Storage System for Structured Data
+AU  - Chang, Fay
+PY  - 2008
+DO  - 10.1145/1365815.1365816
+AB  - Bigtable is a distributed storage system for managing structured data.
+ER  - 
+";
+
+fn paper_titled(ws: &Path, title: &str) -> serde_json::Value {
+    std::fs::read_dir(ws.join("papers"))
+        .unwrap()
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.ok()?.path().join("paper.json")).ok()?;
+            serde_json::from_str::<serde_json::Value>(&text).ok()
+        })
+        .find(|p| p["title"] == title)
+        .unwrap_or_else(|| panic!("no paper titled {title}"))
+}
+
+#[test]
+fn a_round_follows_the_included_papers_both_ways_and_adds_only_what_the_review_lacks() {
+    let server = ScholarServer::start(ScholarFixture {
+        graph: graph(),
+        list_rate_limited_once: Some(1),
+        ..ScholarFixture::default()
+    })
+    .unwrap();
+    let env = server.env();
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ris = dir.path().join("search.ris");
+    std::fs::write(&ris, REVIEW_RIS).unwrap();
+    let ws = dir.path().join("review");
+    let ws_arg = ws.to_str().unwrap();
+    let imported = ok_json(&quire(
+        &["import", "--into", ws_arg, ris.to_str().unwrap(), "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(imported["added"], 4, "{imported}");
+    for title in [
+        "Calvin: Fast Distributed Transactions for Partitioned Database Systems",
+        "Spanner: Google's Globally-Distributed Database",
+    ] {
+        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
+        let out = quire(
+            &["label", ws_arg, &id, "--verdict", "include"],
+            data.path(),
+            &env,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    // The plan: both seeds known by DOI (free), one list of references,
+    // one page citing Calvin and two citing Spanner; no paid call yet.
+    let plan = ok_json(&quire(
+        &["snowball", ws_arg, "--plan", "--json"],
+        data.path(),
+        &env,
+    ));
+    let seeds: Vec<&str> = plan["seeds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["openalex"].as_str().unwrap())
+        .collect();
+    assert_eq!(seeds.len(), 2, "{plan}");
+    assert!(seeds.contains(&"W100") && seeds.contains(&"W200"), "{plan}");
+    assert_eq!(plan["backwardCalls"], 1, "{plan}");
+    assert_eq!(plan["forwardCalls"], 3, "{plan}");
+    assert_eq!(plan["references"], 5, "{plan}");
+    assert_eq!(plan["citing"], 152, "{plan}");
+    assert!(
+        (plan["costUsd"].as_f64().unwrap() - 0.0004).abs() < 1e-9,
+        "{plan}"
+    );
+    assert_eq!(plan["planning"]["search"], 0, "{plan}");
+    assert_eq!(plan["affordable"], true, "{plan}");
+    let paid = |server: &ScholarServer| {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.service == "openalex" && r.path.contains("filter="))
+            .count()
+    };
+    let text = quire(&["snowball", ws_arg, "--plan"], data.path(), &env);
+    let shown = String::from_utf8_lossy(&text.stdout);
+    eprintln!("{shown}");
+    assert!(
+        shown.contains("Cost: $0.0004 at OpenAlex's prices"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("[W100: 4 references, cited by 2]"),
+        "{shown}"
+    );
+    assert_eq!(paid(&server), 0, "planning made a paid call");
+
+    // The round.
+    let round = ok_json(&quire(&["snowball", ws_arg, "--json"], data.path(), &env));
+    eprintln!("{round:#}");
+    assert_eq!(round["round"], 1, "{round}");
+    assert_eq!(round["complete"], true, "{round}");
+    assert_eq!(round["found"], 157, "{round}");
+    assert_eq!(round["duplicates"], 2, "{round}");
+    assert_eq!(round["added"], 155, "{round}");
+    assert_eq!(round["backward"], 3, "{round}");
+    assert_eq!(round["forward"], 152, "{round}");
+    assert_eq!(round["openCopies"], 1, "{round}");
+    assert_eq!(round["calls"]["list"], 4, "{round}");
+    // The 429 was waited out and asked again: five list requests, four paid.
+    assert_eq!(paid(&server), 5);
+    // Every page asked for 100 works and every filter named at most 100 ids.
+    for r in server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("filter="))
+    {
+        assert!(r.path.contains("per-page=100"), "{}", r.path);
+    }
+
+    let file = ws.join("citations/round-1.citations.json");
+    let kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let dup_reasons: Vec<(&str, &str)> = kept["duplicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["openalex"].as_str().unwrap(), d["why"].as_str().unwrap()))
+        .collect();
+    assert!(
+        dup_reasons.contains(&("W400", "the same title, year and first author")),
+        "{dup_reasons:?}"
+    );
+    assert!(
+        dup_reasons
+            .iter()
+            .any(|(id, why)| *id == "W703" && why.starts_with("another version")),
+        "{dup_reasons:?}"
+    );
+
+    // The merged reference is its new work, remembered under both ids.
+    let merged = paper_titled(
+        &ws,
+        "Consistency Tradeoffs in Modern Distributed Database System Design",
+    );
+    assert_eq!(merged["imported"]["citation"]["openalex"], "W702");
+    let kept_merged = kept["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["openalex"] == "W702")
+        .unwrap();
+    assert_eq!(kept_merged["mergedFrom"], serde_json::json!(["W999"]));
+    // H-Store is in both seeds' references: one record, two seeds.
+    let hstore = paper_titled(
+        &ws,
+        "H-Store: a high-performance, distributed main memory transaction processing system",
+    );
+    let via = hstore["imported"]["citation"]["via"].as_array().unwrap();
+    assert_eq!(via.len(), 2, "{hstore}");
+    assert!(via.iter().all(|v| v["direction"] == "backward"));
+    assert_eq!(hstore["meta"]["sources"]["title"], "openalex");
+    assert_eq!(hstore["imported"]["format"], "citation searching");
+    // A forward find keeps its open copy (listed, not downloaded) and PMID.
+    let faleiro = paper_titled(
+        &ws,
+        "Rethinking serializable multiversion concurrency control",
+    );
+    let copy = &faleiro["imported"]["citation"]["openCopy"];
+    assert_eq!(copy["licence"], "cc-by", "{faleiro}");
+    assert_eq!(copy["version"], "submittedVersion");
+    assert_eq!(
+        faleiro["imported"]["citation"]["via"][0]["direction"],
+        "forward"
+    );
+    assert!(!ws.join("fulltext").exists() && !ws.join("downloads").exists());
+    let harding = paper_titled(&ws, "An evaluation of distributed concurrency control");
+    assert_eq!(harding["imported"]["pmid"], "28000001");
+
+    // Nothing new is included: a second round has nothing to follow.
+    let again = ok_json(&quire(
+        &["snowball", ws_arg, "--plan", "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(again["round"], 2);
+    assert_eq!(again["seeds"], serde_json::json!([]), "{again}");
+
+    // Include Faleiro's paper: round 2 follows it alone. It cites Calvin
+    // (in the review, by DOI) and Harding (found in round 1: not fetched).
+    let id = faleiro["id"].as_str().unwrap();
+    let out = quire(
+        &["label", ws_arg, id, "--verdict", "include"],
+        data.path(),
+        &env,
+    );
+    assert!(out.status.success());
+    let before = paid(&server);
+    let second = ok_json(&quire(&["snowball", ws_arg, "--json"], data.path(), &env));
+    assert_eq!(second["round"], 2, "{second}");
+    assert_eq!(second["seeds"], 1, "{second}");
+    assert_eq!(second["added"], 0, "{second}");
+    assert_eq!(second["duplicates"], 1, "{second}");
+    assert_eq!(second["calls"]["list"], 1, "{second}");
+    assert_eq!(paid(&server) - before, 1);
+    let kept: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.join("citations/round-2.citations.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(kept["duplicates"][0]["openalex"], "W100");
+    assert_eq!(kept["duplicates"][0]["why"], "the same DOI");
+}
+
+#[test]
+fn a_spent_allowance_stops_the_round_and_keeps_what_was_found() {
+    // Without a key the day holds a cent, of which $0.0099 is spent: the
+    // first page of Spanner's citing works is paid, the second is not sent.
+    let server = ScholarServer::start(ScholarFixture {
+        graph: graph(),
+        openalex_spent_usd: 0.0099,
+        ..ScholarFixture::default()
+    })
+    .unwrap();
+    let env = server.env();
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ris = dir.path().join("search.ris");
+    std::fs::write(&ris, REVIEW_RIS).unwrap();
+    let ws = dir.path().join("review");
+    let ws_arg = ws.to_str().unwrap();
+    ok_json(&quire(
+        &["import", "--into", ws_arg, ris.to_str().unwrap(), "--json"],
+        data.path(),
+        &env,
+    ));
+    let spanner = paper_titled(&ws, "Spanner: Google's Globally-Distributed Database");
+    let round = ok_json(&quire(
+        &[
+            "snowball",
+            ws_arg,
+            "--seed",
+            spanner["id"].as_str().unwrap(),
+            "--direction",
+            "forward",
+            "--json",
+        ],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(round["complete"], false, "{round}");
+    assert_eq!(round["calls"]["list"], 1, "{round}");
+    assert_eq!(round["added"], 100, "{round}");
+    let paid = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("filter="))
+        .count();
+    assert_eq!(paid, 1, "a call the allowance could not pay was sent");
+    let notices = round["notices"].to_string();
+    assert!(notices.contains("allowance is spent"), "{notices}");
+    let text = quire(&["snowball", ws_arg, "--plan"], data.path(), &env);
+    let shown = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        shown.contains("Downloads: none until you approve them."),
+        "{shown}"
+    );
+}
