@@ -52,7 +52,7 @@ use crate::review::protocol::{
     Version as ProtocolVersion,
 };
 use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView, StoppingView};
-use crate::review::report::prisma::{Flow, Reason, Unreadable};
+use crate::review::report::prisma::{Flow, OtherMethods as OtherMethodsFlow, Reason, Unreadable};
 use crate::review::snowball::{Plan as SnowballPlan, RoundSummary as SnowballRound};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
@@ -137,6 +137,7 @@ fn generated() -> String {
         declaration::<ExportFormat>(),
         declaration::<Unreadable>(),
         declaration::<Reason>(),
+        declaration::<OtherMethodsFlow>(),
         declaration::<Flow>(),
         declaration::<ExportWritten>(),
         // Search records in.

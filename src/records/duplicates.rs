@@ -326,3 +326,167 @@ mod tests {
         // to tell works apart joins nothing.
     }
 }
+
+#[cfg(test)]
+mod known_tests {
+    use super::*;
+
+    /// A work as one line of the labelled set: title | year | first author |
+    /// DOI | arXiv | OpenAlex ids.
+    fn w(line: &str) -> Work {
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        Work {
+            title: f[0].into(),
+            year: f[1].parse().ok(),
+            first_author: some(f[2]),
+            doi: some(f[3]),
+            pmid: None,
+            arxiv: some(f[4]),
+            openalex: f[5]
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(Into::into)
+                .collect(),
+        }
+    }
+
+    /// Real works paired with what citation searching finds of them: the
+    /// same work by another route (true), a preprint and its published
+    /// version (true), and different works that look alike (false): a reply
+    /// to a paper, a sequel with the same first author, a same-titled work
+    /// by others, an erratum years later.
+    const LABELLED: &[(&str, &str, bool)] = &[
+        (
+            "Attention Is All You Need|2017|Vaswani|||",
+            "Attention is all you need|2017|Vaswani|10.48550/arxiv.1706.03762||W1",
+            true,
+        ),
+        (
+            "Deep Residual Learning for Image Recognition|2016|He|10.1109/cvpr.2016.90||",
+            "Deep Residual Learning for Image Recognition|2015|He|10.48550/arxiv.1512.03385|1512.03385|W2",
+            true,
+        ),
+        (
+            "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding|2019|Devlin|10.18653/v1/n19-1423||",
+            "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding|2018|Devlin|||W3",
+            true,
+        ),
+        (
+            "Adam: A Method for Stochastic Optimization|2015|Kingma||1412.6980|",
+            "Adam: A Method for Stochastic Optimization|2014|Kingma|10.48550/arxiv.1412.6980||W4",
+            true,
+        ),
+        (
+            "Bigtable: A Distributed Storage System for Structured Data|2008|Chang|10.1145/1365815.1365816||",
+            "Bigtable: A Distributed Storage System for Structured Data|2006|Chang|||W5",
+            true,
+        ),
+        (
+            "Paxos made simple|2001|Lamport|||",
+            "Paxos Made Simple|2001|Lamport|10.1145/568425.568433||W6",
+            true,
+        ),
+        (
+            "Spanner: Google's Globally-Distributed Database|2013|Corbett|10.1145/2491245||",
+            "Spanner: Google’s globally distributed database|2013|Corbett|10.1145/2491245||W7",
+            true,
+        ),
+        (
+            "Dropout: a simple way to prevent neural networks from overfitting|2014|Srivastava|||W8",
+            "Dropout: A Simple Way to Prevent Neural Networks from Overfitting|2014|Srivastava|||W8",
+            true,
+        ),
+        (
+            "In Search of an Understandable Consensus Algorithm|2014|Ongaro|||W9",
+            "In search of an understandable consensus algorithm (extended version)|2014|Ongaro|||W10",
+            false,
+        ),
+        (
+            "Generative Adversarial Nets|2014|Goodfellow|||",
+            "Generative adversarial networks|2020|Goodfellow|10.1145/3422622||W11",
+            false,
+        ),
+        (
+            "Consistency Tradeoffs in Modern Distributed Database System Design|2012|Abadi|10.1109/mc.2012.33||",
+            "Consistency tradeoffs in modern distributed database system design: CAP is only part of the story|2012|Abadi|10.1109/mc.2012.33||W12",
+            true,
+        ),
+        (
+            "Language Models are Few-Shot Learners|2020|Brown||2005.14165|",
+            "Language Models are Few-Shot Learners|2020|Brown|||W13",
+            true,
+        ),
+        (
+            "Mastering the game of Go with deep neural networks and tree search|2016|Silver|10.1038/nature16961||",
+            "Mastering the game of Go without human knowledge|2017|Silver|10.1038/nature24270||W14",
+            false,
+        ),
+        (
+            "Introduction to the special issue on distributed systems|2019|Smith|||",
+            "Introduction to the special issue on distributed systems|2019|Jones|||W15",
+            false,
+        ),
+        (
+            "The Google File System|2003|Ghemawat|10.1145/945445.945450||",
+            "The Google file system|2003|Ghemawat|10.1145/1165389.945450||W16",
+            true,
+        ),
+        (
+            "MapReduce: Simplified Data Processing on Large Clusters|2004|Dean|||",
+            "MapReduce: simplified data processing on large clusters|2008|Dean|10.1145/1327452.1327492||W17",
+            false,
+        ),
+        (
+            "A Relational Model of Data for Large Shared Data Banks|1970|Codd|10.1145/362384.362685||",
+            "A relational model of data for large shared data banks|1983|Codd|10.1145/357980.358007||W18",
+            false,
+        ),
+        (
+            "Reply to: Attention is not explanation|2019|Wiegreffe|||",
+            "Attention is not explanation|2019|Jain||1902.10186|W19",
+            false,
+        ),
+        (
+            "Scikit-learn: Machine Learning in Python|2011|Pedregosa|||",
+            "Scikit-learn: Machine Learning in Python|2012|Pedregosa||1201.0490|W20",
+            true,
+        ),
+        (
+            "Time, clocks, and the ordering of events in a distributed system|1978|Lamport|10.1145/359545.359563||",
+            "Time, Clocks, and the Ordering of Events in a Distributed System|1978|Lamport|||W21",
+            true,
+        ),
+    ];
+
+    #[test]
+    fn known_finds_versions_and_routes_with_high_precision_and_recall() {
+        let (mut tp, mut fp, mut fneg) = (0, 0, 0);
+        let mut wrong = Vec::new();
+        for (review, found, same) in LABELLED {
+            let mut known = Known::new();
+            known.add(&w(review), 0);
+            let said = known.find(&w(found)).is_some();
+            match (said, *same) {
+                (true, true) => tp += 1,
+                (true, false) => {
+                    fp += 1;
+                    wrong.push(*found);
+                }
+                (false, true) => {
+                    fneg += 1;
+                    wrong.push(*found);
+                }
+                (false, false) => {}
+            }
+        }
+        let precision = f64::from(tp) / f64::from(tp + fp);
+        let recall = f64::from(tp) / f64::from(tp + fneg);
+        eprintln!(
+            "dedupe on {} labelled pairs: precision {precision:.2}, recall {recall:.2}; wrong: {wrong:?}",
+            LABELLED.len()
+        );
+        assert!(precision >= 0.99, "precision {precision:.2}: {wrong:?}");
+        assert!(recall >= 0.75, "recall {recall:.2}: {wrong:?}");
+    }
+}

@@ -371,6 +371,7 @@ mod tests {
             date: "2026-11-30T10:00:00Z",
             stale: &BTreeMap::new(),
             screening: None,
+            citation_duplicates: 0,
             model: None,
             synthesis: None,
             labels,

@@ -88,6 +88,8 @@ pub struct ReviewFiles {
     /// The screening queue's ranking and the labels it learned from, when
     /// the researcher screened in it.
     pub screening: Option<super::queue::RankingFile>,
+    /// Works citation searching found that the review already had.
+    pub citation_duplicates: usize,
 }
 
 impl ReviewFiles {
@@ -147,6 +149,10 @@ impl ReviewFiles {
         Ok(Self {
             task: ws.task()?,
             screening: super::queue::load_ranking(ws)?,
+            citation_duplicates: super::snowball::rounds(ws)?
+                .iter()
+                .map(|r| r.duplicates.len())
+                .sum(),
             labels: labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
@@ -222,6 +228,7 @@ impl ReviewFiles {
             asks: &self.asks,
             stale: &self.stale,
             screening: self.screening.as_ref(),
+            citation_duplicates: self.citation_duplicates,
             dual: self
                 .dual
                 .as_ref()

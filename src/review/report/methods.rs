@@ -96,13 +96,22 @@ fn validation_sentence(a: &Assessment) -> String {
 pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     let flow = data.flow();
     let assessment = assess(data.results, data.labels, data.validation);
-    let found = match flow.from_databases {
+    let by_citation = flow.citations.identified - flow.citations.duplicates;
+    let mut found = match flow.from_databases + by_citation {
         0 => format!("files found: {}", flow.identified),
         records => format!(
-            "records from database searches, screened on title and abstract only: {records}; PDF files found: {}",
+            "records from database searches, screened on title and abstract only: {}; PDF files found: {}",
+            flow.from_databases,
             flow.identified - records
         ),
     };
+    if flow.citations.identified > 0 {
+        found.push_str(&format!(
+            "; records from citation searching in OpenAlex (from included papers), \
+             screened on title and abstract: {by_citation}, after {} already in the review were set aside",
+            flow.citations.duplicates
+        ));
+    }
     let duplicates = match flow.set_aside {
         0 => format!("exact duplicates removed: {}", flow.duplicates),
         n => format!(

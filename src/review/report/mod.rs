@@ -55,6 +55,9 @@ pub struct ReportData<'a> {
     pub stale: &'a BTreeMap<PaperId, String>,
     /// The screening queue's ranking, when the researcher screened in it.
     pub screening: Option<&'a crate::review::queue::RankingFile>,
+    /// Works citation searching found that the review already had: not
+    /// papers of the review, counted in PRISMA's "other methods" column.
+    pub citation_duplicates: usize,
 }
 
 /// PRISMA-style flow counts.
@@ -341,6 +344,7 @@ pub(crate) mod tests {
             date: "2026-11-30T10:00:00Z",
             stale: &BTreeMap::new(),
             screening: None,
+            citation_duplicates: 0,
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
@@ -453,6 +457,7 @@ pub(crate) mod tests {
                 date: "2026-11-30T10:00:00Z",
                 stale: &BTreeMap::new(),
                 screening: None,
+                citation_duplicates: 0,
                 model: None,
                 synthesis: None,
                 labels: &BTreeMap::new(),

@@ -77,6 +77,31 @@ pub struct Flow {
     /// Of the duplicates, papers the researcher set aside as copies of
     /// another (the rest are identical files).
     pub set_aside: usize,
+    /// Identification via other methods: citation searching.
+    pub citations: OtherMethods,
+}
+
+/// PRISMA 2020's "identification of studies via other methods" column, for
+/// citation searching: its records are not in the databases column.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "OtherMethodsFlow"))]
+pub struct OtherMethods {
+    /// Works found by citation searching, duplicates included.
+    pub identified: usize,
+    /// Of those, works the review already had (in any version).
+    pub duplicates: usize,
+    /// Records screened on title and abstract.
+    pub screened: usize,
+    /// Excluded on title and abstract, by the engine or the researcher.
+    pub excluded: usize,
+    /// Kept (included or maybe): their reports are sought.
+    pub sought: usize,
+    /// Of the sought, reports not retrieved: no full text attached yet.
+    pub not_retrieved: usize,
+    /// Of the sought, reports with full text: assessed for eligibility.
+    pub assessed: usize,
+    pub included: usize,
 }
 
 impl Flow {
@@ -114,14 +139,19 @@ impl ReportData<'_> {
             .iter()
             .filter_map(|p| p.full_text_of.as_ref())
             .collect();
+        flow.citations.duplicates = self.citation_duplicates;
+        flow.citations.identified = self.citation_duplicates;
         for p in self.papers {
             if p.full_text_of.is_some() {
                 continue;
             }
+            let by_citation = p.imported.as_ref().is_some_and(|i| i.citation.is_some());
+            flow.citations.identified += usize::from(by_citation);
             if p.duplicate_of.is_some() {
                 // Set aside by the researcher: removed before screening.
                 flow.identified += 1 + p.duplicates.len();
-                flow.from_databases += usize::from(p.is_record()) * (1 + p.duplicates.len());
+                flow.from_databases +=
+                    usize::from(p.is_record() && !by_citation) * (1 + p.duplicates.len());
                 flow.duplicates += 1 + p.duplicates.len();
                 flow.set_aside += 1;
                 continue;
@@ -129,7 +159,7 @@ impl ReportData<'_> {
             let has_full_text = with_full_text.contains(&p.id);
             flow.with_full_text += usize::from(has_full_text);
             flow.identified += 1 + p.duplicates.len();
-            if p.is_record() {
+            if p.is_record() && !by_citation {
                 flow.from_databases += 1 + p.duplicates.len();
             }
             flow.duplicates += p.duplicates.len();
@@ -138,6 +168,7 @@ impl ReportData<'_> {
                 continue;
             }
             flow.screened += 1;
+            flow.citations.screened += usize::from(by_citation);
             let result = self.results.get(&p.id);
             let label = self.labels.get(&p.id).and_then(|l| l.verdict);
             if self.labels.contains_key(&p.id) {
@@ -154,6 +185,21 @@ impl ReportData<'_> {
             };
             if p.is_record() && !has_full_text && decision != Verdict::Exclude {
                 flow.kept_without_full_text += 1;
+            }
+            if by_citation {
+                let c = &mut flow.citations;
+                match decision {
+                    Verdict::Exclude => c.excluded += 1,
+                    Verdict::Include | Verdict::Maybe => {
+                        c.sought += 1;
+                        if has_full_text {
+                            c.assessed += 1;
+                        } else {
+                            c.not_retrieved += 1;
+                        }
+                        c.included += usize::from(decision == Verdict::Include);
+                    }
+                }
             }
             match decision {
                 Verdict::Include => {
@@ -223,6 +269,28 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
     for u in &flow.unreadable {
         rows.push(("not_retrieved", u.reason.clone(), u.papers));
     }
+    let c = &flow.citations;
+    let other_methods = [
+        (
+            "other_methods_identified_citation_searching",
+            String::new(),
+            c.identified,
+        ),
+        ("other_methods_duplicates", String::new(), c.duplicates),
+        ("other_methods_screened", String::new(), c.screened),
+        ("other_methods_excluded", String::new(), c.excluded),
+        ("other_methods_reports_sought", String::new(), c.sought),
+        (
+            "other_methods_reports_not_retrieved",
+            "no full text attached".to_owned(),
+            c.not_retrieved,
+        ),
+        ("other_methods_reports_assessed", String::new(), c.assessed),
+        ("other_methods_included", String::new(), c.included),
+    ];
+    if c.identified > 0 {
+        rows.extend(other_methods);
+    }
     rows.extend([
         ("screened", String::new(), flow.screened),
         ("not_scored", String::new(), flow.not_scored),
@@ -258,4 +326,121 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use super::super::tests::{result, task};
+    use super::super::{ReportData, render};
+    use crate::review::{EngineKind, ReviewSpec};
+    use crate::review_model::{PaperResult, Verdict};
+    use crate::workspace::{
+        CitationFound, ImportedFrom, PaperId, PaperMeta, PaperRecord, PaperStatus,
+    };
+
+    fn record(id: &str, by_citation: bool) -> PaperRecord {
+        PaperRecord {
+            id: PaperId(id.into()),
+            file: PathBuf::from("/r/round-1.citations.json"),
+            sha256: format!("{id}{}", "0".repeat(64 - id.len())),
+            size: 100,
+            status: PaperStatus::Ok,
+            title: Some(format!("Work {id}")),
+            duplicates: Vec::new(),
+            reason: None,
+            pages: 1,
+            extractor: None,
+            ocr: false,
+            meta: PaperMeta::default(),
+            imported: Some(ImportedFrom {
+                format: "RIS".into(),
+                position: 1,
+                citation: by_citation.then(|| CitationFound {
+                    openalex: format!("W{id}"),
+                    round: 1,
+                    ..CitationFound::default()
+                }),
+                ..ImportedFrom::default()
+            }),
+            full_text_of: None,
+            full_text: None,
+            duplicate_of: None,
+        }
+    }
+
+    #[test]
+    fn citation_records_fill_the_other_methods_column_not_the_databases_one() {
+        // One database record; four found by citation searching: one
+        // excluded, one maybe, two included of which one has full text.
+        let mut papers: Vec<PaperRecord> = vec![record("d1", false)];
+        papers.extend(["c1", "c2", "c3", "c4"].map(|id| record(id, true)));
+        papers[4].full_text = Some(PaperId("pdf".into()));
+        let mut pdf = record("pdf", false);
+        pdf.imported = None;
+        pdf.full_text_of = Some(PaperId("c4".into()));
+        papers.push(pdf);
+        let scores = [
+            ("d1", 8.0),
+            ("c1", 1.0),
+            ("c2", 5.0),
+            ("c3", 8.0),
+            ("c4", 8.0),
+        ];
+        let results: BTreeMap<PaperId, PaperResult> = scores
+            .iter()
+            .map(|(id, score)| (PaperId((*id).into()), result(*score, "A sentence.")))
+            .collect();
+        assert_eq!(results[&PaperId("c2".into())].verdict, Verdict::Maybe);
+        let task = task("snowballed");
+        let spec = ReviewSpec {
+            question: "q".into(),
+            criteria: Vec::new(),
+            engine: EngineKind::Offline,
+            protocol: None,
+        };
+        let data = ReportData {
+            task: &task,
+            spec: &spec,
+            papers: &papers,
+            results: &results,
+            date: "2026-12-04T10:00:00Z",
+            stale: &BTreeMap::new(),
+            screening: None,
+            citation_duplicates: 3,
+            model: None,
+            synthesis: None,
+            labels: &BTreeMap::new(),
+            failures: &BTreeMap::new(),
+            undriven: &[],
+            validation: &crate::review::validation::ValidationFile::default(),
+            protocol: None,
+            dual: None,
+            table: None,
+            asks: &[],
+        };
+        let flow = data.flow();
+        assert_eq!(flow.from_databases, 1);
+        let c = &flow.citations;
+        assert_eq!((c.identified, c.duplicates, c.screened), (7, 3, 4));
+        assert_eq!((c.excluded, c.sought, c.not_retrieved), (1, 3, 2));
+        assert_eq!((c.assessed, c.included), (1, 2));
+        let csv = super::flow_csv(&data);
+        assert!(
+            csv.contains("other_methods_identified_citation_searching,,7\n"),
+            "{csv}"
+        );
+        assert!(csv.contains("other_methods_reports_not_retrieved,no full text attached,2\n"));
+        let report = render(&data);
+        assert!(
+            report.contains(
+                "| Records identified by citation searching, new to the review (see below) | 4 |"
+            ),
+            "{report}"
+        );
+        assert!(report.contains("| Reports assessed for eligibility (full text) | 1 |"));
+        assert!(report.contains("records from citation searching in OpenAlex"));
+    }
 }

@@ -112,6 +112,40 @@ pub(super) fn synthesis_section(md: &mut String, data: &ReportData<'_>) {
     }
 }
 
+/// PRISMA 2020's "identification via other methods" column: citation
+/// searching, when the review did any.
+fn other_methods(md: &mut String, c: &super::prisma::OtherMethods) {
+    if c.identified == 0 {
+        return;
+    }
+    push(
+        md,
+        "Identification of studies via other methods (citation searching):\n",
+    );
+    push(md, "| Stage | Records |");
+    push(md, "|---|---:|");
+    let rows = [
+        ("Records identified from citation searching", c.identified),
+        (
+            "Duplicates (already in the review, in any version)",
+            c.duplicates,
+        ),
+        ("Records screened (title and abstract)", c.screened),
+        ("Records excluded", c.excluded),
+        ("Reports sought for retrieval", c.sought),
+        (
+            "Reports not retrieved (no full text attached)",
+            c.not_retrieved,
+        ),
+        ("Reports assessed for eligibility (full text)", c.assessed),
+        ("Included", c.included),
+    ];
+    for (stage, n) in rows {
+        push(md, &format!("| {stage} | {n} |"));
+    }
+    push(md, "");
+}
+
 /// The flow of papers as PRISMA 2020 reports it, with exclusions by
 /// automation apart from the researcher's and each exclusion's reason.
 pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
@@ -119,7 +153,9 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
     push(md, "## Flow of papers (PRISMA 2020)\n");
     push(md, "| Stage | Papers |");
     push(md, "|---|---:|");
-    if flow.from_databases == 0 {
+    let by_citation = flow.citations.identified - flow.citations.duplicates;
+    let records = flow.from_databases + by_citation;
+    if records == 0 {
         push(
             md,
             &format!("| Records identified (files found) | {} |", flow.identified),
@@ -136,9 +172,17 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
             md,
             &format!(
                 "| Records identified from files (PDFs) | {} |",
-                flow.identified - flow.from_databases
+                flow.identified - records
             ),
         );
+        if by_citation > 0 {
+            push(
+                md,
+                &format!(
+                    "| Records identified by citation searching, new to the review (see below) | {by_citation} |"
+                ),
+            );
+        }
         push(
             md,
             &format!(
@@ -208,7 +252,7 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
         "| Included | {} (labelled include by the researcher: {}) |",
         flow.included, flow.included_by_researcher
     );
-    if flow.from_databases == 0 {
+    if records == 0 {
         push(md, &format!("{included}\n"));
     } else {
         push(md, &included);
@@ -220,6 +264,7 @@ pub(super) fn flow_section(md: &mut String, data: &ReportData<'_>) {
             ),
         );
     }
+    other_methods(md, &flow.citations);
     if !flow.reasons.is_empty() {
         push(
             md,

@@ -41,6 +41,7 @@ export type {
   FillParams,
   FillProgress,
   Flow,
+  OtherMethodsFlow,
   FrontMatter,
   Label,
   LookupChoice,

@@ -2,7 +2,7 @@
 // included, with the exclusions beside each step (automation apart from the
 // researcher, as PRISMA asks). The counts are the report's own (review_flow).
 
-import type { Flow, Platform } from "../../platform";
+import type { Flow, OtherMethodsFlow, Platform } from "../../platform";
 import { Modal } from "./Modal";
 import { count } from "./format";
 import { useLoaded } from "./useLoaded";
@@ -17,18 +17,44 @@ function Box({ title, n, testId, children }: { title: string; n: number; testId:
   );
 }
 
-function FlowDiagram({ flow }: { flow: Flow }) {
+/** PRISMA 2020's "identification via other methods" column: citation searching. */
+function OtherMethods({ c }: { c: OtherMethodsFlow }) {
+  return (
+    <section class="prisma__other" data-testid="prisma-other-methods" aria-label="Identification via other methods">
+      <p class="prisma__stage">Identification via other methods: citation searching</p>
+      <div class="prisma__row">
+        <Box title="Records from citation searching" n={c.identified} testId="prisma-citations-identified">
+          <p class="prisma__detail">Already in the review (any version): {count(c.duplicates)}</p>
+        </Box>
+        <Box title="Screened on title and abstract" n={c.screened} testId="prisma-citations-screened">
+          <p class="prisma__detail">Excluded: {count(c.excluded)}</p>
+        </Box>
+      </div>
+      <div class="prisma__row">
+        <Box title="Reports sought for retrieval" n={c.sought} testId="prisma-citations-sought">
+          <p class="prisma__detail">Not retrieved (no full text attached): {count(c.notRetrieved)}</p>
+          <p class="prisma__detail">Assessed for eligibility (full text): {count(c.assessed)}</p>
+        </Box>
+        <Box title="Included" n={c.included} testId="prisma-citations-included" />
+      </div>
+    </section>
+  );
+}
+
+export function FlowDiagram({ flow }: { flow: Flow }) {
   const unreadable = flow.unreadable.reduce((n, u) => n + u.papers, 0);
+  const byCitation = flow.citations.identified - flow.citations.duplicates;
   return (
     <div class="prisma" role="img" aria-label="PRISMA 2020 flow diagram">
       <p class="prisma__stage">Identification</p>
       <div class="prisma__row">
-        {flow.fromDatabases === 0 ? (
+        {flow.fromDatabases + byCitation === 0 ? (
           <Box title="Records identified (files found)" n={flow.identified} testId="prisma-identified" />
         ) : (
           <Box title="Records identified" n={flow.identified} testId="prisma-identified">
             <p class="prisma__detail">From databases (search exports): {count(flow.fromDatabases)}</p>
-            <p class="prisma__detail">From files (PDFs): {count(flow.identified - flow.fromDatabases)}</p>
+            <p class="prisma__detail">From files (PDFs): {count(flow.identified - flow.fromDatabases - byCitation)}</p>
+            {byCitation > 0 && <p class="prisma__detail">From citation searching, new to the review: {count(byCitation)}</p>}
             <p class="prisma__detail" data-testid="prisma-full-text">
               Records with full text attached: {count(flow.withFullText)}
               {flow.keptWithoutFullText > 0 && ` (kept, still without: ${count(flow.keptWithoutFullText)})`}
@@ -84,6 +110,7 @@ function FlowDiagram({ flow }: { flow: Flow }) {
           <p class="prisma__detail">Labelled include by the researcher: {count(flow.includedByResearcher)}</p>
         </Box>
       </div>
+      {flow.citations.identified > 0 && <OtherMethods c={flow.citations} />}
       <p class="muted prisma__note">
         The researcher's label decides a paper over the engine's verdict; {count(flow.labelled)} labelled. Exclusions
         by automation are the engine's, unchecked, as PRISMA 2020 asks them to be reported apart.

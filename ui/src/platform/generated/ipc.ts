@@ -531,6 +531,40 @@ export type Unreadable = { reason: string, papers: number, };
 export type Reason = { reason: string, papers: number, };
 
 /**
+ * PRISMA 2020's "identification of studies via other methods" column, for
+ * citation searching: its records are not in the databases column.
+ */
+export type OtherMethodsFlow = { 
+/**
+ * Works found by citation searching, duplicates included.
+ */
+identified: number, 
+/**
+ * Of those, works the review already had (in any version).
+ */
+duplicates: number, 
+/**
+ * Records screened on title and abstract.
+ */
+screened: number, 
+/**
+ * Excluded on title and abstract, by the engine or the researcher.
+ */
+excluded: number, 
+/**
+ * Kept (included or maybe): their reports are sought.
+ */
+sought: number, 
+/**
+ * Of the sought, reports not retrieved: no full text attached yet.
+ */
+notRetrieved: number, 
+/**
+ * Of the sought, reports with full text: assessed for eligibility.
+ */
+assessed: number, included: number, };
+
+/**
  * The PRISMA 2020 counts of a review.
  */
 export type Flow = { 
@@ -595,7 +629,11 @@ keptWithoutFullText: number,
  * Of the duplicates, papers the researcher set aside as copies of
  * another (the rest are identical files).
  */
-setAside: number, };
+setAside: number, 
+/**
+ * Identification via other methods: citation searching.
+ */
+citations: OtherMethodsFlow, };
 
 export type ExportWritten = { path: string, bytes: number, };
 
