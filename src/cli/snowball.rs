@@ -2,13 +2,19 @@
 //! papers (or `--seed` ones), backward and forward in OpenAlex. The plan is
 //! printed first (seeds, calls, cost, today's allowance); `--plan` stops
 //! there. The round's new works join the review as records, screened by the
-//! next `quire review`. Nothing is downloaded.
+//! next `quire review`. Nothing is downloaded until approved: `--copies`
+//! lists the open copies of the kept records (host, version, licence), and
+//! `--fetch PAPER` fetches the ones named.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use quire::commands::snowball::{SnowballParams, snowball_plan, snowball_run};
+use quire::commands::snowball::{
+    CopiesParams, FetchParams, SnowballParams, snowball_copies, snowball_fetch, snowball_plan,
+    snowball_run,
+};
 use quire::commands::{AppContext, AppPaths, CommandError};
+use quire::review::snowball::copies::{CopyOffer, FetchOutcome};
 use quire::review::snowball::{Plan, RoundSummary};
 use quire::workspace::Direction;
 
@@ -28,6 +34,14 @@ pub struct SnowballArgs {
     /// Print the plan and stop: no paid call is made.
     #[arg(long)]
     plan: bool,
+    /// List the open-access copies of the records found by citation
+    /// searching that the review keeps without full text; fetch nothing.
+    #[arg(long, conflicts_with_all = ["plan", "fetch"])]
+    copies: bool,
+    /// Fetch this record's open copy as its full text (repeatable): your
+    /// approval of the download.
+    #[arg(long = "fetch", conflicts_with = "plan")]
+    fetch: Vec<String>,
     #[arg(long)]
     json: bool,
 }
@@ -42,6 +56,36 @@ enum Way {
 
 pub async fn run(args: SnowballArgs) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
+    if args.copies {
+        let offers = snowball_copies(CopiesParams {
+            workspace: args.workspace,
+            contact: None,
+        })
+        .await?;
+        return if args.json {
+            print_json(&offers)
+        } else {
+            print_offers(&offers);
+            Ok(())
+        };
+    }
+    if !args.fetch.is_empty() {
+        let outcomes = snowball_fetch(
+            &ctx,
+            FetchParams {
+                workspace: args.workspace,
+                papers: args.fetch,
+                contact: None,
+            },
+        )
+        .await?;
+        return if args.json {
+            print_json(&outcomes)
+        } else {
+            print_fetched(&outcomes);
+            Ok(())
+        };
+    }
     let params = SnowballParams {
         workspace: args.workspace,
         seeds: (!args.seeds.is_empty()).then_some(args.seeds),
@@ -160,6 +204,54 @@ fn print_round(round: &RoundSummary) {
     }
     if round.added > 0 {
         println!("Screen them with `quire review` on this review, or in the app.");
+    }
+}
+
+fn print_offers(offers: &[CopyOffer]) {
+    if offers.is_empty() {
+        println!("No record found by citation searching is kept without full text.");
+        return;
+    }
+    for o in offers {
+        let title = o.title.as_deref().unwrap_or("(untitled)");
+        println!("{}  {title}", o.paper);
+        if let Some(copy) = o.copy.as_ref().filter(|c| c.pdf_url.is_some()) {
+            println!(
+                "    open copy ({}): {}, {}, licence {}",
+                o.from.as_deref().unwrap_or("?"),
+                copy.host.as_deref().unwrap_or("unnamed host"),
+                copy.version.as_deref().unwrap_or("version not stated"),
+                copy.licence.as_deref().unwrap_or("not stated"),
+            );
+        }
+        if let Some(why) = &o.none_because {
+            println!("    no PDF to fetch: {why}");
+        }
+        if let Some(last) = &o.last_attempt {
+            println!(
+                "    last attempt {}: {}",
+                last.at,
+                last.reason.as_deref().unwrap_or("retrieved")
+            );
+        }
+    }
+    println!("Approve a download with `--fetch PAPER` (repeatable).");
+}
+
+fn print_fetched(outcomes: &[FetchOutcome]) {
+    for o in outcomes {
+        let title = o.title.as_deref().unwrap_or("(untitled)");
+        match &o.retrieval.reason {
+            None => println!("{}  {title}: retrieved, now its full text", o.paper),
+            Some(why) => println!("{}  {title}: not retrieved: {why}", o.paper),
+        }
+    }
+    let got = outcomes.iter().filter(|o| o.retrieval.retrieved).count();
+    if got > 0 {
+        println!(
+            "The next `quire review` reads the {got} retrieved PDF{}.",
+            plural(got)
+        );
     }
 }
 

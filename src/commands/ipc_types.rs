@@ -22,7 +22,7 @@ use super::review_view::{
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
 use super::screening::ScreeningParams;
-use super::snowball::SnowballParams;
+use super::snowball::{CopiesParams, FetchParams, SnowballParams};
 use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
@@ -53,6 +53,7 @@ use crate::review::protocol::{
 };
 use crate::review::queue::{Basis, CurvePoint, QueueItem, ScreeningView, StoppingView};
 use crate::review::report::prisma::{Flow, OtherMethods as OtherMethodsFlow, Reason, Unreadable};
+use crate::review::snowball::copies::{CopyOffer, FetchOutcome, Retrieval};
 use crate::review::snowball::{Plan as SnowballPlan, RoundSummary as SnowballRound};
 use crate::review::table::fill::{FillOutcome, FillProgress};
 use crate::review::table::{Cell, Column, Kind as ColumnKind, ShownCell, TableRow, TableView};
@@ -224,6 +225,11 @@ fn generated() -> String {
         declaration::<SnowballPlan>(),
         declaration::<SnowballRound>(),
         declaration::<SnowballParams>(),
+        declaration::<CopiesParams>(),
+        declaration::<FetchParams>(),
+        declaration::<CopyOffer>(),
+        declaration::<Retrieval>(),
+        declaration::<FetchOutcome>(),
         declaration::<ModelProfileSaveParams>(),
         declaration::<ModelListing>(),
         // Errors.

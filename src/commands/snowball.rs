@@ -12,7 +12,9 @@ use super::openalex::openalex_key;
 use super::reviews::index_workspace;
 use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
+use crate::review::snowball::copies::{self, CopyOffer, FetchOutcome};
 use crate::review::snowball::{self, Plan, RoundSummary, SnowballOptions};
+use crate::scholar::open_access::OpenAccess;
 use crate::scholar::{Endpoints, Lookup, LookupOptions};
 use crate::workspace::{Direction, Workspace};
 
@@ -79,6 +81,78 @@ pub async fn snowball_run(
         "citation searching round done"
     );
     Ok(summary)
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CopiesParams {
+    /// The review's workspace folder.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// Unpaywall's contact address; none means `QUIRE_CONTACT_EMAIL`.
+    #[serde(default)]
+    pub contact: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FetchParams {
+    /// The review's workspace folder.
+    #[cfg_attr(test, ts(type = "string"))]
+    pub workspace: PathBuf,
+    /// The records whose open copies the researcher approved.
+    pub papers: Vec<String>,
+    #[serde(default)]
+    pub contact: Option<String>,
+}
+
+/// The records citation searching found that the review keeps without
+/// full text, each with its open copy (host, version, licence) or why none:
+/// nothing is fetched.
+pub async fn snowball_copies(params: CopiesParams) -> Result<Vec<CopyOffer>, CommandError> {
+    let oa = open_access(params.contact)?;
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
+    Ok(copies::offers(&ws, &oa).await?)
+}
+
+/// Fetch the approved records' open copies: each PDF becomes its record's
+/// full text (read by the next run); each failure is kept with its reason.
+pub async fn snowball_fetch(
+    ctx: &AppContext,
+    params: FetchParams,
+) -> Result<Vec<FetchOutcome>, CommandError> {
+    if ctx.run_in(&params.workspace).is_some() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "review_running",
+            "a run is reading this review; fetch full text when it has finished",
+        ));
+    }
+    let oa = open_access(params.contact)?;
+    let root = params.workspace.clone();
+    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
+    let outcomes = copies::fetch(&ws, &oa, &params.papers).await?;
+    drop(ws); // release the workspace lock before the index reads it
+    index_workspace(ctx, params.workspace).await;
+    Ok(outcomes)
+}
+
+fn open_access(contact: Option<String>) -> Result<OpenAccess, CommandError> {
+    if crate::net::offline_forced() {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "offline",
+            "Quire is offline (QUIRE_OFFLINE is set), and open copies are asked of OpenAlex and Unpaywall",
+        ));
+    }
+    let contact = contact
+        .filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::var("QUIRE_CONTACT_EMAIL").ok());
+    OpenAccess::new(OpenAccess::unpaywall_from_env(), contact)
+        .map_err(|e| CommandError::new(ErrorKind::Internal, "http_setup", e))
 }
 
 /// OpenAlex with the saved key and the contact address; refused offline.

@@ -372,6 +372,7 @@ mod tests {
             stale: &BTreeMap::new(),
             screening: None,
             citation_duplicates: 0,
+            not_retrieved: &BTreeMap::new(),
             model: None,
             synthesis: None,
             labels,

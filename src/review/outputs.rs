@@ -90,6 +90,8 @@ pub struct ReviewFiles {
     pub screening: Option<super::queue::RankingFile>,
     /// Works citation searching found that the review already had.
     pub citation_duplicates: usize,
+    /// Why kept records' open copies could not be fetched, by paper id.
+    pub not_retrieved: BTreeMap<String, String>,
 }
 
 impl ReviewFiles {
@@ -153,6 +155,10 @@ impl ReviewFiles {
                 .iter()
                 .map(|r| r.duplicates.len())
                 .sum(),
+            not_retrieved: super::snowball::copies::retrievals(ws)?
+                .into_iter()
+                .filter_map(|(paper, r)| Some((paper, r.reason.filter(|_| !r.retrieved)?)))
+                .collect(),
             labels: labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
@@ -229,6 +235,7 @@ impl ReviewFiles {
             stale: &self.stale,
             screening: self.screening.as_ref(),
             citation_duplicates: self.citation_duplicates,
+            not_retrieved: &self.not_retrieved,
             dual: self
                 .dual
                 .as_ref()

@@ -13,6 +13,7 @@ pub mod citations;
 mod client;
 mod crossref;
 mod markup;
+pub mod open_access;
 mod openalex;
 
 use serde::{Deserialize, Serialize};

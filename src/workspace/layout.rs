@@ -68,6 +68,10 @@ pub const DIRS: [&str; 4] = [NOTES_DIR, PAPERS_DIR, RUNS_DIR, TOOL_RESULTS_DIR];
 /// records a round found and what it counted.
 pub const CITATIONS_DIR: &str = "citations";
 
+/// Open-access PDFs fetched for records, as the researcher approved:
+/// `<paper-id>.pdf`, each its record's full text.
+pub const DOWNLOADS_DIR: &str = "downloads";
+
 /// Files and folders only Quire itself may write: the agent can read the action
 /// logs, task metadata, agent specs and paper records, but must not rewrite
 /// history, its own instructions, or a paper's text and result (results are
@@ -102,6 +106,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         TABLE_DIR,
         SCREENING_FILE,
         CITATIONS_DIR,
+        DOWNLOADS_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

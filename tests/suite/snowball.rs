@@ -10,9 +10,13 @@
 use std::path::Path;
 use std::process::Output;
 
-use testkit::scholar::{CitationGraph, GraphWork, ScholarFixture, ScholarServer, Work};
+use std::collections::HashMap;
 
-use super::support::quire_bin;
+use testkit::scholar::{
+    CitationGraph, GraphWork, Hosted, OaLocation, ScholarFixture, ScholarServer, Work,
+};
+
+use super::support::{corpus, quire_bin};
 
 fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
     let mut command = std::process::Command::new(quire_bin());
@@ -140,7 +144,7 @@ fn graph() -> CitationGraph {
         ),
         GraphWork {
             open_copy: Some((
-                "https://arxiv.org/pdf/1412.2324".into(),
+                "/files/faleiro.pdf".into(),
                 "arXiv (Cornell University)".into(),
                 "submittedVersion".into(),
                 Some("cc-by".into()),
@@ -184,6 +188,50 @@ fn graph() -> CitationGraph {
     }
     CitationGraph { works }
 }
+
+/// Unpaywall: Harding's paper in a repository, H-Store's behind a login
+/// page; the determinism paper unknown (404).
+fn unpaywall() -> HashMap<String, Option<OaLocation>> {
+    let copy = |url: &str, version: &str, licence: Option<&str>| {
+        Some((
+            url.into(),
+            "repository".into(),
+            version.into(),
+            licence.map(Into::into),
+        ))
+    };
+    [
+        (
+            "10.14778/3055540.3055548".to_owned(),
+            copy("/files/harding.pdf", "acceptedVersion", Some("cc-by-nc-nd")),
+        ),
+        (
+            "10.14778/1454159.1454211".to_owned(),
+            copy("/files/hstore.pdf", "publishedVersion", None),
+        ),
+    ]
+    .into()
+}
+
+/// The files the hosts serve: real PDFs, and a login page in place of one.
+fn files() -> HashMap<String, Hosted> {
+    [
+        (
+            "faleiro.pdf".to_owned(),
+            Hosted::Pdf(corpus().join(CALVIN_PDF)),
+        ),
+        (
+            "harding.pdf".to_owned(),
+            Hosted::Pdf(corpus().join(GRAPH_OF_WORD_PDF)),
+        ),
+        ("hstore.pdf".to_owned(), Hosted::LoginPage),
+    ]
+    .into()
+}
+
+const CALVIN_PDF: &str =
+    "dev/databases/calvin-fast-distributed-transactions-for-partitioned-database-systems.pdf";
+const GRAPH_OF_WORD_PDF: &str = "dev/machine-learning/graph-of-word-and-tw-idf.pdf";
 
 /// The review: Calvin and Spanner included by the researcher; Paxos (no
 /// DOI) and Bigtable's 2008 journal paper in it, not included.
@@ -232,6 +280,8 @@ fn a_round_follows_the_included_papers_both_ways_and_adds_only_what_the_review_l
     let server = ScholarServer::start(ScholarFixture {
         graph: graph(),
         list_rate_limited_once: Some(1),
+        unpaywall: unpaywall(),
+        files: files(),
         ..ScholarFixture::default()
     })
     .unwrap();
@@ -424,6 +474,126 @@ fn a_round_follows_the_included_papers_both_ways_and_adds_only_what_the_review_l
     .unwrap();
     assert_eq!(kept["duplicates"][0]["openalex"], "W100");
     assert_eq!(kept["duplicates"][0]["why"], "the same DOI");
+
+    // Open copies: listed with host, version and licence, nothing fetched
+    // until approved; two approved downloads become full text, a login page
+    // served in place of a PDF is refused with what it was.
+    let label = |title: &str, verdict: &str| {
+        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
+        let out = quire(
+            &["label", ws_arg, &id, "--verdict", verdict],
+            data.path(),
+            &env,
+        );
+        assert!(out.status.success());
+        id
+    };
+    let harding_id = label(
+        "An evaluation of distributed concurrency control",
+        "include",
+    );
+    let hstore_id = label(
+        "H-Store: a high-performance, distributed main memory transaction processing system",
+        "maybe",
+    );
+    label("The case for determinism in database systems", "include");
+    let offers = ok_json(&quire(
+        &["snowball", ws_arg, "--copies", "--json"],
+        data.path(),
+        &env,
+    ));
+    let offers = offers.as_array().unwrap();
+    assert_eq!(offers.len(), 4, "{offers:?}");
+    let offer = |title: &str| offers.iter().find(|o| o["title"] == title).unwrap().clone();
+    let f = offer("Rethinking serializable multiversion concurrency control");
+    assert_eq!(f["from"], "OpenAlex");
+    assert_eq!(f["copy"]["host"], "arXiv (Cornell University)");
+    let h = offer("An evaluation of distributed concurrency control");
+    assert_eq!(h["from"], "Unpaywall");
+    assert_eq!(h["copy"]["version"], "acceptedVersion");
+    assert_eq!(h["copy"]["licence"], "cc-by-nc-nd");
+    let d = offer("The case for determinism in database systems");
+    assert_eq!(d["copy"], serde_json::Value::Null);
+    assert_eq!(
+        d["noneBecause"],
+        "no open-access copy known (OpenAlex, Unpaywall)"
+    );
+    assert!(!ws.join("downloads").exists(), "listing fetched something");
+    assert!(
+        server.requests().iter().all(|r| r.service != "files"),
+        "a file was asked for before any approval"
+    );
+
+    let fetched = ok_json(&quire(
+        &[
+            "snowball",
+            ws_arg,
+            "--fetch",
+            id,
+            "--fetch",
+            &harding_id,
+            "--fetch",
+            &hstore_id,
+            "--json",
+        ],
+        data.path(),
+        &env,
+    ));
+    let fetched = fetched.as_array().unwrap();
+    assert_eq!(fetched.len(), 3);
+    let by_paper = |p: &str| fetched.iter().find(|o| o["paper"] == p).unwrap()["retrieval"].clone();
+    assert_eq!(by_paper(id)["retrieved"], true, "{fetched:?}");
+    assert_eq!(by_paper(&harding_id)["retrieved"], true, "{fetched:?}");
+    let refused = by_paper(&hstore_id);
+    assert_eq!(refused["retrieved"], false);
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("served a web page instead of the PDF"),
+        "{refused}"
+    );
+    for record in [id, harding_id.as_str()] {
+        let pdf = std::fs::read(ws.join(format!("downloads/{record}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"));
+        let paper: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(ws.join(format!("papers/{record}/paper.json"))).unwrap(),
+        )
+        .unwrap();
+        let full_text = paper["fullText"]
+            .as_str()
+            .expect("the record has its full text");
+        let pdf_paper: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(ws.join(format!("papers/{full_text}/paper.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(pdf_paper["fullTextOf"], *record);
+    }
+    assert!(!ws.join(format!("downloads/{hstore_id}.pdf")).exists());
+    let retrieval: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.join("citations/retrieval.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(retrieval.as_object().unwrap().len(), 3);
+    // What is left to fetch: H-Store (its failure kept) and the
+    // determinism paper.
+    let left = ok_json(&quire(
+        &["snowball", ws_arg, "--copies", "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(left.as_array().unwrap().len(), 2, "{left}");
+    let shown = quire(&["snowball", ws_arg, "--copies"], data.path(), &env);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    eprintln!("{shown}");
+    assert!(
+        shown.contains("served a web page instead of the PDF"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Approve a download with `--fetch PAPER`"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -58,6 +58,9 @@ pub struct ReportData<'a> {
     /// Works citation searching found that the review already had: not
     /// papers of the review, counted in PRISMA's "other methods" column.
     pub citation_duplicates: usize,
+    /// Why a kept record's open copy could not be fetched, by paper id: its
+    /// last failed attempt.
+    pub not_retrieved: &'a BTreeMap<String, String>,
 }
 
 /// PRISMA-style flow counts.
@@ -345,6 +348,7 @@ pub(crate) mod tests {
             stale: &BTreeMap::new(),
             screening: None,
             citation_duplicates: 0,
+            not_retrieved: &BTreeMap::new(),
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
@@ -458,6 +462,7 @@ pub(crate) mod tests {
                 stale: &BTreeMap::new(),
                 screening: None,
                 citation_duplicates: 0,
+                not_retrieved: &BTreeMap::new(),
                 model: None,
                 synthesis: None,
                 labels: &BTreeMap::new(),

@@ -99,6 +99,9 @@ pub struct OtherMethods {
     pub sought: usize,
     /// Of the sought, reports not retrieved: no full text attached yet.
     pub not_retrieved: usize,
+    /// The not retrieved by why: a failed download's reason, else not
+    /// sought yet (no download approved).
+    pub not_retrieved_reasons: Vec<Reason>,
     /// Of the sought, reports with full text: assessed for eligibility.
     pub assessed: usize,
     pub included: usize,
@@ -112,6 +115,20 @@ impl Flow {
     pub fn excluded(&self) -> usize {
         self.excluded_by_automation + self.excluded_by_researcher
     }
+}
+
+/// Why a kept record found by citation searching has no full text, when no
+/// download of it failed.
+const NOT_SOUGHT: &str = "not sought yet (no download approved)";
+
+/// Reasons, the most frequent first.
+fn by_count(reasons: BTreeMap<String, usize>) -> Vec<Reason> {
+    let mut reasons: Vec<Reason> = reasons
+        .into_iter()
+        .map(|(reason, papers)| Reason { reason, papers })
+        .collect();
+    reasons.sort_by(|a, b| b.papers.cmp(&a.papers).then(a.reason.cmp(&b.reason)));
+    reasons
 }
 
 /// The first criterion the engine found not met.
@@ -134,6 +151,7 @@ impl ReportData<'_> {
         let mut flow = Flow::default();
         let mut unreadable: BTreeMap<&str, usize> = BTreeMap::new();
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut not_retrieved: BTreeMap<String, usize> = BTreeMap::new();
         let with_full_text: std::collections::HashSet<&crate::workspace::PaperId> = self
             .papers
             .iter()
@@ -196,6 +214,11 @@ impl ReportData<'_> {
                             c.assessed += 1;
                         } else {
                             c.not_retrieved += 1;
+                            let why = self
+                                .not_retrieved
+                                .get(&p.id.0)
+                                .map_or(NOT_SOUGHT, String::as_str);
+                            *not_retrieved.entry(why.to_owned()).or_default() += 1;
                         }
                         c.included += usize::from(decision == Verdict::Include);
                     }
@@ -232,12 +255,8 @@ impl ReportData<'_> {
                 papers,
             })
             .collect();
-        let mut reasons: Vec<Reason> = reasons
-            .into_iter()
-            .map(|(reason, papers)| Reason { reason, papers })
-            .collect();
-        reasons.sort_by(|a, b| b.papers.cmp(&a.papers).then(a.reason.cmp(&b.reason)));
-        flow.reasons = reasons;
+        flow.reasons = by_count(reasons);
+        flow.citations.not_retrieved_reasons = by_count(not_retrieved);
         flow
     }
 }
@@ -282,7 +301,7 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
         ("other_methods_reports_sought", String::new(), c.sought),
         (
             "other_methods_reports_not_retrieved",
-            "no full text attached".to_owned(),
+            String::new(),
             c.not_retrieved,
         ),
         ("other_methods_reports_assessed", String::new(), c.assessed),
@@ -290,6 +309,13 @@ pub fn flow_csv(data: &ReportData<'_>) -> String {
     ];
     if c.identified > 0 {
         rows.extend(other_methods);
+        for r in &c.not_retrieved_reasons {
+            rows.push((
+                "other_methods_not_retrieved_reason",
+                r.reason.clone(),
+                r.papers,
+            ));
+        }
     }
     rows.extend([
         ("screened", String::new(), flow.screened),
@@ -394,6 +420,11 @@ mod tests {
             .map(|(id, score)| (PaperId((*id).into()), result(*score, "A sentence.")))
             .collect();
         assert_eq!(results[&PaperId("c2".into())].verdict, Verdict::Maybe);
+        let failed: BTreeMap<String, String> = [(
+            "c3".to_owned(),
+            "arxiv.org refused the download (403)".to_owned(),
+        )]
+        .into();
         let task = task("snowballed");
         let spec = ReviewSpec {
             question: "q".into(),
@@ -410,6 +441,7 @@ mod tests {
             stale: &BTreeMap::new(),
             screening: None,
             citation_duplicates: 3,
+            not_retrieved: &failed,
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
@@ -432,7 +464,13 @@ mod tests {
             csv.contains("other_methods_identified_citation_searching,,7\n"),
             "{csv}"
         );
-        assert!(csv.contains("other_methods_reports_not_retrieved,no full text attached,2\n"));
+        assert!(csv.contains("other_methods_reports_not_retrieved,,2\n"));
+        assert!(csv.contains(
+            "other_methods_not_retrieved_reason,arxiv.org refused the download (403),1\n"
+        ));
+        assert!(csv.contains(
+            "other_methods_not_retrieved_reason,not sought yet (no download approved),1\n"
+        ));
         let report = render(&data);
         assert!(
             report.contains(

@@ -144,6 +144,15 @@ fn other_methods(md: &mut String, c: &super::prisma::OtherMethods) {
         push(md, &format!("| {stage} | {n} |"));
     }
     push(md, "");
+    if !c.not_retrieved_reasons.is_empty() {
+        push(md, "Reports not retrieved, with reasons:\n");
+        push(md, "| Reason | Records |");
+        push(md, "|---|---:|");
+        for r in &c.not_retrieved_reasons {
+            push(md, &format!("| {} | {} |", inline(&r.reason), r.papers));
+        }
+        push(md, "");
+    }
 }
 
 /// The flow of papers as PRISMA 2020 reports it, with exclusions by

@@ -16,6 +16,7 @@
 //! approves them.
 
 mod collect;
+pub mod copies;
 
 use std::collections::BTreeSet;
 

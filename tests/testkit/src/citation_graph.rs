@@ -11,6 +11,10 @@ use serde_json::json;
 
 use crate::scholar::Work;
 
+/// An open-access location: (PDF URL, host or host type, version,
+/// licence). A URL starting with `/` is the fixture's own (`/files/…`).
+pub type OaLocation = (String, String, String, Option<String>);
+
 /// A work of the graph.
 #[derive(Clone, Debug, Default)]
 pub struct GraphWork {
@@ -22,8 +26,8 @@ pub struct GraphWork {
     pub references: Vec<String>,
     /// An id OpenAlex merged into this one: asked for, it redirects here.
     pub merged_from: Vec<String>,
-    /// Its best open-access location: (pdf URL, host, version, licence).
-    pub open_copy: Option<(String, String, String, Option<String>)>,
+    /// Its best open-access location.
+    pub open_copy: Option<OaLocation>,
 }
 
 /// The works OpenAlex holds.
@@ -72,7 +76,7 @@ impl CitationGraph {
 
     /// The singleton `/works/{id}` or `/works/doi:{doi}`; none when the
     /// graph does not hold it (the fixture's other works may).
-    pub fn singleton(&self, route: &str, query: &str) -> Option<Reply> {
+    pub fn singleton(&self, route: &str, query: &str, base: &str) -> Option<Reply> {
         let key = route.strip_prefix("works/")?;
         if let Some(doi) = key.strip_prefix("doi:") {
             let work = self.works.iter().find(|w| {
@@ -81,10 +85,10 @@ impl CitationGraph {
                     .as_deref()
                     .is_some_and(|d| d.eq_ignore_ascii_case(doi))
             })?;
-            return Some(ok(self.json(work)));
+            return Some(ok(self.json(work, base)));
         }
         if let Some(work) = self.by_id(key) {
-            return Some(ok(self.json(work)));
+            return Some(ok(self.json(work, base)));
         }
         let work = self.merged(key)?;
         let query = if query.is_empty() {
@@ -100,7 +104,7 @@ impl CitationGraph {
     }
 
     /// A list: `filter=openalex:…` or `filter=cites:…`, paged.
-    pub fn list(&self, filter: &str, query: &str, keyed: bool) -> Reply {
+    pub fn list(&self, filter: &str, query: &str, keyed: bool, base: &str) -> Reply {
         let number =
             |name: &str| crate::scholar::param(query, name).and_then(|v| v.parse::<usize>().ok());
         let per_page = number("per-page").or(number("per_page")).unwrap_or(25);
@@ -145,7 +149,7 @@ impl CitationGraph {
             .iter()
             .skip((page - 1) * per_page)
             .take(per_page)
-            .map(|w| self.json(w))
+            .map(|w| self.json(w, base))
             .collect();
         ok(json!({
             "meta": {"count": matched.len(), "db_response_time_ms": 9, "page": page, "per_page": per_page, "groups_count": null},
@@ -154,7 +158,7 @@ impl CitationGraph {
         }))
     }
 
-    fn json(&self, w: &GraphWork) -> serde_json::Value {
+    fn json(&self, w: &GraphWork, base: &str) -> serde_json::Value {
         let mut body = crate::scholar::openalex_work(&w.work);
         let arxiv_location = w.work.arxiv.as_ref().map(|id| {
             json!({"is_oa": true, "landing_page_url": format!("https://arxiv.org/abs/{id}"),
@@ -162,6 +166,7 @@ impl CitationGraph {
                    "license": null, "version": "submittedVersion"})
         });
         let best = w.open_copy.as_ref().map(|(pdf, host, version, licence)| {
+            let pdf = own_url(pdf, base);
             json!({"is_oa": true, "landing_page_url": pdf, "pdf_url": pdf,
                    "source": {"display_name": host, "host_organization_name": host, "type": "repository"},
                    "license": licence, "license_id": licence.as_ref().map(|l| format!("https://openalex.org/licenses/{l}")),
@@ -199,9 +204,18 @@ impl CitationGraph {
         object.insert(
             "open_access".into(),
             json!({"is_oa": best.is_some(), "oa_status": if best.is_some() { "green" } else { "closed" },
-                   "oa_url": w.open_copy.as_ref().map(|c| c.0.clone()), "any_repository_has_fulltext": best.is_some()}),
+                   "oa_url": w.open_copy.as_ref().map(|c| own_url(&c.0, base)), "any_repository_has_fulltext": best.is_some()}),
         );
         body
+    }
+}
+
+/// A fixture path as a URL of the fixture at `base` (`http://127.0.0.1:N`).
+pub fn own_url(url: &str, base: &str) -> String {
+    if url.starts_with('/') {
+        format!("{base}{url}")
+    } else {
+        url.to_owned()
     }
 }
 

@@ -90,6 +90,8 @@ fn reason(status: u16) -> &'static str {
         301 => "Moved Permanently",
         400 => "Bad Request",
         401 => "Unauthorized",
+        403 => "Forbidden",
+        422 => "Unprocessable Entity",
         404 => "Not Found",
         429 => "Too Many Requests",
         500 => "Internal Server Error",

@@ -19,7 +19,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use crate::citation_graph::is_list;
-pub use crate::citation_graph::{CitationGraph, GraphWork};
+pub use crate::citation_graph::{CitationGraph, GraphWork, OaLocation};
 use crate::http::{read_request, write_full};
 
 /// A work as the fixture's indexes hold it.
@@ -69,6 +69,23 @@ pub struct ScholarFixture {
     pub graph: CitationGraph,
     /// Answer the first list call 429 with `Retry-After` of this many seconds.
     pub list_rate_limited_once: Option<u64>,
+    /// Unpaywall (`/unpaywall/v2/{doi}?email=…`) by lowercase DOI: the best
+    /// open location (pdf URL, host type, version, licence), or none (a work
+    /// Unpaywall knows as closed). A DOI not listed answers 404.
+    pub unpaywall: HashMap<String, Option<OaLocation>>,
+    /// Files hosted at `/files/{name}`: what a repository serves.
+    pub files: HashMap<String, Hosted>,
+}
+
+/// What a host serves at a file's URL.
+#[derive(Clone, Debug)]
+pub enum Hosted {
+    /// A real PDF from disk.
+    Pdf(std::path::PathBuf),
+    /// A landing or login page in place of the PDF (200, text/html).
+    LoginPage,
+    /// 403: a host that blocks programs.
+    Forbidden,
 }
 
 /// OpenAlex's daily allowances and prices, as published for 2026.
@@ -93,6 +110,8 @@ pub struct ScholarServer {
 
 struct Shared {
     fixture: ScholarFixture,
+    /// `http://127.0.0.1:N`: the fixture's own URLs in its answers.
+    base: String,
     seen: Arc<Mutex<Vec<Seen>>>,
     limited: Mutex<HashSet<String>>,
     /// Dollars spent today: (with the key, without one).
@@ -112,6 +131,7 @@ impl ScholarServer {
         let fixture_spent = fixture.openalex_spent_usd;
         let shared = Arc::new(Shared {
             fixture,
+            base: format!("http://{addr}"),
             seen: seen.clone(),
             limited: Mutex::new(HashSet::new()),
             spent: Mutex::new((fixture_spent, fixture_spent)),
@@ -145,11 +165,17 @@ impl ScholarServer {
     }
 
     /// The environment that points `quire` at this fixture.
+    /// A fixture path (`/files/x.pdf`) as a URL to it.
+    pub fn file_url(&self, name: &str) -> String {
+        format!("http://{}/files/{name}", self.addr)
+    }
+
     pub fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             ("QUIRE_CROSSREF_URL", self.url("crossref")),
             ("QUIRE_ARXIV_URL", self.url("arxiv")),
             ("QUIRE_OPENALEX_URL", self.url("openalex")),
+            ("QUIRE_UNPAYWALL_URL", self.url("unpaywall")),
         ]
     }
 
@@ -227,6 +253,8 @@ async fn answer(
             .await
         }
         "openalex" => openalex(shared, stream, rest).await,
+        "unpaywall" => unpaywall(shared, stream, rest).await,
+        "files" => hosted(shared, stream, rest).await,
         _ => write_full(stream, 404, &[], "text/plain", b"no such index").await,
     }
 }
@@ -314,7 +342,7 @@ async fn openalex(
         )
         .await;
     }
-    if let Some(reply) = fixture.graph.singleton(route, query) {
+    if let Some(reply) = fixture.graph.singleton(route, query, &shared.base) {
         let mut headers = headers.to_vec();
         headers.extend(reply.location.map(|l| ("location", l)));
         let body = reply.body.to_string();
@@ -334,7 +362,7 @@ async fn openalex(
             let headers = [("retry-after", wait.to_string())];
             return write_full(stream, 429, &headers, "text/plain", b"Too Many Requests").await;
         }
-        let reply = fixture.graph.list(&filter, query, keyed);
+        let reply = fixture.graph.list(&filter, query, keyed, &shared.base);
         let body = reply.body.to_string();
         return write_full(
             stream,
@@ -404,6 +432,78 @@ async fn openalex(
         body.to_string().as_bytes(),
     )
     .await
+}
+
+/// Unpaywall: `/v2/{doi}?email=…`; 422 without a plausible email, as
+/// Unpaywall answers.
+async fn unpaywall(
+    shared: &Shared,
+    stream: &mut tokio::net::TcpStream,
+    rest: &str,
+) -> std::io::Result<()> {
+    let (route, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let email = param(query, "email").filter(|e| e.contains('@'));
+    if email.is_none() {
+        let body = json!({"HTTP_status_code": 422, "error": true, "message": "Please use an email address in your API call. Example: ?email=you@example.com"});
+        return write_full(
+            stream,
+            422,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    }
+    let doi = percent_decode(route.strip_prefix("v2/").unwrap_or("")).to_lowercase();
+    let Some(found) = shared.fixture.unpaywall.get(&doi) else {
+        let body = json!({"HTTP_status_code": 404, "error": true, "message": format!("'{doi}' is an invalid doi. See https://doi.org/{doi}")});
+        return write_full(
+            stream,
+            404,
+            &[],
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+        .await;
+    };
+    let best = found.as_ref().map(|(pdf, host_type, version, licence)| {
+        let pdf = crate::citation_graph::own_url(pdf, &shared.base);
+        json!({"url": pdf, "url_for_pdf": pdf, "url_for_landing_page": format!("https://doi.org/{doi}"),
+               "host_type": host_type, "is_best": true, "license": licence, "version": version,
+               "evidence": "oa repository (via OAI-PMH doi match)", "repository_institution": null,
+               "oa_date": "2020-01-01", "updated": "2026-11-01T00:00:00"})
+    });
+    let body = json!({"doi": doi, "doi_url": format!("https://doi.org/{doi}"), "is_oa": best.is_some(),
+        "oa_status": if best.is_some() { "green" } else { "closed" }, "best_oa_location": best,
+        "oa_locations": best.iter().collect::<Vec<_>>(), "data_standard": 2, "genre": "journal-article"});
+    write_full(
+        stream,
+        200,
+        &[],
+        "application/json",
+        body.to_string().as_bytes(),
+    )
+    .await
+}
+
+/// A file host: a real PDF, a login page served instead, or a refusal.
+async fn hosted(
+    shared: &Shared,
+    stream: &mut tokio::net::TcpStream,
+    name: &str,
+) -> std::io::Result<()> {
+    match shared.fixture.files.get(name) {
+        Some(Hosted::Pdf(path)) => {
+            let bytes = std::fs::read(path)?;
+            write_full(stream, 200, &[], "application/pdf", &bytes).await
+        }
+        Some(Hosted::LoginPage) => {
+            let page = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>Sign in to download</form></body></html>";
+            write_full(stream, 200, &[], "text/html; charset=utf-8", page).await
+        }
+        Some(Hosted::Forbidden) => write_full(stream, 403, &[], "text/plain", b"Forbidden").await,
+        None => write_full(stream, 404, &[], "text/plain", b"Not Found").await,
+    }
 }
 
 /// The answer to give now: a once-rate-limited key answers 429 the first

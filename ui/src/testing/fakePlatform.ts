@@ -1138,7 +1138,7 @@ export class FakePlatform implements Platform {
     const fullTexts = view.papers.filter((p) => p.fullTextOf !== null).length;
     return Promise.resolve({
       // The fake has no records found by citation searching.
-      citations: { identified: 0, duplicates: 0, screened: 0, excluded: 0, sought: 0, notRetrieved: 0, assessed: 0, included: 0 },
+      citations: { identified: 0, duplicates: 0, screened: 0, excluded: 0, sought: 0, notRetrieved: 0, notRetrievedReasons: [], assessed: 0, included: 0 },
       withFullText: fullTexts,
       keptWithoutFullText: view.papers.filter(
         (p) => p.imported !== null && p.fullText === null && (p.label?.verdict ?? p.verdict) !== "exclude" && (p.label?.verdict ?? p.verdict) !== null,

@@ -33,6 +33,15 @@ function OtherMethods({ c }: { c: OtherMethodsFlow }) {
       <div class="prisma__row">
         <Box title="Reports sought for retrieval" n={c.sought} testId="prisma-citations-sought">
           <p class="prisma__detail">Not retrieved (no full text attached): {count(c.notRetrieved)}</p>
+          {c.notRetrievedReasons.length > 0 && (
+            <ul class="prisma__reasons">
+              {c.notRetrievedReasons.map((r) => (
+                <li key={r.reason}>
+                  {r.reason}: {count(r.papers)}
+                </li>
+              ))}
+            </ul>
+          )}
           <p class="prisma__detail">Assessed for eligibility (full text): {count(c.assessed)}</p>
         </Box>
         <Box title="Included" n={c.included} testId="prisma-citations-included" />

@@ -560,6 +560,11 @@ sought: number,
  */
 notRetrieved: number, 
 /**
+ * The not retrieved by why: a failed download's reason, else not
+ * sought yet (no download approved).
+ */
+notRetrievedReasons: Array<Reason>, 
+/**
  * Of the sought, reports with full text: assessed for eligibility.
  */
 assessed: number, included: number, };
@@ -1807,6 +1812,69 @@ seeds: Array<string> | null,
  * Backward, forward or both (empty).
  */
 directions: Array<Direction>, };
+
+export type CopiesParams = { 
+/**
+ * The review's workspace folder.
+ */
+workspace: string, 
+/**
+ * Unpaywall's contact address; none means `QUIRE_CONTACT_EMAIL`.
+ */
+contact: string | null, };
+
+export type FetchParams = { 
+/**
+ * The review's workspace folder.
+ */
+workspace: string, 
+/**
+ * The records whose open copies the researcher approved.
+ */
+papers: Array<string>, contact: string | null, };
+
+/**
+ * A record the review keeps, and the open copy that could be its full text.
+ */
+export type CopyOffer = { paper: string, title: string | null, doi: string | null, 
+/**
+ * The copy, when one is known (a PDF link, or only a landing page).
+ */
+copy: OpenCopy | null, 
+/**
+ * Who told of it: "OpenAlex" or "Unpaywall".
+ */
+from: string | null, 
+/**
+ * Why there is no PDF to fetch, when there is none.
+ */
+noneBecause: string | null, 
+/**
+ * The last attempt to fetch it, when there was one.
+ */
+lastAttempt: Retrieval | null, };
+
+/**
+ * One attempt to fetch a record's open copy.
+ */
+export type Retrieval = { retrieved: boolean, 
+/**
+ * Why it was not retrieved.
+ */
+reason?: string | null, url?: string | null, 
+/**
+ * The PDF's paper, when retrieved.
+ */
+pdf?: string | null, 
+/**
+ * When (RFC 3339).
+ */
+at: string, };
+
+/**
+ * What fetching one approved record did.
+ */
+export type FetchOutcome = { paper: string, title: string | null, retrieval: Retrieval, };
 
 export type ModelProfileSaveParams = { name: string, settings: ModelSettings, 
 /**
