@@ -16,6 +16,7 @@ use quire::commands::review_view::{
 };
 use quire::commands::reviews::{self, ReviewLaunchParams};
 use quire::commands::screening::{self, ScreeningParams};
+use quire::commands::snowball::{self, CopiesParams, FetchParams, SnowballParams};
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
 use quire::commands::zotero::{
@@ -35,6 +36,8 @@ use quire::review::imports::{DuplicateGroup, ImportSummary};
 use quire::review::outputs::ExportFormat;
 use quire::review::queue::ScreeningView;
 use quire::review::report::prisma::Flow;
+use quire::review::snowball::copies::{CopyOffer, FetchOutcome};
+use quire::review::snowball::{Plan as SnowballPlan, RoundSummary as SnowballRound};
 use quire::review::table::fill::{FillOutcome, FillProgress};
 use quire::review::table::{Column, TableView};
 use quire::review::zotero_push::PushSummary as ZoteroPushSummary;
@@ -151,6 +154,35 @@ pub async fn zotero_push(
     params: ZoteroPushParams,
 ) -> Result<ZoteroPushSummary, CommandError> {
     zotero::zotero_push(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn snowball_plan(
+    ctx: State<'_, AppContext>,
+    params: SnowballParams,
+) -> Result<SnowballPlan, CommandError> {
+    snowball::snowball_plan(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn snowball_run(
+    ctx: State<'_, AppContext>,
+    params: SnowballParams,
+) -> Result<SnowballRound, CommandError> {
+    snowball::snowball_run(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn snowball_copies(params: CopiesParams) -> Result<Vec<CopyOffer>, CommandError> {
+    snowball::snowball_copies(params).await
+}
+
+#[tauri::command]
+pub async fn snowball_fetch(
+    ctx: State<'_, AppContext>,
+    params: FetchParams,
+) -> Result<Vec<FetchOutcome>, CommandError> {
+    snowball::snowball_fetch(&ctx, params).await
 }
 
 /// Run events to the window that started the run, over its IPC channel.

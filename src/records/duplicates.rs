@@ -16,18 +16,19 @@ use serde::Serialize;
 
 use super::Record;
 
-/// Why two records were found to be one work.
+/// Why two records were found to be one work; strongest first, as a group
+/// is said to be one work by its strongest reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Why {
     Doi,
     Pmid,
-    /// The same title, year and first author.
-    TitleYearAuthor,
     /// The same arXiv id (a preprint and the journal paper it became).
     Arxiv,
     /// The same OpenAlex work (after merges).
     Openalex,
+    /// The same title, year and first author.
+    TitleYearAuthor,
     /// The same title and first author a year or two apart: a preprint and
     /// its published version. Only [`Known`] joins by it.
     Version,
@@ -184,7 +185,10 @@ pub fn find(records: &[Work]) -> Vec<Group> {
             match first.get(&key) {
                 Some(&j) => {
                     let root = sets.union(j, i);
-                    why.entry(root).or_insert(reason);
+                    let kept = why.entry(root).or_insert(reason);
+                    if (reason as u8) < (*kept as u8) {
+                        *kept = reason;
+                    }
                 }
                 None => {
                     first.insert(key, i);

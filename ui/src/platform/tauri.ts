@@ -35,6 +35,10 @@ import {
   type ZoteroKeyStatus,
   type ZoteroOpened,
   type ZoteroPushSummary,
+  type CopyOffer,
+  type FetchOutcome,
+  type SnowballPlan,
+  type SnowballRound,
   type ModelSetup,
   type Platform,
   QuireError,
@@ -136,6 +140,10 @@ export const tauriPlatform: Platform = {
   removeZoteroKey: () => call<ZoteroKeyStatus>("zotero_key_remove"),
 
   pushToZotero: (workspace) => call<ZoteroPushSummary>("zotero_push", { params: { workspace } }),
+  snowballPlan: (workspace, seeds, directions) => call<SnowballPlan>("snowball_plan", { params: { workspace, seeds, directions } }),
+  snowballRun: (workspace, seeds, directions) => call<SnowballRound>("snowball_run", { params: { workspace, seeds, directions } }),
+  snowballCopies: (workspace, contact) => call<CopyOffer[]>("snowball_copies", { params: { workspace, contact } }),
+  snowballFetch: (workspace, papers, contact) => call<FetchOutcome[]>("snowball_fetch", { params: { workspace, papers, contact } }),
 
   openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
 

@@ -26,6 +26,11 @@ import type {
   ZoteroKeyStatus,
   ZoteroOpened,
   ZoteroPushSummary,
+  CopyOffer,
+  Direction,
+  FetchOutcome,
+  SnowballPlan,
+  SnowballRound,
   ProtocolParams,
   ProtocolView,
   ValidateParams,
@@ -63,6 +68,13 @@ export type {
   ZoteroKeyStatus,
   ZoteroOpened,
   ZoteroPushSummary,
+  CopyOffer,
+  Direction,
+  FetchOutcome,
+  OpenCopy,
+  SnowballPlan,
+  SnowballRound,
+  SnowballSeed,
 } from "./generated/ipc";
 
 /** A workspace as the recent-reviews list shows it. */
@@ -136,6 +148,15 @@ export interface Platform {
   removeZoteroKey(): Promise<ZoteroKeyStatus>;
   /** Write the review's verdicts to its Zotero items (tags and one note each); only what differs is written. */
   pushToZotero(workspace: string): Promise<ZoteroPushSummary>;
+  /** Citation searching's plan for the next round: the seeds (null: the included papers not yet followed) as
+   * OpenAlex knows them, the calls and their cost against today's allowance. Only free lookups are made. */
+  snowballPlan(workspace: string, seeds: string[] | null, directions: Direction[]): Promise<SnowballPlan>;
+  /** Run the round: its new works join the review as records to screen. */
+  snowballRun(workspace: string, seeds: string[] | null, directions: Direction[]): Promise<SnowballRound>;
+  /** The kept records found by citation searching that lack full text, each with its open copy or why none. */
+  snowballCopies(workspace: string, contact: string | null): Promise<CopyOffer[]>;
+  /** Fetch the approved records' open copies; each PDF becomes its record's full text. */
+  snowballFetch(workspace: string, papers: string[], contact: string | null): Promise<FetchOutcome[]>;
 
   /** A review's state and every paper. */
   openReview(workspace: string): Promise<ReviewView>;

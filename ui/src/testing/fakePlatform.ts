@@ -15,6 +15,11 @@ import {
   type FillProgress,
   type ShownCell,
   type TableView,
+  type CopyOffer,
+  type Direction,
+  type FetchOutcome,
+  type SnowballPlan,
+  type SnowballRound,
   type DragDropEvent,
   type Estimate,
   type ExportFormat,
@@ -468,6 +473,149 @@ export class FakePlatform implements Platform {
     }
     this.pushes.push(workspace);
     return Promise.resolve({ ...this.nextPush });
+  }
+
+  /** Citation searching as the fake's OpenAlex answers: each seed cites two works (the first with an open
+   * copy) and is cited by one. */
+  snowballRuns: { workspace: string; seeds: string[] | null; directions: Direction[] }[] = [];
+  fetchCalls: { workspace: string; papers: string[]; contact: string | null }[] = [];
+  private rounds = new Map<string, { round: number; followed: Set<string> }>();
+
+  private shownVerdict(p: PaperRow): string | null {
+    return p.label?.verdict ?? p.shownVerdict ?? p.verdict;
+  }
+
+  snowballPlan(workspace: string, seeds: string[] | null, directions: Direction[]): Promise<SnowballPlan> {
+    const view = this.review(workspace);
+    const done = this.rounds.get(workspace) ?? { round: 0, followed: new Set<string>() };
+    const chosen = view.papers.filter((p) =>
+      seeds === null ? this.shownVerdict(p) === "include" && !done.followed.has(p.id) : seeds.includes(p.id),
+    );
+    const ways: Direction[] = directions.length === 0 ? ["backward", "forward"] : directions;
+    const backwardCalls = ways.includes("backward") && chosen.length > 0 ? 1 : 0;
+    const forwardCalls = ways.includes("forward") ? chosen.length : 0;
+    return Promise.resolve({
+      round: done.round + 1,
+      seeds: chosen.map((p) => ({ paper: p.id, title: p.title, openalex: `W${p.id}`, references: 2, citedBy: 1, notFollowed: null })),
+      directions: ways,
+      planning: { singleton: chosen.length, list: 0, search: 0, costUsd: 0 },
+      backwardCalls,
+      forwardCalls,
+      references: ways.includes("backward") ? 2 * chosen.length : 0,
+      citing: forwardCalls,
+      costUsd: (backwardCalls + forwardCalls) * 0.0001,
+      allowance: { remainingUsd: 0.99, limitUsd: 1, resetsInSecs: 3600 },
+      affordable: true,
+      notices: [],
+    });
+  }
+
+  async snowballRun(workspace: string, seeds: string[] | null, directions: Direction[]): Promise<SnowballRound> {
+    this.snowballRuns.push({ workspace, seeds, directions });
+    const plan = await this.snowballPlan(workspace, seeds, directions);
+    const view = this.review(workspace);
+    const template = view.papers[0];
+    if (template === undefined) throw new Error("the fake review has no paper");
+    const rows: PaperRow[] = [];
+    for (const seed of plan.seeds) {
+      const found: { title: string; direction: Direction; open: boolean }[] = [];
+      if (plan.directions.includes("backward")) {
+        found.push({ title: `Cited by ${seed.title ?? seed.paper} (1)`, direction: "backward", open: true });
+        found.push({ title: `Cited by ${seed.title ?? seed.paper} (2)`, direction: "backward", open: false });
+      }
+      if (plan.directions.includes("forward")) found.push({ title: `Citing ${seed.title ?? seed.paper}`, direction: "forward", open: false });
+      for (const f of found) {
+        const id = `c${String(view.papers.length + rows.length + 1)}`;
+        rows.push({
+          ...template,
+          id,
+          file: `citations/round-${String(plan.round)}.citations.json`,
+          title: f.title,
+          status: "ok",
+          pages: 1,
+          imported: {
+            format: "citation searching",
+            position: rows.length + 1,
+            citation: {
+              openalex: `W${id}`,
+              round: plan.round,
+              via: [{ seed: seed.paper, direction: f.direction }],
+              openCopy: f.open ? { pdfUrl: `https://repository.example/${id}.pdf`, host: "Example Repository", version: "acceptedVersion", licence: "cc-by" } : null,
+            },
+          },
+          duplicates: 0,
+          fullText: null,
+          score: null,
+          verdict: null,
+          label: null,
+          shownScore: null,
+          shownVerdict: null,
+        });
+      }
+    }
+    view.papers = [...view.papers, ...rows];
+    const done = this.rounds.get(workspace) ?? { round: 0, followed: new Set<string>() };
+    plan.seeds.forEach((s) => done.followed.add(s.paper));
+    this.rounds.set(workspace, { round: plan.round, followed: done.followed });
+    const count = (d: Direction) => rows.filter((r) => r.imported?.citation?.via.some((v) => v.direction === d)).length;
+    return {
+      round: plan.round,
+      file: `citations/round-${String(plan.round)}.citations.json`,
+      seeds: plan.seeds.length,
+      found: rows.length + 1,
+      added: rows.length,
+      duplicates: 1,
+      backward: count("backward"),
+      forward: count("forward"),
+      openCopies: rows.filter((r) => r.imported?.citation?.openCopy != null).length,
+      calls: { singleton: plan.seeds.length, list: plan.backwardCalls + plan.forwardCalls, search: 0, costUsd: plan.costUsd },
+      complete: true,
+      notices: [],
+      papers: rows.map((r) => r.id),
+    };
+  }
+
+  private offerFor(p: PaperRow): CopyOffer {
+    const copy = p.imported?.citation?.openCopy ?? null;
+    return {
+      paper: p.id,
+      title: p.title,
+      doi: null,
+      copy,
+      from: copy === null ? null : "OpenAlex",
+      noneBecause: copy === null ? "no open-access copy known (OpenAlex, Unpaywall)" : null,
+      lastAttempt: null,
+    };
+  }
+
+  /** The contact address each copies listing carried (Unpaywall's). */
+  copiesContacts: (string | null)[] = [];
+
+  snowballCopies(workspace: string, contact: string | null): Promise<CopyOffer[]> {
+    this.copiesContacts.push(contact);
+    const view = this.review(workspace);
+    const kept = view.papers.filter(
+      (p) => p.imported?.citation != null && p.fullText === null && ["include", "maybe"].includes(this.shownVerdict(p) ?? ""),
+    );
+    return Promise.resolve(kept.map((p) => this.offerFor(p)));
+  }
+
+  snowballFetch(workspace: string, papers: string[], contact: string | null): Promise<FetchOutcome[]> {
+    this.fetchCalls.push({ workspace, papers, contact });
+    const view = this.review(workspace);
+    const at = "2026-12-04T12:00:00Z";
+    return Promise.resolve(
+      papers.map((id) => {
+        const row = view.papers.find((p) => p.id === id);
+        const offer = row === undefined ? null : this.offerFor(row);
+        const url = offer?.copy?.pdfUrl ?? null;
+        if (row !== undefined && url !== null) {
+          row.fullText = `pdf-${id}`;
+          return { paper: id, title: row.title, retrieval: { retrieved: true, url, pdf: `pdf-${id}`, at } };
+        }
+        return { paper: id, title: row?.title ?? null, retrieval: { retrieved: false, reason: offer?.noneBecause ?? "no such record", at } };
+      }),
+    );
   }
 
   checkModelProfile(name: string): Promise<ModelListing> {

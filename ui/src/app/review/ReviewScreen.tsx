@@ -23,6 +23,7 @@ import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
+import { SnowballPanel } from "./SnowballPanel";
 import { TablePanel } from "./TablePanel";
 import { ValidationPanel } from "./ValidationPanel";
 import { count } from "./format";
@@ -58,6 +59,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [attached, setAttached] = useState<FullTextSummary | null>(null);
   const [pushed, setPushed] = useState<ZoteroPushSummary | null>(null);
   const [pushing, setPushing] = useState(false);
+  const [snowballing, setSnowballing] = useState(false);
   const run = runs.byWorkspace[root];
   const running = run !== undefined && !isOver(run);
 
@@ -347,6 +349,19 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 {pushing ? "Writing to Zotero…" : "Write to Zotero"}
               </button>
             )}
+            {!running && view.state !== "new" && (
+              <button
+                type="button"
+                class="button button--small"
+                data-testid="find-by-citations"
+                title="Citation searching: the works your included papers cite and the works citing them, from OpenAlex, with the calls and their cost shown first"
+                onClick={() => {
+                  setSnowballing(true);
+                }}
+              >
+                Find more by citations
+              </button>
+            )}
             {run !== undefined && (
               <button type="button" class="button button--small" data-testid="to-run" onClick={() => { setPanel("run"); }}>
                 {running ? "Run" : "Last run"}
@@ -409,6 +424,17 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           summary={imported}
           onClose={() => {
             setImported(null);
+          }}
+        />
+      )}
+      {snowballing && (
+        <SnowballPanel
+          platform={platform}
+          root={root}
+          contact={lookups.contact ?? null}
+          onChanged={() => void load()}
+          onClose={() => {
+            setSnowballing(false);
           }}
         />
       )}
