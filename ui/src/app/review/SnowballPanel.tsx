@@ -267,6 +267,15 @@ export function SnowballPanel({ platform, root, contact, onChanged, onClose }: S
           <button type="button" class="button button--small" data-testid="snowball-list-copies" disabled={busy !== null} onClick={listCopies}>
             {offers === null ? "List open copies" : "List again"}
           </button>
+          {fetched !== null && (
+            <ul class="snowball__fetched" data-testid="snowball-fetched">
+              {fetched.map((o) => (
+                <li key={o.paper} data-testid="snowball-fetched-item" data-retrieved={o.retrieval.retrieved ? "true" : "false"}>
+                  {o.title ?? o.paper}: {o.retrieval.retrieved ? "downloaded, now its full text" : `not retrieved: ${o.retrieval.reason ?? "?"}`}
+                </li>
+              ))}
+            </ul>
+          )}
           {offers !== null && offers.length === 0 && <p data-testid="snowball-no-offers">No kept record is waiting for full text.</p>}
           {offers !== null && offers.length > 0 && (
             <>
@@ -295,15 +304,6 @@ export function SnowballPanel({ platform, root, contact, onChanged, onClose }: S
                 {busy === "Downloading…" ? busy : `Download ${count(approved.size)} approved`}
               </button>
             </>
-          )}
-          {fetched !== null && (
-            <ul class="snowball__fetched" data-testid="snowball-fetched">
-              {fetched.map((o) => (
-                <li key={o.paper} data-testid="snowball-fetched-item" data-retrieved={o.retrieval.retrieved ? "true" : "false"}>
-                  {o.title ?? o.paper}: {o.retrieval.retrieved ? "downloaded, now its full text" : `not retrieved: ${o.retrieval.reason ?? "?"}`}
-                </li>
-              ))}
-            </ul>
           )}
         </section>
       </div>
