@@ -267,6 +267,21 @@ pub(crate) fn cancel_on_ctrl_c(
     (cancel, task)
 }
 
+/// A secret typed (or piped) on standard input after `prompt` on standard
+/// error, so a key never lands in the shell's history or in stdout.
+pub(crate) fn read_secret(prompt: &str) -> Result<String, CommandError> {
+    use std::io::{BufRead, Write};
+    eprint!("{prompt}: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| CommandError::storage(format!("cannot read the key: {e}")))?;
+    eprintln!();
+    Ok(line)
+}
+
 pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;

@@ -2,7 +2,7 @@
 //! keep its key, and send it one prompt to check the settings end to end.
 
 use quire::commands::ErrorKind;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -80,23 +80,13 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
     let dir = config_dir()?;
     match cmd {
         KeyCommand::Set { profile } => {
-            eprint!("API key for {profile}: ");
-            let _ = std::io::stderr().flush();
-            let mut line = String::new();
-            std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                CommandError::new(
-                    ErrorKind::Storage,
-                    "io_error",
-                    format!("cannot read the key: {e}"),
-                )
-            })?;
+            let line = super::read_secret(&format!("API key for {profile}"))?;
             let key = ApiKey::new(line);
             let source = tokio::task::spawn_blocking(move || store_key(&profile, &key, &dir))
                 .await
                 .map_err(|e| {
                     CommandError::new(ErrorKind::Internal, "internal_error", e.to_string())
                 })??;
-            eprintln!();
             println!("stored in {source}");
         }
         KeyCommand::Delete { profile } => {

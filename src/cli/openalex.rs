@@ -2,13 +2,11 @@
 //! in the OS secret store or keys.toml, never printed) and see today's
 //! allowance.
 
-use std::io::{BufRead, Write};
-
 use clap::Subcommand;
 use quire::commands::openalex::{
     OpenAlexKeyParams, OpenAlexStatus, openalex_key_remove, openalex_key_save, openalex_status,
 };
-use quire::commands::{AppContext, AppPaths, CommandError, ErrorKind};
+use quire::commands::{AppContext, AppPaths, CommandError};
 
 use super::print_json;
 
@@ -38,17 +36,7 @@ pub async fn run(cmd: OpenAlexCommand) -> Result<(), CommandError> {
     let (status, json) = match cmd {
         OpenAlexCommand::Status { check, json } => (openalex_status(&ctx, check).await?, json),
         OpenAlexCommand::Key { json } => {
-            eprint!("OpenAlex API key (openalex.org/settings/api): ");
-            let _ = std::io::stderr().flush();
-            let mut line = String::new();
-            std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                CommandError::new(
-                    ErrorKind::Storage,
-                    "io_error",
-                    format!("cannot read the key: {e}"),
-                )
-            })?;
-            eprintln!();
+            let line = super::read_secret("OpenAlex API key (openalex.org/settings/api)")?;
             let params = OpenAlexKeyParams { key: line };
             (openalex_key_save(&ctx, params).await?, json)
         }

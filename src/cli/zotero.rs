@@ -3,7 +3,6 @@
 //! written back to its items through Zotero's Web API with a saved key.
 //! (`quire review --zotero COLLECTION` reviews a collection.)
 
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -90,14 +89,8 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
             }
         }
         ZoteroCommand::Key => {
-            eprint!("Zotero API key (zotero.org/settings/keys, with write access): ");
-            let _ = std::io::stderr().flush();
-            let mut line = String::new();
-            std::io::stdin()
-                .lock()
-                .read_line(&mut line)
-                .map_err(|e| CommandError::storage(format!("cannot read the key: {e}")))?;
-            eprintln!();
+            let line =
+                super::read_secret("Zotero API key (zotero.org/settings/keys, with write access)")?;
             let status = zotero_key_save(&ctx, ZoteroKeyParams { key: line }).await?;
             println!("stored in {}", status.key_source.unwrap_or_default());
         }

@@ -3,10 +3,12 @@
 //! piece. Every response closes the connection, which keeps "cut the stream"
 //! faults honest: the client sees the socket close mid-body.
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpListener, TcpStream};
 
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 256 * 1024 * 1024;
@@ -17,6 +19,38 @@ pub struct HttpRequest {
     /// Header names lower-cased, in the order sent.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+}
+
+/// Serve `listener` on a thread of its own, on `runtime`: each request read
+/// is handed to `handle` with the fixture's shared state. The thread lives as
+/// long as the test process; it holds nothing but the socket. Fixtures run
+/// this way serve sync tests (which spawn the `quire` binary) as well as
+/// async ones.
+pub fn serve_on_thread<S, H, F>(
+    listener: std::net::TcpListener,
+    runtime: tokio::runtime::Runtime,
+    shared: Arc<S>,
+    handle: H,
+) where
+    S: Send + Sync + 'static,
+    H: Fn(Arc<S>, TcpStream, HttpRequest) -> F + Send + Sync + Copy + 'static,
+    F: Future<Output = ()> + Send + 'static,
+{
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = TcpListener::from_std(listener) else {
+                return;
+            };
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    if let Some(request) = read_request(&mut stream).await {
+                        handle(shared, stream, request).await;
+                    }
+                });
+            }
+        });
+    });
 }
 
 impl HttpRequest {

@@ -16,11 +16,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::net::TcpListener;
 
 use crate::citation_graph::is_list;
 pub use crate::citation_graph::{CitationGraph, GraphWork, OaLocation};
-use crate::http::{read_request, write_full};
+use crate::http::{serve_on_thread, write_full};
 
 /// A work as the fixture's indexes hold it.
 #[derive(Clone, Debug, Default)]
@@ -139,23 +138,14 @@ impl ScholarServer {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        // The thread lives as long as the test process; it holds nothing but
-        // the socket.
-        std::thread::spawn(move || {
-            runtime.block_on(async move {
-                let Ok(listener) = TcpListener::from_std(listener) else {
-                    return;
-                };
-                while let Ok((mut stream, _)) = listener.accept().await {
-                    let shared = shared.clone();
-                    tokio::spawn(async move {
-                        if let Some(request) = read_request(&mut stream).await {
-                            let _ = answer(&shared, &mut stream, &request).await;
-                        }
-                    });
-                }
-            });
-        });
+        serve_on_thread(
+            listener,
+            runtime,
+            shared,
+            |shared, mut stream, request| async move {
+                let _ = answer(&shared, &mut stream, &request).await;
+            },
+        );
         Ok(Self { addr, seen })
     }
 

@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
-use crate::http::{read_request, write_full};
+use crate::http::{serve_on_thread, write_full};
 
 #[derive(Clone, Debug, Default)]
 pub struct Library {
@@ -355,21 +354,14 @@ impl LocalApiServer {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        std::thread::spawn(move || {
-            runtime.block_on(async move {
-                let Ok(listener) = TcpListener::from_std(listener) else {
-                    return;
-                };
-                while let Ok((mut stream, _)) = listener.accept().await {
-                    let shared = shared.clone();
-                    tokio::spawn(async move {
-                        if let Some(request) = read_request(&mut stream).await {
-                            let _ = answer(&shared, &mut stream, &request).await;
-                        }
-                    });
-                }
-            });
-        });
+        serve_on_thread(
+            listener,
+            runtime,
+            shared,
+            |shared, mut stream, request| async move {
+                let _ = answer(&shared, &mut stream, &request).await;
+            },
+        );
         Ok(Self { addr, seen })
     }
 

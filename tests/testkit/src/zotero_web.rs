@@ -15,9 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
-use crate::http::{read_request, write_full};
+use crate::http::{serve_on_thread, write_full};
 
 /// An object of the library: a regular item or a child note.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -111,27 +110,20 @@ impl WebApiServer {
             .worker_threads(2)
             .enable_all()
             .build()?;
-        std::thread::spawn(move || {
-            runtime.block_on(async move {
-                let Ok(listener) = TcpListener::from_std(listener) else {
-                    return;
-                };
-                while let Ok((mut stream, _)) = listener.accept().await {
-                    let shared = shared.clone();
-                    tokio::spawn(async move {
-                        if let Some(request) = read_request(&mut stream).await {
-                            let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                            {
-                                let mut t = lock(&shared.traffic);
-                                t.max_in_flight = t.max_in_flight.max(now);
-                            }
-                            let _ = answer(&shared, &mut stream, &request).await;
-                            shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-                        }
-                    });
+        serve_on_thread(
+            listener,
+            runtime,
+            shared,
+            |shared, mut stream, request| async move {
+                let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                {
+                    let mut t = lock(&shared.traffic);
+                    t.max_in_flight = t.max_in_flight.max(now);
                 }
-            });
-        });
+                let _ = answer(&shared, &mut stream, &request).await;
+                shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            },
+        );
         Ok(Self {
             addr,
             state,

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { QuireError } from "../../platform";
 import { DEFAULT_SETTINGS, FakePlatform, newReview } from "../../testing/fakePlatform";
-import { createHost, destroyHost, mountInto, settle } from "../../testing/render";
-import { App } from "../App";
+import { openRecentReview } from "../../testing/recentReview";
+import { createHost, destroyHost, settle } from "../../testing/render";
 
 let host: HTMLElement;
 let platform: FakePlatform;
@@ -43,24 +43,7 @@ const press = async (key: string) => {
 
 /** The app on the review of ROOT, opened from the recent list. */
 async function openReview() {
-  platform.workspaces = [
-    {
-      id: "dbs",
-      root: ROOT,
-      title: "dbs",
-      source: "/papers/dbs",
-      question: null,
-      status: "new",
-      createdAt: "2026-11-30T12:00:00Z",
-      updatedAt: "2026-11-30T12:00:00Z",
-      paperCount: 3,
-      duplicateCount: 0,
-    },
-  ];
-  platform.reviews.set(ROOT, newReview(ROOT, "dbs", "/papers/dbs"));
-  await mountInto(host, <App platform={platform} />);
-  await click("[data-testid=recent-open]");
-  await settle();
+  await openRecentReview(host, platform, ROOT);
 }
 
 async function runToResults() {

@@ -1,9 +1,9 @@
 import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { FakePlatform, newReview } from "../../testing/fakePlatform";
-import { createHost, destroyHost, mountInto, settle } from "../../testing/render";
-import { App } from "../App";
+import { FakePlatform } from "../../testing/fakePlatform";
+import { openRecentReview } from "../../testing/recentReview";
+import { createHost, destroyHost, settle } from "../../testing/render";
 
 let host: HTMLElement;
 let platform: FakePlatform;
@@ -29,23 +29,7 @@ const toggle = async (input: Element) => {
 
 /** The review of ROOT with p1 included, p2 excluded and p3 maybe. */
 async function reviewed() {
-  platform.workspaces = [
-    {
-      id: "dbs",
-      root: ROOT,
-      title: "dbs",
-      source: "/papers/dbs",
-      question: null,
-      status: "new",
-      createdAt: "2026-11-30T12:00:00Z",
-      updatedAt: "2026-11-30T12:00:00Z",
-      paperCount: 3,
-      duplicateCount: 0,
-    },
-  ];
-  platform.reviews.set(ROOT, newReview(ROOT, "dbs", "/papers/dbs"));
-  await mountInto(host, <App platform={platform} />);
-  await click("[data-testid=recent-open]");
+  await openRecentReview(host, platform, ROOT);
   await act(() => {
     const q = $("[data-testid=question]") as HTMLTextAreaElement;
     q.value = "How are query plans optimised?";
