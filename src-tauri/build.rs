@@ -17,6 +17,7 @@ fn main() {
         "zotero_key_save",
         "zotero_key_remove",
         "zotero_push",
+        "zotero_authorize",
         "snowball_plan",
         "snowball_run",
         "snowball_copies",

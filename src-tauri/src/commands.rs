@@ -20,8 +20,8 @@ use quire::commands::snowball::{self, CopiesParams, FetchParams, SnowballParams}
 use quire::commands::table::{self, ColumnsParams, CorrectParams, FillParams};
 use quire::commands::validation::{ValidateParams, ValidationView};
 use quire::commands::zotero::{
-    self, ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroOpenParams, ZoteroOpened,
-    ZoteroPushParams,
+    self, ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroLocalAccess, ZoteroOpenParams,
+    ZoteroOpened, ZoteroPushParams,
 };
 use quire::commands::{
     self as core, AppContext, CommandError, WorkspaceCreateParams, WorkspaceListResponse,
@@ -154,6 +154,13 @@ pub async fn zotero_push(
     params: ZoteroPushParams,
 ) -> Result<ZoteroPushSummary, CommandError> {
     zotero::zotero_push(&ctx, params).await
+}
+
+#[tauri::command]
+pub async fn zotero_authorize(
+    ctx: State<'_, AppContext>,
+) -> Result<ZoteroLocalAccess, CommandError> {
+    zotero::zotero_authorize(&ctx).await
 }
 
 #[tauri::command]

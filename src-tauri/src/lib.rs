@@ -31,6 +31,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::zotero_key_save,
             commands::zotero_key_remove,
             commands::zotero_push,
+            commands::zotero_authorize,
             commands::snowball_plan,
             commands::snowball_run,
             commands::snowball_copies,

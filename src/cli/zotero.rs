@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use quire::commands::zotero::{
-    ZoteroKeyParams, ZoteroPushParams, ZoteroRead, zotero_collections, zotero_key_remove,
-    zotero_key_save, zotero_push,
+    ZoteroKeyParams, ZoteroPushParams, ZoteroRead, zotero_authorize, zotero_collections,
+    zotero_key_remove, zotero_key_save, zotero_push,
 };
 use quire::commands::{AppContext, AppPaths, CommandError};
 use quire::zotero::Via;
@@ -28,6 +28,13 @@ pub enum ZoteroCommand {
     /// pages. Only what differs from Zotero is written.
     Push {
         workspace: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask the running Zotero (10 or later) to let Quire write to it: Zotero
+    /// shows a dialog; choose Always Allow. Pushes then write locally, with
+    /// no Web API key.
+    Authorize {
         #[arg(long)]
         json: bool,
     },
@@ -86,6 +93,24 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
             }
             for failed in &summary.failed {
                 println!("  not written: {failed}");
+            }
+        }
+        ZoteroCommand::Authorize { json } => {
+            eprintln!(
+                "Zotero shows a dialog: choose Always Allow to let Quire write to this library."
+            );
+            let access = zotero_authorize(&ctx).await?;
+            if json {
+                return print_json(&access);
+            }
+            match &access.key_source {
+                Some(source) => println!(
+                    "Quire may now write to this Zotero (database {}); the permission is kept in {source}",
+                    access.server_id
+                ),
+                None => println!(
+                    "Zotero allowed one write only, and a push is many: run this again and choose Always Allow"
+                ),
             }
         }
         ZoteroCommand::Key => {

@@ -27,8 +27,8 @@ use super::table::{ColumnsParams, CorrectParams, FillParams};
 use super::validation::{ToLabel, ValidateParams, ValidationView};
 use super::workspaces::{WorkspaceCreateParams, WorkspaceListResponse};
 use super::zotero::{
-    ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroOpenParams, ZoteroOpened,
-    ZoteroPushParams, ZoteroRead,
+    ZoteroCollections, ZoteroKeyParams, ZoteroKeyStatus, ZoteroLocalAccess, ZoteroOpenParams,
+    ZoteroOpened, ZoteroPushParams, ZoteroRead,
 };
 use crate::agent::{PaperPhase, RunEvent};
 use crate::index::WorkspaceRow;
@@ -215,6 +215,7 @@ fn generated() -> String {
         declaration::<ZoteroKeyParams>(),
         declaration::<ZoteroPushParams>(),
         declaration::<ZoteroPushSummary>(),
+        declaration::<ZoteroLocalAccess>(),
         // Citation searching.
         declaration::<Direction>(),
         declaration::<FoundVia>(),

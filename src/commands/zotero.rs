@@ -18,6 +18,7 @@ use crate::llm::secrets::{
 };
 use crate::review::zotero_push::{PushSummary, plan, push};
 use crate::workspace::Workspace;
+use crate::zotero::local_write::{LocalWrite, LocalWriteError, key_service};
 use crate::zotero::web_api::{WebApi, WebError};
 use crate::zotero::{self, Collection, Via, ZoteroError, ZoteroPlaces};
 
@@ -25,6 +26,9 @@ use crate::zotero::{self, Collection, Via, ZoteroError, ZoteroPlaces};
 /// that, when set, is the key.
 const KEY_SERVICE: &str = "zotero";
 pub const KEY_ENV: &str = "QUIRE_ZOTERO_API_KEY";
+/// A Zotero 10 local write key from the environment (for scripted setups);
+/// normally Zotero grants it through its dialog and Quire keeps it.
+pub const LOCAL_KEY_ENV: &str = "QUIRE_ZOTERO_LOCAL_KEY";
 
 /// The collections Zotero holds, and how they were read.
 #[derive(Clone, Debug, Serialize)]
@@ -160,6 +164,9 @@ impl From<WebError> for CommandError {
             WebError::Status { .. } | WebError::Unreadable { .. } => {
                 (ErrorKind::Storage, "zotero_write_failed")
             }
+            WebError::LocalKeyRefused | WebError::ServerChanged => {
+                (ErrorKind::InvalidInput, "zotero_local_refused")
+            }
         };
         CommandError::new(kind, code, e.to_string())
     }
@@ -171,17 +178,7 @@ pub async fn zotero_push(
     ctx: &AppContext,
     params: ZoteroPushParams,
 ) -> Result<PushSummary, CommandError> {
-    let config_dir = ctx.paths().config_dir.clone();
-    let key = blocking(move || Ok::<_, CommandError>(resolve_service_key(KEY_SERVICE, KEY_ENV, &config_dir)?))
-        .await?
-        .map(|(key, _)| key)
-        .ok_or_else(|| {
-            CommandError::new(
-                ErrorKind::InvalidInput,
-                "zotero_key_missing",
-                "writing to Zotero needs a Zotero Web API key with write access to the library: create one at zotero.org/settings/keys, then save it (`quire zotero key`, or Settings)",
-            )
-        })?;
+    let writer = writer(ctx).await?;
     let root = params.workspace.clone();
     let desired = blocking(move || {
         let ws = Workspace::open_read_only(&root)?;
@@ -191,13 +188,9 @@ pub async fn zotero_push(
     if desired.is_empty() {
         return Ok(PushSummary::default());
     }
-    let base = std::env::var("QUIRE_ZOTERO_WEB_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-        .unwrap_or_else(|| "https://api.zotero.org".into());
-    let web = WebApi::new(&base, key)?;
-    let summary = push(&desired, &web).await?;
+    let summary = push(&desired, &writer).await?;
     tracing::info!(
+        local = writer.is_local(),
         items = summary.items,
         tagged = summary.tagged,
         notes_created = summary.notes_created,
@@ -207,6 +200,91 @@ pub async fn zotero_push(
         "review written to Zotero"
     );
     Ok(summary)
+}
+
+/// How a push writes: through the running Zotero 10 when Quire is allowed
+/// to write to its database (no cloud key, no sync wait), else through the
+/// Web API with the saved key.
+async fn writer(ctx: &AppContext) -> Result<WebApi, CommandError> {
+    let places = ZoteroPlaces::from_env();
+    let local = LocalWrite::new(&places.local_api)?;
+    if let Ok(server_id) = local.server_id().await {
+        let config_dir = ctx.paths().config_dir.clone();
+        let service = key_service(&server_id);
+        let key = blocking(move || {
+            Ok::<_, CommandError>(resolve_service_key(&service, LOCAL_KEY_ENV, &config_dir)?)
+        })
+        .await?;
+        if let Some((key, _)) = key {
+            return Ok(WebApi::local(&local.api_base(), key, server_id)?);
+        }
+    }
+    let config_dir = ctx.paths().config_dir.clone();
+    let key = blocking(move || Ok::<_, CommandError>(resolve_service_key(KEY_SERVICE, KEY_ENV, &config_dir)?))
+        .await?
+        .map(|(key, _)| key)
+        .ok_or_else(|| {
+            CommandError::new(
+                ErrorKind::InvalidInput,
+                "zotero_key_missing",
+                "writing to Zotero needs its permission: with Zotero 10 or later running, allow Quire once (`quire zotero authorize`, or Settings → Zotero → Allow Quire to write); otherwise a Zotero Web API key with write access to the library (zotero.org/settings/keys, saved with `quire zotero key` or in Settings)",
+            )
+        })?;
+    let base = std::env::var("QUIRE_ZOTERO_WEB_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "https://api.zotero.org".into());
+    Ok(WebApi::new(&base, key)?)
+}
+
+/// What asking the running Zotero for write access gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ZoteroLocalAccess {
+    /// The database Zotero serves.
+    pub server_id: String,
+    /// Where the lasting key is kept; none when Zotero granted one write
+    /// only (not kept: a push is many writes).
+    pub key_source: Option<String>,
+}
+
+/// Ask the running Zotero (10 or later) to let Quire write to it: Zotero
+/// shows a dialog, and this waits for the researcher's answer. A lasting
+/// key (*Always Allow*) is kept like the other keys.
+pub async fn zotero_authorize(ctx: &AppContext) -> Result<ZoteroLocalAccess, CommandError> {
+    let local = LocalWrite::new(&ZoteroPlaces::from_env().local_api)?;
+    let server_id = local.server_id().await?;
+    let granted = local.authorize(&server_id).await?;
+    let key_source = if granted.lasting {
+        let config_dir = ctx.paths().config_dir.clone();
+        let service = key_service(&server_id);
+        let kept = blocking(move || {
+            Ok::<_, CommandError>(store_service_key(&service, &granted.key, &config_dir)?)
+        })
+        .await?;
+        tracing::info!(kept_in = %kept, "Zotero local write access kept");
+        Some(kept.to_string())
+    } else {
+        None
+    };
+    Ok(ZoteroLocalAccess {
+        server_id,
+        key_source,
+    })
+}
+
+impl From<LocalWriteError> for CommandError {
+    fn from(e: LocalWriteError) -> Self {
+        let code = match &e {
+            LocalWriteError::NotRunning(_) => "zotero_not_running",
+            LocalWriteError::Off => "zotero_local_api_off",
+            LocalWriteError::TooOld => "zotero_no_local_writes",
+            LocalWriteError::Denied => "zotero_write_denied",
+            LocalWriteError::Status { .. } => "zotero_write_failed",
+        };
+        CommandError::new(ErrorKind::InvalidInput, code, e.to_string())
+    }
 }
 
 /// Where the Zotero Web API key is kept; the key itself never leaves the core.

@@ -8,6 +8,7 @@
 //! counted like any other records. Nothing here writes a workspace.
 
 mod local_api;
+pub mod local_write;
 pub mod snapshot;
 mod sqlite;
 pub mod web_api;

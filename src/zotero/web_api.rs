@@ -5,6 +5,9 @@
 //! object's version (a 412 names the objects someone changed meanwhile).
 //! `Backoff` and `Retry-After` are obeyed before the next request. The key
 //! travels in the `Zotero-API-Key` header only, never in a URL or a log.
+//! The same client writes through Zotero 10's local API ([`WebApi::local`]):
+//! the same requests under `/api`, for My Library, each naming the database
+//! its key was granted for ([`super::local_write`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,6 +48,14 @@ pub enum WebError {
     TooLong(u64),
     #[error("Zotero's Web API answered something unreadable to {what}: {why}")]
     Unreadable { what: String, why: String },
+    #[error(
+        "Zotero refused Quire's local write access (401): it was used up or cleared in Zotero's settings; allow Quire again (`quire zotero authorize`, or Settings)"
+    )]
+    LocalKeyRefused,
+    #[error(
+        "the running Zotero serves another database than the one Quire was allowed to write to; allow Quire again for this one"
+    )]
+    ServerChanged,
 }
 
 /// What a key may do: whose library it opens, and where it may write.
@@ -112,6 +123,8 @@ pub struct WebApi {
     http: reqwest::Client,
     base: String,
     key: ApiKey,
+    /// Zotero 10's local API: the database the key was granted for.
+    server_id: Option<String>,
     /// No request before this instant (`Backoff`, `Retry-After`).
     not_before: Mutex<Instant>,
     slots: Arc<Semaphore>,
@@ -140,10 +153,24 @@ impl WebApi {
             http,
             base: base.trim_end_matches('/').to_owned(),
             key,
+            server_id: None,
             not_before: Mutex::new(Instant::now()),
             slots: Arc::new(Semaphore::new(AT_ONCE)),
             requests: std::sync::atomic::AtomicU64::new(0),
         })
+    }
+
+    /// Zotero 10's local API at `api_base` (`http://127.0.0.1:23119/api`),
+    /// with the write key granted for database `server_id`.
+    pub fn local(api_base: &str, key: ApiKey, server_id: String) -> Result<Self, WebError> {
+        let mut api = Self::new(api_base, key)?;
+        api.server_id = Some(server_id);
+        Ok(api)
+    }
+
+    /// Whether it writes through the local API.
+    pub fn is_local(&self) -> bool {
+        self.server_id.is_some()
     }
 
     /// Requests sent so far (retries included).
@@ -151,8 +178,16 @@ impl WebApi {
         self.requests.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// What the key may do.
+    /// What the key may do. A local key writes My Library (user 0) only.
     pub async fn access(&self) -> Result<KeyAccess, WebError> {
+        if self.is_local() {
+            return Ok(KeyAccess {
+                user_id: 0,
+                user_write: true,
+                group_write: Vec::new(),
+                all_groups_write: false,
+            });
+        }
         let (status, body, _) = self
             .send(reqwest::Method::GET, "/keys/current", None)
             .await?;
@@ -286,6 +321,9 @@ impl WebApi {
                 .request(method.clone(), format!("{}{path}", self.base))
                 .header("Zotero-API-Version", "3")
                 .header("Zotero-API-Key", self.key.expose());
+            if let Some(id) = &self.server_id {
+                request = request.header("Zotero-Server-ID", id);
+            }
             if let Some(body) = &body {
                 request = request
                     .header("Content-Type", "application/json")
@@ -296,6 +334,18 @@ impl WebApi {
                 .await
                 .map_err(|e| WebError::Unreachable(e.without_url().to_string()))?;
             let status = response.status();
+            if let Some(ours) = &self.server_id {
+                let theirs = response
+                    .headers()
+                    .get("zotero-server-id")
+                    .and_then(|v| v.to_str().ok());
+                if theirs.is_some_and(|t| t != ours) {
+                    return Err(WebError::ServerChanged);
+                }
+                if status == StatusCode::UNAUTHORIZED {
+                    return Err(WebError::LocalKeyRefused);
+                }
+            }
             let header_secs = |name: &str| {
                 response
                     .headers()

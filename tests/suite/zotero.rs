@@ -650,3 +650,90 @@ fn verdicts_go_back_to_zotero_as_tags_and_one_note_each_and_only_what_changed_is
     assert!(traffic.max_in_flight <= 4);
     assert_eq!(traffic.bad_keys, 0);
 }
+
+#[test]
+fn with_zotero_10_running_one_approval_lets_quire_write_locally_with_no_cloud_key() {
+    use testkit::zotero_web::{Consent, WebApiServer};
+    let zotero = tempfile::tempdir().unwrap();
+    write_data_dir(zotero.path(), &library()).unwrap();
+    let local = LocalApiServer::start(library(), zotero.path(), true).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let review = ok_json(&quire(
+        &["review", "--zotero", "Chapter 2", "-q", QUESTION, "--json"],
+        data.path(),
+        &[("QUIRE_ZOTERO_URL", local.url())],
+    ));
+    let ws = review["workspace"].as_str().unwrap().to_owned();
+
+    // Zotero 10 runs; the Web API is out of reach, so any write that lands
+    // came through the local API.
+    let z10 = WebApiServer::start_local("db-42", Consent::AlwaysAllow, online_library()).unwrap();
+    let env = [
+        ("QUIRE_ZOTERO_URL", z10.url()),
+        ("QUIRE_ZOTERO_WEB_URL", "http://127.0.0.1:9".to_owned()),
+    ];
+    let out = quire(&["zotero", "push", &ws], data.path(), &env);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("quire zotero authorize"), "{said}");
+    assert_eq!(z10.traffic().posts, 0);
+
+    let allowed = ok_json(&quire(
+        &["zotero", "authorize", "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(allowed["serverId"], "db-42");
+    assert!(
+        allowed["keySource"].as_str().unwrap().contains("keys.toml"),
+        "{allowed}"
+    );
+    assert_eq!(z10.asked_by(), ["Quire"]);
+    let kept = std::fs::read_to_string(data.path().join("config/keys.toml")).unwrap();
+    assert!(kept.contains("zotero-local:db-42"), "{kept}");
+
+    let pushed = ok_json(&quire(
+        &["zotero", "push", &ws, "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(pushed["tagged"], 3, "{pushed}");
+    assert_eq!(pushed["notesCreated"], 3, "{pushed}");
+    let calvin = z10.object("CALVIN01").unwrap();
+    assert!(
+        calvin
+            .tags
+            .iter()
+            .any(|(t, kind)| t.starts_with("quire:") && *kind == 1),
+        "{calvin:?}"
+    );
+    assert!(calvin.tags.iter().any(|(t, _)| t == "to-read"));
+    assert_eq!(
+        z10.notes_of("CALVIN01").len(),
+        2,
+        "the researcher's note and Quire's"
+    );
+    // A second push with nothing changed writes nothing, locally too.
+    let posts = z10.traffic().posts;
+    let again = ok_json(&quire(
+        &["zotero", "push", &ws, "--json"],
+        data.path(),
+        &env,
+    ));
+    assert_eq!(again["unchanged"], 3, "{again}");
+    assert_eq!(z10.traffic().posts, posts);
+
+    // Another Zotero database (another computer's library, a new profile):
+    // the key granted for db-42 is not used, and a denial is said as one.
+    let other = WebApiServer::start_local("db-99", Consent::Deny, online_library()).unwrap();
+    let env = [
+        ("QUIRE_ZOTERO_URL", other.url()),
+        ("QUIRE_ZOTERO_WEB_URL", "http://127.0.0.1:9".to_owned()),
+    ];
+    let out = quire(&["zotero", "push", &ws], data.path(), &env);
+    assert!(!out.status.success());
+    assert_eq!(other.traffic().posts, 0);
+    let out = quire(&["zotero", "authorize"], data.path(), &env);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("denied"));
+}

@@ -7,6 +7,13 @@
 //! per-object outcome in `successful` / `unchanged` / `failed`. On request it
 //! answers one 429 with `Retry-After`, sends a `Backoff`, or plays a user who
 //! edits an item between Quire's read and its write.
+//!
+//! [`WebApiServer::start_local`] plays Zotero 10's local API instead
+//! (`/api/…`, user 0): reads need no key; `GET /api/` names the database in
+//! `Zotero-Server-ID`; `POST /api/local/authorize` is the dialog the
+//! researcher answers once (always, once, or deny); a write must carry that
+//! server id (428 without, 412 for another database's) and the key the
+//! dialog granted (401 without; a once-only key is spent by its first write).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -68,10 +75,31 @@ pub struct WebApiServer {
     addr: SocketAddr,
     state: Arc<Mutex<State>>,
     traffic: Arc<Mutex<Traffic>>,
+    asked_by: Arc<Mutex<Vec<String>>>,
+}
+
+/// How the researcher answers Zotero 10's "allow this application to
+/// write?" dialog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Consent {
+    AlwaysAllow,
+    AllowOnce,
+    Deny,
+}
+
+/// Zotero 10's local API: its database's id, and what the dialog granted.
+struct Local {
+    server_id: String,
+    consent: Consent,
+    /// The key granted, and whether it lasts (else one write).
+    granted: Mutex<Option<(String, bool)>>,
+    /// The application names that asked.
+    asked_by: Arc<Mutex<Vec<String>>>,
 }
 
 struct Shared {
     key: String,
+    local: Option<Local>,
     user_id: u64,
     state: Arc<Mutex<State>>,
     traffic: Arc<Mutex<Traffic>>,
@@ -87,6 +115,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl WebApiServer {
     /// A library of user `user_id` opened by `key` (with write access).
     pub fn start(key: &str, user_id: u64, objects: Vec<Object>) -> std::io::Result<Self> {
+        Self::serve(key, user_id, objects, None)
+    }
+
+    /// Zotero 10's local API over My Library, its database `server_id`, the
+    /// authorization dialog answered with `consent`.
+    pub fn start_local(
+        server_id: &str,
+        consent: Consent,
+        objects: Vec<Object>,
+    ) -> std::io::Result<Self> {
+        Self::serve("", 0, objects, Some((server_id.to_owned(), consent)))
+    }
+
+    fn serve(
+        key: &str,
+        user_id: u64,
+        objects: Vec<Object>,
+        local: Option<(String, Consent)>,
+    ) -> std::io::Result<Self> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -98,8 +145,15 @@ impl WebApiServer {
             next_key: 0,
         }));
         let traffic = Arc::new(Mutex::new(Traffic::default()));
+        let asked_by = Arc::new(Mutex::new(Vec::new()));
         let shared = Arc::new(Shared {
             key: key.to_owned(),
+            local: local.map(|(server_id, consent)| Local {
+                server_id,
+                consent,
+                granted: Mutex::new(None),
+                asked_by: asked_by.clone(),
+            }),
             user_id,
             state: state.clone(),
             traffic: traffic.clone(),
@@ -128,11 +182,17 @@ impl WebApiServer {
             addr,
             state,
             traffic,
+            asked_by,
         })
     }
 
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The application names that asked Zotero 10 for write access.
+    pub fn asked_by(&self) -> Vec<String> {
+        lock(&self.asked_by).clone()
     }
 
     pub fn object(&self, key: &str) -> Option<Object> {
@@ -201,6 +261,71 @@ fn envelope(o: &Object) -> Value {
            "links": {}, "meta": {}, "data": data})
 }
 
+/// Zotero 10's rules for a local request: the authorization dialog, and a
+/// write's server id and key. `Some((status, body))` answers it instead.
+fn local_gate(
+    local: &Local,
+    request: &crate::http::HttpRequest,
+    route: &str,
+) -> Option<(u16, String)> {
+    let server_id = request.header("zotero-server-id");
+    if route == "/local/authorize" && request.method == "POST" {
+        if server_id.is_none() {
+            return Some((
+                428,
+                json!({"error": "Zotero-Server-ID header required"}).to_string(),
+            ));
+        }
+        let app = serde_json::from_slice::<Value>(&request.body)
+            .ok()
+            .and_then(|v| v["appName"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        lock(&local.asked_by).push(app);
+        return Some(match local.consent {
+            Consent::Deny => (
+                403,
+                json!({"error": "The user denied write access"}).to_string(),
+            ),
+            consent => {
+                let remember = consent == Consent::AlwaysAllow;
+                let key = format!("local{:027}", lock(&local.asked_by).len());
+                *lock(&local.granted) = Some((key.clone(), remember));
+                (200, json!({"key": key, "remember": remember}).to_string())
+            }
+        });
+    }
+    if request.method == "GET" {
+        return None;
+    }
+    match server_id {
+        None => {
+            return Some((
+                428,
+                json!({"error": "Zotero-Server-ID header required for writes"}).to_string(),
+            ));
+        }
+        Some(id) if id != local.server_id => {
+            return Some((
+                412,
+                json!({"error": "Zotero-Server-ID does not match this Zotero database"})
+                    .to_string(),
+            ));
+        }
+        Some(_) => {}
+    }
+    let mut granted = lock(&local.granted);
+    let given = request.header("zotero-api-key");
+    match granted.clone() {
+        Some((key, remember)) if given == Some(key.as_str()) => {
+            if !remember {
+                *granted = None;
+            }
+            None
+        }
+        _ => Some((401, json!({"error": "Write access requires an API key. POST /api/local/authorize to obtain one"}).to_string())),
+    }
+}
+
 async fn answer(
     shared: &Shared,
     stream: &mut tokio::net::TcpStream,
@@ -217,11 +342,37 @@ async fn answer(
         headers.push(("backoff", "1".into()));
         *lock(&shared.asked_wait_at) = Some(std::time::Instant::now());
     }
-    if request.header("zotero-api-key") != Some(shared.key.as_str()) {
-        lock(&shared.traffic).bad_keys += 1;
-        return write_full(stream, 403, &headers, "text/plain", b"Invalid key").await;
-    }
     let (route, query) = request.path.split_once('?').unwrap_or((&request.path, ""));
+    let route = match &shared.local {
+        Some(local) => {
+            headers.push(("zotero-server-id", local.server_id.clone()));
+            let Some(route) = route.strip_prefix("/api") else {
+                return write_full(stream, 404, &headers, "text/plain", b"Not found").await;
+            };
+            if let Some(refused) = local_gate(local, request, route) {
+                let (status, body) = refused;
+                return write_full(
+                    stream,
+                    status,
+                    &headers,
+                    "application/json",
+                    body.as_bytes(),
+                )
+                .await;
+            }
+            if route == "/" || route.is_empty() {
+                return write_full(stream, 200, &headers, "application/json", b"{}").await;
+            }
+            route
+        }
+        None => {
+            if request.header("zotero-api-key") != Some(shared.key.as_str()) {
+                lock(&shared.traffic).bad_keys += 1;
+                return write_full(stream, 403, &headers, "text/plain", b"Invalid key").await;
+            }
+            route
+        }
+    };
     let param = |name: &str| {
         query
             .split('&')

@@ -1,10 +1,56 @@
-// The Zotero Web API key in Settings: what *Write to Zotero* writes with. It
-// needs write access to the library (zotero.org/settings/keys); the core keeps
-// it (OS keyring, else a private file) and it never comes back to the window.
+// Zotero in Settings: what *Write to Zotero* writes with. With Zotero 10 or
+// later running, one approval in Zotero's own dialog lets Quire write
+// locally; otherwise a Web API key with write access to the library
+// (zotero.org/settings/keys). The core keeps either (OS keyring, else a
+// private file) and neither comes back to the window.
 
 import { useEffect, useState } from "preact/hooks";
 
-import { type Platform, QuireError, type ZoteroKeyStatus } from "../platform";
+import { type Platform, QuireError, type ZoteroKeyStatus, type ZoteroLocalAccess } from "../platform";
+
+/** Ask the running Zotero for write access: its dialog decides. */
+function LocalWrites({ platform }: { platform: Platform }) {
+  const [asking, setAsking] = useState(false);
+  const [access, setAccess] = useState<ZoteroLocalAccess | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const ask = () => {
+    setAsking(true);
+    setError(null);
+    setAccess(null);
+    platform.authorizeZotero().then(
+      (granted) => {
+        setAccess(granted);
+        setAsking(false);
+      },
+      (raw: unknown) => {
+        setError(QuireError.from(raw).message);
+        setAsking(false);
+      },
+    );
+  };
+  return (
+    <div class="field">
+      <span class="field__label">Zotero 10 or later, running: write without a key</span>
+      <div class="form__actions form__actions--start">
+        <button type="button" class="button" data-testid="zotero-authorize" disabled={asking} onClick={ask}>
+          {asking ? "Answer the dialog in Zotero…" : "Allow Quire to write to Zotero"}
+        </button>
+      </div>
+      {access !== null && (
+        <p class="field__hint" data-testid="zotero-authorize-outcome">
+          {access.keySource === null
+            ? "Zotero allowed one write only, and writing a review is many: ask again and choose Always Allow."
+            : `Quire may write to this Zotero library (database ${access.serverId}); the permission is kept in ${access.keySource}.`}
+        </p>
+      )}
+      {error !== null && (
+        <div class="banner banner--error" role="alert" data-testid="zotero-authorize-error">
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
 
 export function ZoteroKey({ platform }: { platform: Platform }) {
   const [status, setStatus] = useState<ZoteroKeyStatus | null>(null);
@@ -38,6 +84,7 @@ export function ZoteroKey({ platform }: { platform: Platform }) {
   return (
     <fieldset class="settings__group" data-testid="zotero-key">
       <legend class="field__label">Zotero</legend>
+      <LocalWrites platform={platform} />
       <label class="field">
         <span class="field__label">Zotero API key, for Write to Zotero (zotero.org/settings/keys, with write access)</span>
         <input

@@ -94,6 +94,23 @@ describe("Open a Zotero collection", () => {
     expect(platform.zoteroKey).toBeNull();
   });
 
+  it("asks the running Zotero for write access and says what its dialog granted", async () => {
+    await mountInto(host, <App platform={platform} />);
+    await click("settings-button");
+    await click("zotero-authorize");
+    expect(platform.zoteroAuthorizations).toBe(1);
+    expect($("zotero-authorize-outcome")?.textContent).toContain("Quire may write to this Zotero library (database db-42)");
+    expect($("zotero-authorize-outcome")?.textContent).toContain("kept in the OS secret store");
+
+    platform.zoteroConsent = "once";
+    await click("zotero-authorize");
+    expect($("zotero-authorize-outcome")?.textContent).toContain("ask again and choose Always Allow");
+
+    platform.zoteroConsent = null;
+    await click("zotero-authorize");
+    expect($("zotero-authorize-error")?.textContent).toContain("Zotero 10 or later");
+  });
+
   it("says what Zotero answered and offers to try again", async () => {
     platform.zoteroError = new QuireError(
       "invalid_input",

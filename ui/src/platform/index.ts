@@ -15,6 +15,7 @@ export type {
   ZoteroKeyStatus,
   ZoteroOpened,
   ZoteroPushSummary,
+  ZoteroLocalAccess,
   CopyOffer,
   Direction,
   FetchOutcome,

@@ -35,6 +35,7 @@ import {
   type ZoteroKeyStatus,
   type ZoteroOpened,
   type ZoteroPushSummary,
+  type ZoteroLocalAccess,
   type CopyOffer,
   type FetchOutcome,
   type SnowballPlan,
@@ -140,6 +141,7 @@ export const tauriPlatform: Platform = {
   removeZoteroKey: () => call<ZoteroKeyStatus>("zotero_key_remove"),
 
   pushToZotero: (workspace) => call<ZoteroPushSummary>("zotero_push", { params: { workspace } }),
+  authorizeZotero: () => call<ZoteroLocalAccess>("zotero_authorize"),
   snowballPlan: (workspace, seeds, directions) => call<SnowballPlan>("snowball_plan", { params: { workspace, seeds, directions } }),
   snowballRun: (workspace, seeds, directions) => call<SnowballRound>("snowball_run", { params: { workspace, seeds, directions } }),
   snowballCopies: (workspace, contact) => call<CopyOffer[]>("snowball_copies", { params: { workspace, contact } }),

@@ -26,6 +26,7 @@ import type {
   ZoteroKeyStatus,
   ZoteroOpened,
   ZoteroPushSummary,
+  ZoteroLocalAccess,
   CopyOffer,
   Direction,
   FetchOutcome,
@@ -68,6 +69,7 @@ export type {
   ZoteroKeyStatus,
   ZoteroOpened,
   ZoteroPushSummary,
+  ZoteroLocalAccess,
   CopyOffer,
   Direction,
   FetchOutcome,
@@ -148,6 +150,8 @@ export interface Platform {
   removeZoteroKey(): Promise<ZoteroKeyStatus>;
   /** Write the review's verdicts to its Zotero items (tags and one note each); only what differs is written. */
   pushToZotero(workspace: string): Promise<ZoteroPushSummary>;
+  /** Ask the running Zotero (10 or later) to let Quire write to it; Zotero shows a dialog and this waits for it. */
+  authorizeZotero(): Promise<ZoteroLocalAccess>;
   /** Citation searching's plan for the next round: the seeds (null: the included papers not yet followed) as
    * OpenAlex knows them, the calls and their cost against today's allowance. Only free lookups are made. */
   snowballPlan(workspace: string, seeds: string[] | null, directions: Direction[]): Promise<SnowballPlan>;

@@ -16,6 +16,7 @@ import {
   type ShownCell,
   type TableView,
   type CopyOffer,
+  type ZoteroLocalAccess,
   type Direction,
   type FetchOutcome,
   type SnowballPlan,
@@ -616,6 +617,30 @@ export class FakePlatform implements Platform {
         return { paper: id, title: row?.title ?? null, retrieval: { retrieved: false, reason: offer?.noneBecause ?? "no such record", at } };
       }),
     );
+  }
+
+  /** How the fake Zotero's dialog is answered; null: a Zotero too old to take writes. */
+  zoteroConsent: "always" | "once" | "deny" | null = "always";
+  zoteroAuthorizations = 0;
+
+  authorizeZotero(): Promise<ZoteroLocalAccess> {
+    this.zoteroAuthorizations += 1;
+    switch (this.zoteroConsent) {
+      case null:
+        return Promise.reject(
+          new QuireError(
+            "invalid_input",
+            "zotero_no_local_writes",
+            "this Zotero cannot take writes from other applications (Zotero 10 or later can); use a Zotero Web API key instead (Settings, or `quire zotero key`)",
+          ),
+        );
+      case "deny":
+        return Promise.reject(new QuireError("invalid_input", "zotero_write_denied", "write access was denied in Zotero's dialog"));
+      case "once":
+        return Promise.resolve({ serverId: "db-42", keySource: null });
+      case "always":
+        return Promise.resolve({ serverId: "db-42", keySource: "the OS secret store" });
+    }
   }
 
   checkModelProfile(name: string): Promise<ModelListing> {

@@ -1628,6 +1628,20 @@ failed: Array<string>,
 requests: number, };
 
 /**
+ * What asking the running Zotero for write access gave.
+ */
+export type ZoteroLocalAccess = { 
+/**
+ * The database Zotero serves.
+ */
+serverId: string, 
+/**
+ * Where the lasting key is kept; none when Zotero granted one write
+ * only (not kept: a push is many writes).
+ */
+keySource: string | null, };
+
+/**
  * Which way along the citations a record was found from its seed.
  */
 export type Direction = "backward" | "forward";
