@@ -55,6 +55,10 @@ enum BenchCommand {
     /// A Zotero collection in (local API and database) and its verdicts out
     /// (the Web API): reads, review, and two pushes, with request counts.
     Zotero(super::bench_zotero::ZoteroBenchArgs),
+    /// A round of citation searching at scale against the fixture OpenAlex:
+    /// the plan against the round, calls against OpenAlex's limits, time,
+    /// and duplicates found against the ones built in.
+    Snowball(super::bench_snowball::SnowballBenchArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
@@ -63,6 +67,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Some(BenchCommand::Ask(ask)) => super::bench_ask::run(ask).await,
         Some(BenchCommand::Screening(screening)) => super::bench_screening::run(screening).await,
         Some(BenchCommand::Zotero(zotero)) => super::bench_zotero::run(zotero).await,
+        Some(BenchCommand::Snowball(snowball)) => super::bench_snowball::run(snowball).await,
         None => bench(args).await,
     };
     match outcome {

@@ -19,6 +19,7 @@ mod bench;
 mod bench_agent;
 mod bench_ask;
 mod bench_screening;
+mod bench_snowball;
 mod bench_zotero;
 mod eval;
 mod eval_ask;
