@@ -95,8 +95,8 @@ pub async fn run(args: SnowballArgs) -> Result<(), CommandError> {
             None => Vec::new(),
         },
     };
-    let plan = snowball_plan(&ctx, params.clone()).await?;
     if args.plan {
+        let plan = snowball_plan(&ctx, params).await?;
         return if args.json {
             print_json(&plan)
         } else {
@@ -104,20 +104,12 @@ pub async fn run(args: SnowballArgs) -> Result<(), CommandError> {
             Ok(())
         };
     }
-    if !args.json {
-        print_plan(&plan);
-    }
-    if plan.seeds.iter().all(|s| s.openalex.is_none()) {
-        if args.json {
-            return print_json(&plan);
-        }
-        println!("Nothing to follow: no seed is known to OpenAlex.");
-        return Ok(());
-    }
+    // Planned and run in one go: the seeds are looked up once.
     let summary = snowball_run(&ctx, params).await?;
     if args.json {
         return print_json(&summary);
     }
+    print_plan(&summary.plan);
     print_round(&summary);
     Ok(())
 }

@@ -68,6 +68,29 @@ pub async fn snowball_run(
     let root = params.workspace.clone();
     let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
     let plan = snowball::plan(&ws, &lookup, &params.options()).await?;
+    if plan.followable() == 0 {
+        let unknown: Vec<String> = plan
+            .seeds
+            .iter()
+            .filter_map(|s| {
+                Some(format!(
+                    "{} ({})",
+                    s.title.as_deref()?,
+                    s.not_followed.as_deref()?
+                ))
+            })
+            .collect();
+        let why = if plan.seeds.is_empty() {
+            "no seed: every paper the review includes was followed in an earlier round, or none is included yet (label papers include, or name seeds)".to_owned()
+        } else {
+            format!("no seed OpenAlex knows: {}", unknown.join("; "))
+        };
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "nothing_to_follow",
+            why,
+        ));
+    }
     let summary = snowball::run_round(&ws, &lookup, plan).await?;
     drop(ws); // release the workspace lock before the index reads it
     ctx.queues().forget(&params.workspace);

@@ -450,6 +450,11 @@ fn a_round_follows_the_included_papers_both_ways_and_adds_only_what_the_review_l
     ));
     assert_eq!(again["round"], 2);
     assert_eq!(again["seeds"], serde_json::json!([]), "{again}");
+    let out = quire(&["snowball", ws_arg], data.path(), &env);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no seed"), "{said}");
+    assert!(!ws.join("citations/round-2.citations.json").exists());
 
     // Include Faleiro's paper: round 2 follows it alone. It cites Calvin
     // (in the review, by DOI) and Harding (found in round 1: not fetched).

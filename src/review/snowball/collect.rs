@@ -46,6 +46,8 @@ pub struct RoundSummary {
     pub notices: Vec<String>,
     /// The papers the new records are, in the order found.
     pub papers: Vec<String>,
+    /// The plan the round followed.
+    pub plan: Plan,
 }
 
 /// A work found, with every seed and direction that led to it.
@@ -149,6 +151,7 @@ pub async fn run_round(
         complete: round.complete,
         notices: round.notices,
         papers: imported.papers,
+        plan,
     })
 }
 

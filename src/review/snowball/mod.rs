@@ -222,6 +222,11 @@ pub async fn plan(
 }
 
 impl Plan {
+    /// Seeds OpenAlex knows: what a round can follow.
+    pub fn followable(&self) -> usize {
+        self.works.len()
+    }
+
     fn follows(&self, direction: Direction) -> bool {
         self.directions.contains(&direction)
     }

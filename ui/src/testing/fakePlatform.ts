@@ -573,6 +573,7 @@ export class FakePlatform implements Platform {
       complete: true,
       notices: [],
       papers: rows.map((r) => r.id),
+      plan,
     };
   }
 

@@ -1811,7 +1811,11 @@ openCopies: number, calls: SnowballCalls, complete: boolean, notices: Array<stri
 /**
  * The papers the new records are, in the order found.
  */
-papers: Array<string>, };
+papers: Array<string>, 
+/**
+ * The plan the round followed.
+ */
+plan: SnowballPlan, };
 
 export type SnowballParams = { 
 /**
