@@ -105,19 +105,7 @@ fn folder(files: &[&str]) -> tempfile::TempDir {
 }
 
 fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
-    let mut command = std::process::Command::new(quire_bin());
-    command
-        .args(args)
-        .env("QUIRE_DATA_DIR", data)
-        .env("QUIRE_CONFIG_DIR", data.join("config"))
-        .env("QUIRE_SECRET_STORE", "file")
-        .env_remove("QUIRE_OPENALEX_API_KEY")
-        .env_remove("QUIRE_OFFLINE")
-        .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().unwrap();
+    let out = super::support::quire_online(args, data, env);
     assert!(
         out.status.success(),
         "{}",

@@ -16,31 +16,10 @@ use testkit::scholar::{
     CitationGraph, GraphWork, Hosted, OaLocation, ScholarFixture, ScholarServer, Work,
 };
 
-use super::support::{corpus, quire_bin};
+use super::support::{corpus, ok_json, quire_online};
 
 fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
-    let mut command = std::process::Command::new(quire_bin());
-    command
-        .args(args)
-        .env("QUIRE_DATA_DIR", data)
-        .env("QUIRE_CONFIG_DIR", data.join("config"))
-        .env("QUIRE_SECRET_STORE", "file")
-        .env_remove("QUIRE_OFFLINE")
-        .env_remove("QUIRE_OPENALEX_API_KEY")
-        .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().unwrap()
-}
-
-fn ok_json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    quire_online(args, data, env)
 }
 
 fn work(title: &str, family: &str, year: u16, doi: Option<&str>) -> Work {

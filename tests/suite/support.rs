@@ -166,6 +166,35 @@ pub fn quire_command(config: &Path, data: &Path) -> std::process::Command {
     command
 }
 
+/// `quire ARGS...` as a user's, asking the scholarly indexes wherever `env`
+/// points them (a fixture): not offline, no OpenAlex key from the shell it
+/// runs in, a contact address, keys in a file under `data`.
+pub fn quire_online(args: &[&str], data: &Path, env: &[(&str, String)]) -> std::process::Output {
+    let mut command = std::process::Command::new(quire_bin());
+    command
+        .args(args)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_CONFIG_DIR", data.join("config"))
+        .env("QUIRE_SECRET_STORE", "file")
+        .env_remove("QUIRE_OPENALEX_API_KEY")
+        .env_remove("QUIRE_OFFLINE")
+        .env("QUIRE_CONTACT_EMAIL", "reviewer@example.org");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+/// Assert a `quire` run succeeded and read what it printed as JSON.
+pub fn ok_json(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `quire ARGS...` as [`quire_command`] runs it, awaited: a scripted server
 /// on the test's runtime must not be blocked by the wait.
 pub async fn quire_await(config: &Path, data: &Path, args: &[&str]) -> std::process::Output {

@@ -12,7 +12,7 @@ use std::process::Output;
 use sha2::{Digest, Sha256};
 use testkit::zotero::{Attachment, Collection, Item, Library, LocalApiServer, write_data_dir};
 
-use super::support::{corpus, quire_bin};
+use super::support::{corpus, ok_json, quire_bin};
 
 const QUESTION: &str = "How do distributed databases order transactions?";
 const CALVIN: &str =
@@ -135,15 +135,6 @@ fn quire(args: &[&str], data: &Path, env: &[(&str, String)]) -> Output {
         command.env(name, value);
     }
     command.output().unwrap()
-}
-
-fn ok_json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn papers_of(ws: &Path) -> Vec<serde_json::Value> {

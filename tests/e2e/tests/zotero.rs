@@ -156,6 +156,27 @@ fn library() -> Library {
     }
 }
 
+/// Click the first result row holding `text`, once one does. The rows'
+/// text is read as the DOM holds it (WebDriver's rendered text leaves out
+/// what CSS clips).
+async fn click_row(app: &App, text: &str) -> Result<()> {
+    eventually("a row holding the text", UI_TIMEOUT, || async {
+        let rows = app
+            .client
+            .find_all(fantoccini::Locator::Css("[data-testid=result-row]"))
+            .await?;
+        let texts = app.text_contents("[data-testid=result-row]").await?;
+        for (row, held) in rows.into_iter().zip(texts) {
+            if held.contains(text) {
+                row.click().await?;
+                return Ok(Some(()));
+            }
+        }
+        Ok(None)
+    })
+    .await
+}
+
 /// The paper pane's title starts like this (it may wrap or be cut).
 fn title_start(title: &str) -> &str {
     title.split(':').next().unwrap_or(title)
@@ -255,23 +276,7 @@ async fn a_zotero_collection_is_opened_reviewed_and_its_verdicts_written_back() 
     .await?;
     // The record (its authors as Zotero has them), not its PDF: the pane
     // shows what the researcher keeps on the item in Zotero.
-    eventually("the Zotero record's row", UI_TIMEOUT, || async {
-        let rows = app
-            .client
-            .find_all(fantoccini::Locator::Css("[data-testid=result-row]"))
-            .await?;
-        // The rows' text as the DOM holds it (WebDriver's rendered text
-        // leaves out what CSS clips).
-        let texts = app.text_contents("[data-testid=result-row]").await?;
-        for (row, text) in rows.into_iter().zip(texts) {
-            if text.contains("A. Thomson") {
-                row.click().await?;
-                return Ok(Some(()));
-            }
-        }
-        Ok(None)
-    })
-    .await?;
+    click_row(&app, "A. Thomson").await?;
     let facts = app
         .wait_text("[data-testid=pane-zotero]", UI_TIMEOUT)
         .await?;
@@ -375,21 +380,7 @@ async fn a_zotero_collection_is_opened_reviewed_and_its_verdicts_written_back() 
 
     // The two references, kept by the researcher.
     for title in [HSTORE, DETERMINISM] {
-        eventually("the found record's row", UI_TIMEOUT, || async {
-            let rows = app
-                .client
-                .find_all(fantoccini::Locator::Css("[data-testid=result-row]"))
-                .await?;
-            let texts = app.text_contents("[data-testid=result-row]").await?;
-            for (row, text) in rows.into_iter().zip(texts) {
-                if text.contains(title) {
-                    row.click().await?;
-                    return Ok(Some(()));
-                }
-            }
-            Ok(None)
-        })
-        .await?;
+        click_row(&app, title).await?;
         app.client
             .find(fantoccini::Locator::Css("[data-testid=results-keys]"))
             .await?

@@ -1,5 +1,6 @@
 // The app opened on one review from the recent list, as a researcher comes
-// back to it: what the tests of a review's screens start from.
+// back to it, and that review run to its results: what the tests of a
+// review's screens start from.
 
 import { act } from "preact/test-utils";
 
@@ -30,6 +31,25 @@ export async function openRecentReview(host: HTMLElement, platform: FakePlatform
   await act(() => {
     (host.querySelector("[data-testid=recent-open]") as HTMLElement).click();
   });
+  await settle();
+  await settle();
+}
+
+/** The review at `root` opened, asked a question and run offline to its
+ * results: p1 included (8), p2 excluded (3), p3 maybe (5). */
+export async function reviewedToResults(host: HTMLElement, platform: FakePlatform, root: string) {
+  await openRecentReview(host, platform, root);
+  await act(() => {
+    const q = host.querySelector("[data-testid=question]") as HTMLTextAreaElement;
+    q.value = "How are query plans optimised?";
+    q.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await act(() => {
+    (host.querySelector("[data-testid=start]") as HTMLElement).click();
+  });
+  await settle();
+  platform.runEvent(root, { type: "runStarted", runId: "r1", engine: "offline", papers: 3 });
+  platform.finishRun(root, { p1: 8, p2: 3, p3: 5 });
   await settle();
   await settle();
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { QuireError } from "../../platform";
 import { DEFAULT_SETTINGS, FakePlatform, newReview } from "../../testing/fakePlatform";
-import { openRecentReview } from "../../testing/recentReview";
+import { openRecentReview, reviewedToResults } from "../../testing/recentReview";
 import { createHost, destroyHost, settle } from "../../testing/render";
 
 let host: HTMLElement;
@@ -47,13 +47,7 @@ async function openReview() {
 }
 
 async function runToResults() {
-  await openReview();
-  await type("[data-testid=question]", "How are query plans optimised?");
-  await click("[data-testid=start]");
-  platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "offline", papers: 3 });
-  platform.finishRun(ROOT, { p1: 8, p2: 3, p3: 5 });
-  await settle();
-  await settle();
+  await reviewedToResults(host, platform, ROOT);
 }
 
 beforeEach(() => {

@@ -2,7 +2,7 @@ import { act } from "preact/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { FakePlatform } from "../../testing/fakePlatform";
-import { openRecentReview } from "../../testing/recentReview";
+import { reviewedToResults } from "../../testing/recentReview";
 import { createHost, destroyHost, settle } from "../../testing/render";
 
 let host: HTMLElement;
@@ -29,17 +29,7 @@ const toggle = async (input: Element) => {
 
 /** The review of ROOT with p1 included, p2 excluded and p3 maybe. */
 async function reviewed() {
-  await openRecentReview(host, platform, ROOT);
-  await act(() => {
-    const q = $("[data-testid=question]") as HTMLTextAreaElement;
-    q.value = "How are query plans optimised?";
-    q.dispatchEvent(new Event("input", { bubbles: true }));
-  });
-  await click("[data-testid=start]");
-  platform.runEvent(ROOT, { type: "runStarted", runId: "r1", engine: "offline", papers: 3 });
-  platform.finishRun(ROOT, { p1: 8, p2: 3, p3: 5 });
-  await settle();
-  await settle();
+  await reviewedToResults(host, platform, ROOT);
 }
 
 beforeEach(() => {
