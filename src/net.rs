@@ -19,3 +19,31 @@ pub fn install_crypto_provider() {
 pub fn offline_forced() -> bool {
     std::env::var("QUIRE_OFFLINE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"))
 }
+
+/// A whole-seconds header such as `Retry-After` or Zotero's `Backoff` (HTTP dates are rare
+/// from the services Quire calls and are ignored).
+pub fn header_seconds(response: &reqwest::Response, name: &str) -> Option<std::time::Duration> {
+    let value = response.headers().get(name)?.to_str().ok()?;
+    value
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(std::time::Duration::from_secs)
+}
+
+/// `Retry-After`, when the server gave one in seconds.
+pub fn retry_after(response: &reqwest::Response) -> Option<std::time::Duration> {
+    header_seconds(response, reqwest::header::RETRY_AFTER.as_str())
+}
+
+/// A failure below HTTP in the few words a notice needs (reqwest's own message names the URL,
+/// which the caller already says).
+pub fn failure_words(e: &reqwest::Error) -> &'static str {
+    if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else {
+        "request failed"
+    }
+}

@@ -14,7 +14,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::RETRY_AFTER;
 use serde::Serialize;
 use tokio::time::Instant;
 
@@ -402,12 +401,12 @@ impl Lookup {
             self.options.contact.as_deref(),
         );
         let url = format!("{}{path}", self.options.endpoints.openalex);
-        let response = self
-            .http
-            .get(&url)
-            .send()
-            .await
-            .map_err(|e| format!("OpenAlex cannot be reached ({})", reason(&e)))?;
+        let response = self.http.get(&url).send().await.map_err(|e| {
+            format!(
+                "OpenAlex cannot be reached ({})",
+                crate::net::failure_words(&e)
+            )
+        })?;
         let from_headers = Allowance::from_headers(response.headers());
         let status = response.status();
         match status {
@@ -468,7 +467,11 @@ impl Lookup {
             let response = match self.http.get(&url).send().await {
                 Ok(response) => response,
                 Err(e) => {
-                    self.close(&mut lane, service, &format!("unreachable ({})", reason(&e)));
+                    self.close(
+                        &mut lane,
+                        service,
+                        &format!("unreachable ({})", crate::net::failure_words(&e)),
+                    );
                     return Answer::Failed;
                 }
             };
@@ -485,7 +488,7 @@ impl Lookup {
                             self.close(
                                 &mut lane,
                                 service,
-                                &format!("answer cut off ({})", reason(&e)),
+                                &format!("answer cut off ({})", crate::net::failure_words(&e)),
                             );
                             Answer::Failed
                         }
@@ -508,14 +511,14 @@ impl Lookup {
                 StatusCode::TOO_MANY_REQUESTS
                     if service == Service::Openalex
                         && (allowance.is_some_and(|a| a.is_spent())
-                            || retry_after(&response)
+                            || crate::net::retry_after(&response)
                                 .is_none_or(|wait| wait > self.options.longest_wait)) =>
                 {
                     self.refuse(&mut lane, Refusal::AllowanceSpent);
                     return Answer::Failed;
                 }
                 StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
-                    let wait = retry_after(&response).unwrap_or(Duration::from_secs(5));
+                    let wait = crate::net::retry_after(&response).unwrap_or(Duration::from_secs(5));
                     if wait > self.options.longest_wait || attempt == 2 {
                         self.close(&mut lane, service, &format!("rate limited ({status})"));
                         return Answer::Failed;
@@ -603,20 +606,4 @@ impl Lookup {
 
 fn found(service: Service, record: ScholarRecord) -> Found {
     Found { service, record }
-}
-
-/// A `Retry-After` of seconds (HTTP dates are read as "a while": 5 s).
-fn retry_after(response: &reqwest::Response) -> Option<Duration> {
-    let value = response.headers().get(RETRY_AFTER)?.to_str().ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
-}
-
-fn reason(e: &reqwest::Error) -> &'static str {
-    if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "cannot connect"
-    } else {
-        "request failed"
-    }
 }

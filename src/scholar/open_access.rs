@@ -158,18 +158,20 @@ impl OpenAccess {
         );
         for attempt in 0..2 {
             self.pace().await;
-            let response = self
-                .http
-                .get(&url)
-                .send()
-                .await
-                .map_err(|e| format!("Unpaywall cannot be reached ({})", short(&e)))?;
+            let response = self.http.get(&url).send().await.map_err(|e| {
+                format!(
+                    "Unpaywall cannot be reached ({})",
+                    crate::net::failure_words(&e)
+                )
+            })?;
             match response.status() {
                 StatusCode::OK => {
-                    let body = response
-                        .text()
-                        .await
-                        .map_err(|e| format!("Unpaywall's answer was cut off ({})", short(&e)))?;
+                    let body = response.text().await.map_err(|e| {
+                        format!(
+                            "Unpaywall's answer was cut off ({})",
+                            crate::net::failure_words(&e)
+                        )
+                    })?;
                     return parse_unpaywall(&body);
                 }
                 StatusCode::NOT_FOUND => return Ok(None),
@@ -177,7 +179,7 @@ impl OpenAccess {
                     return Err("Unpaywall refused the contact email (422)".into());
                 }
                 status if attempt == 0 && retryable(status) => {
-                    let wait = retry_after(&response).unwrap_or(Duration::from_secs(2));
+                    let wait = crate::net::retry_after(&response).unwrap_or(Duration::from_secs(2));
                     if wait > LONGEST_WAIT {
                         return Err(format!("Unpaywall asked to wait {} s", wait.as_secs()));
                     }
@@ -198,7 +200,12 @@ impl OpenAccess {
             .header(reqwest::header::ACCEPT, "application/pdf")
             .send()
             .await
-            .map_err(|e| format!("{host} cannot be reached ({})", short(&e)))?;
+            .map_err(|e| {
+                format!(
+                    "{host} cannot be reached ({})",
+                    crate::net::failure_words(&e)
+                )
+            })?;
         let status = response.status();
         if !status.is_success() {
             return Err(match status {
@@ -222,11 +229,12 @@ impl OpenAccess {
             .unwrap_or("")
             .to_owned();
         let mut bytes = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| format!("the download from {host} was cut off ({})", short(&e)))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            format!(
+                "the download from {host} was cut off ({})",
+                crate::net::failure_words(&e)
+            )
+        })? {
             bytes.extend_from_slice(&chunk);
             if bytes.len() as u64 > MAX_BYTES {
                 return Err(format!("{host}'s file is over {} MB", MAX_BYTES >> 20));
@@ -260,25 +268,6 @@ impl OpenAccess {
 
 fn retryable(status: StatusCode) -> bool {
     status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
-}
-
-fn retry_after(response: &reqwest::Response) -> Option<Duration> {
-    let value = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
-}
-
-fn short(e: &reqwest::Error) -> &'static str {
-    if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "cannot connect"
-    } else {
-        "request failed"
-    }
 }
 
 #[cfg(test)]

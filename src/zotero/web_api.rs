@@ -346,13 +346,8 @@ impl WebApi {
                     return Err(WebError::LocalKeyRefused);
                 }
             }
-            let header_secs = |name: &str| {
-                response
-                    .headers()
-                    .get(name)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-            };
+            let header_secs =
+                |name: &str| crate::net::header_seconds(&response, name).map(|d| d.as_secs());
             // Backoff: the server is busy; wait before any next request.
             if let Some(secs) = header_secs("backoff") {
                 self.defer(secs).await?;
