@@ -27,6 +27,7 @@ fn request() -> ChatRequest {
         stream: true,
         response_format: None,
         cache_prefix: false,
+        affinity: None,
     }
 }
 

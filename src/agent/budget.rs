@@ -208,6 +208,7 @@ mod tests {
             tokens_estimated: false,
             latency_ms: 1,
             cost_usd: cost,
+            endpoint: None,
         }
     }
 

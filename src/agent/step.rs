@@ -229,6 +229,8 @@ impl Runtime {
             stream: settings.stream && settings.stream_tool_turns,
             response_format: None,
             cache_prefix: true,
+            // A task's steps share its growing prefix: one endpoint keeps it cached.
+            affinity: Some(task.node.id.to_string()),
         }))
     }
 

@@ -73,6 +73,15 @@ pub async fn models(args: ModelsArgs) -> Result<(), CommandError> {
     if listing.models.is_empty() {
         println!("(the endpoint lists no models)");
     }
+    if !listing.endpoints.is_empty() {
+        println!("pool of {} endpoints:", listing.endpoints.len());
+        for check in &listing.endpoints {
+            match &check.problem {
+                None => println!("  ok  {}", check.endpoint),
+                Some(problem) => println!("  --  {}: {problem}", check.endpoint),
+            }
+        }
+    }
     Ok(())
 }
 
@@ -135,6 +144,7 @@ pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
         stream: true,
         response_format: None,
         cache_prefix: false,
+        affinity: None,
     };
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();

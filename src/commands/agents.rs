@@ -14,7 +14,7 @@ use crate::agent::{
     AgentSet, Caps, EventSink, NoToolbox, RunStats, Runtime, TaskGraph, TaskOutcome, Toolbox,
 };
 use crate::blocking::blocking;
-use crate::llm::HttpProvider;
+use crate::llm::Endpoints;
 use crate::llm::accounting::PriceTable;
 use crate::review::engine::AgentSetup;
 use crate::review::engine::agent::{self as agent_engine, AgentEngine, TOOL_NAMES};
@@ -111,10 +111,7 @@ pub async fn agent_run(
         .map_err(crate::agent::RuntimeError::from)?;
     let setup = AgentSetup {
         profile: resolved.profile.clone(),
-        provider: HttpProvider::new(
-            resolved.settings.clone(),
-            resolved.key.as_ref().map(|k| k.0.clone()),
-        )?,
+        endpoints: Endpoints::connect(&resolved.settings, resolved.key.as_ref().map(|k| &k.0))?,
         prices: PriceTable::load(&resolved.config_dir)?,
         caps: params.caps,
         base_backoff: None,

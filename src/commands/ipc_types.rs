@@ -197,6 +197,8 @@ fn generated() -> String {
         // The model settings.
         declaration::<Protocol>(),
         declaration::<ModelSettings>(),
+        declaration::<crate::llm::settings::PoolEndpoint>(),
+        declaration::<crate::llm::discovery::EndpointCheck>(),
         declaration::<ActiveModel>(),
         declaration::<ProfileView>(),
         declaration::<ModelSetup>(),

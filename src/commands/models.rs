@@ -12,7 +12,7 @@ use super::{AppContext, CommandError};
 use crate::llm::ModelSettings;
 use crate::llm::accounting::CallLog;
 use crate::llm::call_file::FileCallLog;
-use crate::llm::discovery::{detect_ollama, list_models};
+use crate::llm::discovery::{EndpointCheck, check_endpoints, detect_ollama, list_models};
 use crate::llm::secrets::{ApiKey, KeySource, resolve_key};
 use crate::llm::settings::{SettingsError, SettingsFile};
 use crate::workspace::{ModelCallRecord, Workspace};
@@ -77,6 +77,8 @@ pub struct ModelListing {
     /// Where the key came from, never the key.
     pub key_source: Option<String>,
     pub models: Vec<String>,
+    /// A pool's endpoints, each as it answered (empty for one endpoint).
+    pub endpoints: Vec<EndpointCheck>,
 }
 
 pub async fn models_list(
@@ -84,14 +86,40 @@ pub async fn models_list(
     profile: Option<&str>,
 ) -> Result<ModelListing, CommandError> {
     let resolved = resolve_model(config_dir, profile).await?;
-    let models = resolved.models().await?;
+    let (models, endpoints) = if resolved.settings.pool.is_empty() {
+        (resolved.models().await?, Vec::new())
+    } else {
+        pool_listing(&resolved).await?
+    };
     Ok(ModelListing {
         profile: resolved.profile.clone(),
         base_url: resolved.settings.base_url.clone(),
         configured_model: resolved.settings.model.clone(),
         key_source: resolved.key.as_ref().map(|(_, source)| source.to_string()),
         models,
+        endpoints,
     })
+}
+
+/// Every endpoint of a pool asked at once: the models of the first that
+/// answered, and what each said. Only none answering is an error.
+async fn pool_listing(
+    resolved: &ResolvedModel,
+) -> Result<(Vec<String>, Vec<EndpointCheck>), CommandError> {
+    let checks = check_endpoints(&resolved.settings, resolved.key.as_ref().map(|k| &k.0)).await;
+    let Some((_, models)) = checks.iter().find(|(check, _)| check.reached) else {
+        let each: Vec<String> = checks
+            .iter()
+            .map(|(c, _)| format!("{}: {}", c.endpoint, c.problem.as_deref().unwrap_or("")))
+            .collect();
+        return Err(CommandError::new(
+            ErrorKind::ModelSetup,
+            "pool_unreachable",
+            format!("no endpoint of the pool answered ({})", each.join("; ")),
+        ));
+    };
+    let models = models.clone();
+    Ok((models, checks.into_iter().map(|(check, _)| check).collect()))
 }
 
 /// Records a workspace's model calls in its `model-calls.jsonl` and in the

@@ -25,8 +25,8 @@ use serde::Deserialize;
 use crate::agent::{Caps, EventSink, RunEvent};
 use crate::blocking::blocking;
 use crate::index::WorkspaceSnapshot;
+use crate::llm::ModelSettings;
 use crate::llm::accounting::PriceTable;
-use crate::llm::{ModelSettings, Provider};
 use crate::pdf::ingest::IngestOptions;
 use crate::review::dual::Policy;
 use crate::review::engine::DualSetup;
@@ -258,7 +258,7 @@ async fn resolve(
         EngineKind::Offline => EngineSetup::Offline,
         EngineKind::Agent => {
             let run_model = RunModel::prepare(ctx, params.profile.as_deref(), &params.caps).await?;
-            let (provider, prices) = (run_model.provider.clone(), run_model.prices.clone());
+            let (endpoints, prices) = (run_model.endpoints.clone(), run_model.prices.clone());
             model = Some((run_model.settings.clone(), prices.clone()));
             let dual = match params.dual {
                 None => None,
@@ -272,7 +272,7 @@ async fn resolve(
             };
             EngineSetup::Agent(AgentSetup {
                 profile: run_model.profile.clone(),
-                provider,
+                endpoints,
                 prices,
                 caps: params.caps,
                 base_backoff: None,
@@ -305,9 +305,9 @@ async fn second_reader(
     ctx: &AppContext,
     profile: &str,
     caps: &Caps,
-) -> Result<(String, Arc<dyn Provider>), CommandError> {
+) -> Result<(String, crate::llm::Endpoints), CommandError> {
     let model = RunModel::prepare(ctx, Some(profile), caps).await?;
-    Ok((model.profile, model.provider))
+    Ok((model.profile, model.endpoints))
 }
 
 /// Run a prepared request as its own task (what tests and benchmarks with a

@@ -3,6 +3,9 @@
 //! guarantee a run's calls rest on is settled here, alike for all of them:
 //!
 //! - the profile (named, default, or a local Ollama) and its key;
+//! - a pool's endpoints, each asked what it serves: one serving another
+//!   model is left out (and said), one not answering stays in and is rested
+//!   by the client if it keeps failing;
 //! - the context the server really serves: a profile claiming more than an
 //!   Ollama or a llama.cpp slot holds is fitted to it before anything is
 //!   sent, and the client judges a cut prompt by that window, not by a byte
@@ -21,7 +24,7 @@ use crate::agent::{Budget, Caps};
 use crate::llm::accounting::{CallLog, PriceTable};
 use crate::llm::call_file::{CallLogs, FileCallLog};
 use crate::llm::served::{ServedContext, ServerKind, served_context};
-use crate::llm::{HttpProvider, ModelClient, ModelSettings, Provider};
+use crate::llm::{Endpoints, ModelClient, ModelSettings};
 use crate::workspace::Workspace;
 
 /// A profile resolved, fitted to its server and priced.
@@ -29,7 +32,7 @@ pub struct RunModel {
     pub profile: String,
     /// The profile's settings, fitted to what the server serves.
     pub settings: ModelSettings,
-    pub provider: Arc<dyn Provider>,
+    pub endpoints: Endpoints,
     pub prices: PriceTable,
     /// What the server said it holds a request, when it said.
     pub served: Option<ServedContext>,
@@ -57,8 +60,13 @@ impl RunModel {
 
     /// [`RunModel::prepare`] for a profile already resolved.
     pub async fn from_resolved(resolved: ResolvedModel, caps: &Caps) -> Result<Self, CommandError> {
-        let mut settings = resolved.settings;
-        let served = served_context(&settings, resolved.key.as_ref().map(|k| &k.0)).await;
+        let key = resolved.key.as_ref().map(|k| &k.0);
+        let mut settings = if resolved.settings.pool.is_empty() {
+            resolved.settings
+        } else {
+            pool_serving_the_model(&resolved.profile, &resolved.settings, key).await?
+        };
+        let served = served_context(&settings, key).await;
         // A server holding less than the profile claims would cut or refuse
         // every long prompt: fit the profile to it before anything is sent.
         if let Some(served) = served.as_ref().filter(|s| s.is_short()) {
@@ -67,12 +75,11 @@ impl RunModel {
         }
         let prices = PriceTable::load(&resolved.config_dir)?;
         refuse_unkeepable_cost_cap(caps, &settings.model, &prices, &resolved.config_dir)?;
-        let provider: Arc<dyn Provider> =
-            HttpProvider::new(settings.clone(), resolved.key.as_ref().map(|k| k.0.clone()))?;
+        let endpoints = Endpoints::connect(&settings, key)?;
         Ok(Self {
             profile: resolved.profile,
             settings,
-            provider,
+            endpoints,
             prices,
             served,
             config_dir: resolved.config_dir,
@@ -88,7 +95,7 @@ impl RunModel {
     pub fn client(&self, log: Option<Arc<dyn CallLog>>) -> ModelClient {
         let client = ModelClient::new(
             self.profile.clone(),
-            self.provider.clone(),
+            self.endpoints.clone(),
             self.prices.clone(),
         )
         .with_served_window(self.served_window());
@@ -151,6 +158,53 @@ pub fn refuse_unkeepable_cost_cap(
 /// Log `advice` once per process: one review sets its model up for the
 /// protocol draft, the estimate and the run, and the same server's advice
 /// three times over reads like three problems.
+/// `settings` over the endpoints of its pool that serve its model or did
+/// not answer; the others are said and left out. None left is an error
+/// naming what each one serves.
+async fn pool_serving_the_model(
+    profile: &str,
+    settings: &ModelSettings,
+    key: Option<&crate::llm::secrets::ApiKey>,
+) -> Result<ModelSettings, CommandError> {
+    let checks = crate::llm::discovery::check_endpoints(settings, key).await;
+    let label = crate::llm::endpoint_label;
+    let wrong: Vec<_> = checks
+        .iter()
+        .filter(|(c, _)| c.reached && !c.serves)
+        .map(|(c, _)| c.clone())
+        .collect();
+    for (check, _) in &checks {
+        match (&check.problem, check.reached) {
+            (Some(problem), true) => warn_once(format!(
+                "profile {profile}: {} is left out of the pool: it {problem}",
+                check.endpoint
+            )),
+            (Some(problem), false) => warn_once(format!(
+                "profile {profile}: {} did not answer ({problem}); it stays in the pool and is rested while it fails",
+                check.endpoint
+            )),
+            (None, _) => {}
+        }
+    }
+    settings
+        .keep_endpoints(|url| !wrong.iter().any(|c| c.endpoint == label(url)))
+        .ok_or_else(|| {
+            let each: Vec<String> = wrong
+                .iter()
+                .map(|c| format!("{} {}", c.endpoint, c.problem.as_deref().unwrap_or("")))
+                .collect();
+            CommandError::new(
+                ErrorKind::ModelSetup,
+                "pool_serves_other_model",
+                format!(
+                    "no endpoint of profile {profile} serves {}: {}",
+                    settings.model,
+                    each.join("; ")
+                ),
+            )
+        })
+}
+
 fn warn_once(advice: String) {
     static SAID: std::sync::Mutex<std::collections::BTreeSet<String>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());

@@ -8,6 +8,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_initial.sql"),
     include_str!("migrations/0002_model_calls.sql"),
     include_str!("migrations/0003_rebuilt_marker.sql"),
+    include_str!("migrations/0004_call_endpoint.sql"),
 ];
 
 /// The schema version this build writes.

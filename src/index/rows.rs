@@ -158,8 +158,8 @@ pub(crate) fn insert_model_call(
 ) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT OR REPLACE INTO model_calls (workspace_id, seq, at, profile, protocol, model, purpose, attempt,
-             outcome, streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             outcome, streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd, endpoint)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         params![
             workspace_id,
             seq,
@@ -176,6 +176,7 @@ pub(crate) fn insert_model_call(
             c.tokens_estimated,
             c.latency_ms as i64,
             c.cost_usd,
+            c.endpoint,
         ],
     )?;
     Ok(())
@@ -267,7 +268,7 @@ pub(crate) fn dump(conn: &Connection) -> rusqlite::Result<IndexDump> {
     let model_calls = conn
         .prepare(
             "SELECT workspace_id, seq, at, profile, protocol, model, purpose, attempt, outcome,
-                 streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd
+                 streamed, input_tokens, output_tokens, tokens_estimated, latency_ms, cost_usd, endpoint
              FROM model_calls ORDER BY workspace_id, seq",
         )?
         .query_map([], |r| {
@@ -288,6 +289,7 @@ pub(crate) fn dump(conn: &Connection) -> rusqlite::Result<IndexDump> {
                     tokens_estimated: r.get(12)?,
                     latency_ms: r.get::<_, i64>(13)? as u64,
                     cost_usd: r.get(14)?,
+                    endpoint: r.get(15)?,
                 },
             })
         })?

@@ -189,6 +189,7 @@ mod tests {
             stream: false,
             response_format: None,
             cache_prefix: false,
+            affinity: None,
         };
         let mut long = short.clone();
         long.messages.push(Message::user(

@@ -312,6 +312,7 @@ mod tests {
             stream: false,
             response_format: None,
             cache_prefix: false,
+            affinity: None,
         };
         let body = request_body(&request);
         assert_eq!(body["system"], "be brief");

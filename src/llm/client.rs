@@ -1,19 +1,20 @@
-//! The model client every caller uses: one provider plus what makes calls
-//! dependable — a concurrency limit per endpoint, retries with exponential
-//! backoff and jitter for retryable failures only (honouring Retry-After), a
-//! budget for the whole call, cancellation that aborts the in-flight request at
-//! once, and a record of every attempt (tokens, latency, cost) in a [`CallLog`].
+//! The model client every caller uses: a profile's endpoints (one, or a pool
+//! spread by [`super::pool`]) plus what makes calls dependable — a concurrency
+//! limit per endpoint, retries with exponential backoff and jitter for
+//! retryable failures only (honouring Retry-After; in a pool, a retry goes to
+//! another endpoint), a budget for the whole call, cancellation that aborts the
+//! in-flight request at once, and a record of every attempt (tokens, latency,
+//! cost, endpoint) in a [`CallLog`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::accounting::{CallLog, Hold, PriceTable, SpendGate, estimate_usage};
 use super::error::{LlmError, PromptSize, backoff, prompt_was_cut};
-use super::provider::Provider;
+use super::pool::{Dispatcher, Endpoints, is_endpoint_failure};
 use super::served::ServerKind;
 use super::settings::{ModelSettings, Protocol};
 use super::types::{ChatRequest, ChatResponse, Usage};
@@ -39,8 +40,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 pub struct ModelClient {
     profile: String,
-    provider: Arc<dyn Provider>,
-    gate: Arc<Semaphore>,
+    endpoints: Dispatcher,
     prices: Arc<PriceTable>,
     log: Option<Arc<dyn CallLog>>,
     /// The caps every attempt is held against before it is sent.
@@ -63,16 +63,16 @@ const MAX_DENSITY: u64 = 2 * PER_MILLE;
 const MIN_LEARNT_TOKENS: u64 = 1000;
 
 impl ModelClient {
+    /// A client for `profile`'s endpoints: one provider, or [`Endpoints`]
+    /// of a pool.
     pub fn new(
         profile: impl Into<String>,
-        provider: Arc<dyn Provider>,
+        endpoints: impl Into<Endpoints>,
         prices: PriceTable,
     ) -> Self {
-        let permits = provider.settings().concurrency.max(1);
         Self {
             profile: profile.into(),
-            provider,
-            gate: Arc::new(Semaphore::new(permits)),
+            endpoints: Dispatcher::new(endpoints.into()),
             prices: Arc::new(prices),
             log: None,
             caps: None,
@@ -108,7 +108,7 @@ impl ModelClient {
     }
 
     pub fn settings(&self) -> &ModelSettings {
-        self.provider.settings()
+        self.endpoints.endpoints().settings()
     }
 
     /// The settings to size prompts by: the profile's, with a window that
@@ -151,7 +151,8 @@ impl ModelClient {
     async fn served_window(&self) -> Option<(ServerKind, u32)> {
         *self
             .served_window
-            .get_or_init(|| self.provider.served_window())
+            // Every endpoint serves the same model: the first one speaks for them.
+            .get_or_init(|| self.endpoints.endpoints().providers()[0].served_window())
             .await
     }
 
@@ -168,13 +169,15 @@ impl ModelClient {
         cancel: &CancellationToken,
         on_event: &(dyn Fn(StreamEvent<'_>) + Send + Sync),
     ) -> Result<ChatResponse, LlmError> {
-        let settings = self.provider.settings();
+        let settings = self.settings();
         let deadline = tokio::time::Instant::now() + settings.request_timeout();
         let mut attempt = 1u32;
+        // The endpoint the last attempt failed at, which a retry avoids.
+        let mut failed_at = None;
         loop {
-            let permit = tokio::select! {
+            let lease = tokio::select! {
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-                permit = self.gate.acquire() => permit.map_err(|_| LlmError::Cancelled)?,
+                lease = self.endpoints.lease(request.affinity.as_deref(), failed_at) => lease,
             };
             let hold = self.hold_for(request);
             if let Some(caps) = &self.caps
@@ -188,11 +191,13 @@ impl ModelClient {
                 // Dropping the attempt's future closes its connection: the
                 // server sees the request aborted at once.
                 _ = cancel.cancelled() => Err(LlmError::Cancelled),
-                outcome = tokio::time::timeout_at(deadline, self.provider.attempt(request, &on_text)) => {
+                outcome = tokio::time::timeout_at(deadline, lease.provider().attempt(request, &on_text)) => {
                     outcome.unwrap_or(Err(LlmError::Timeout))
                 }
             };
-            drop(permit);
+            let (endpoint, at) = (self.endpoint_named(lease.label()), lease.index());
+            drop(lease);
+            self.endpoints.report(at, result.as_ref().map(|_| ()));
             // An answer to a prompt the server cut is no answer: the part it
             // dropped (instructions first) never reached the model.
             // Its tokens were spent all the same, and are counted.
@@ -209,9 +214,12 @@ impl ModelClient {
                     tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
                     self.record(
                         request,
-                        purpose,
-                        attempt,
-                        started.elapsed(),
+                        Attempt {
+                            purpose,
+                            number: attempt,
+                            endpoint,
+                            latency: started.elapsed(),
+                        },
                         Some(answer),
                         cut.code(),
                     );
@@ -225,9 +233,12 @@ impl ModelClient {
             };
             self.record(
                 request,
-                purpose,
-                attempt,
-                started.elapsed(),
+                Attempt {
+                    purpose,
+                    number: attempt,
+                    endpoint,
+                    latency: started.elapsed(),
+                },
                 result.as_ref().ok(),
                 outcome,
             );
@@ -237,9 +248,14 @@ impl ModelClient {
                 Err(error) => error,
             };
             let retries_left = attempt <= settings.max_retries;
-            if !error.is_retryable() || !retries_left || tokio::time::Instant::now() >= deadline {
+            // In a pool, a failure of the endpoint (one that cannot be
+            // reached, say) is worth the same request elsewhere.
+            let elsewhere = is_endpoint_failure(&error) && self.endpoints.has_alternative(at);
+            let retryable = error.is_retryable() || elsewhere;
+            if !retryable || !retries_left || tokio::time::Instant::now() >= deadline {
                 return Err(error);
             }
+            failed_at = Some(at);
             let retry_after = match &error {
                 LlmError::RateLimited { retry_after } => *retry_after,
                 _ => None,
@@ -288,7 +304,7 @@ impl ModelClient {
     /// a token (more tokens than any tokenizer but a symbol-heavy one makes
     /// of it) and the longest answer the server is allowed.
     fn hold_for(&self, request: &ChatRequest) -> Hold {
-        let settings = self.provider.settings();
+        let settings = self.settings();
         let size = prompt_size(request);
         let input = size.tokens * 4 / 3 + 1;
         let output = u64::from(request.max_tokens.map_or(settings.max_output_tokens, |m| {
@@ -317,16 +333,26 @@ impl ModelClient {
         }
     }
 
+    /// The endpoint a record names: only in a pool, where it tells calls
+    /// apart (a lone endpoint is the profile's address).
+    fn endpoint_named(&self, label: &str) -> Option<String> {
+        (self.endpoints.endpoints().len() > 1).then(|| label.to_owned())
+    }
+
     fn record(
         &self,
         request: &ChatRequest,
-        purpose: &str,
-        attempt: u32,
-        latency: Duration,
+        attempt: Attempt<'_>,
         answer: Option<&ChatResponse>,
         outcome: &str,
     ) {
-        let settings = self.provider.settings();
+        let settings = self.settings();
+        let Attempt {
+            purpose,
+            number: attempt,
+            endpoint,
+            latency,
+        } = attempt;
         let reported = answer
             .and_then(|a| a.usage)
             .filter(|u| u.input_tokens + u.output_tokens > 0);
@@ -373,6 +399,7 @@ impl ModelClient {
             output_tokens: usage.output_tokens,
             tokens_estimated: estimated,
             latency_ms: latency.as_millis() as u64,
+            endpoint,
         };
         tracing::info!(
             profile = %record.profile,
@@ -383,12 +410,21 @@ impl ModelClient {
             input_tokens = record.input_tokens,
             output_tokens = record.output_tokens,
             latency_ms = record.latency_ms,
+            endpoint = record.endpoint.as_deref().unwrap_or(""),
             "model call"
         );
         if let Some(log) = &self.log {
             log.record(&record);
         }
     }
+}
+
+/// One attempt at a call, as its record names it.
+struct Attempt<'a> {
+    purpose: &'a str,
+    number: u32,
+    endpoint: Option<String>,
+    latency: Duration,
 }
 
 /// The prompt a request sent, at about four bytes a token, and its text.

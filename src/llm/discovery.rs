@@ -1,9 +1,11 @@
-//! Finding models: listing what an endpoint serves (`GET …/models`), and
-//! noticing a local Ollama (`GET localhost:11434/api/tags`) so Quire works with
-//! no settings at all when one is running.
+//! Finding models: listing what an endpoint serves (`GET …/models`), checking
+//! that every endpoint of a pool serves the profile's model, and noticing a
+//! local Ollama (`GET localhost:11434/api/tags`) so Quire works with no
+//! settings at all when one is running.
 
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::error::{LlmError, classify_http};
@@ -52,6 +54,62 @@ pub async fn list_models(
     let value: Value = serde_json::from_str(&body)
         .map_err(|_| LlmError::Malformed(format!("{url} did not answer with JSON")))?;
     Ok(model_ids(&value))
+}
+
+/// What one endpoint of a profile said when asked what it serves.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EndpointCheck {
+    /// Its address (no password).
+    pub endpoint: String,
+    /// It answered the models list.
+    pub reached: bool,
+    /// It lists the profile's model.
+    pub serves: bool,
+    /// Why not, said so the setting can be fixed.
+    pub problem: Option<String>,
+}
+
+/// Ask every endpoint of `settings` (all at once) what it serves; each
+/// check comes with the list it gave.
+pub async fn check_endpoints(
+    settings: &ModelSettings,
+    key: Option<&ApiKey>,
+) -> Vec<(EndpointCheck, Vec<String>)> {
+    let asks = settings.endpoints().into_iter().map(|one| async move {
+        let endpoint = super::pool::endpoint_label(&one.base_url);
+        match list_models(&one, key).await {
+            Ok(models) => {
+                let serves = models.iter().any(|m| m == &one.model);
+                let problem = (!serves).then(|| {
+                    let listed = if models.is_empty() {
+                        "no models".to_owned()
+                    } else {
+                        models.join(", ")
+                    };
+                    format!("serves {listed}, not {}", one.model)
+                });
+                let check = EndpointCheck {
+                    endpoint,
+                    reached: true,
+                    serves,
+                    problem,
+                };
+                (check, models)
+            }
+            Err(e) => {
+                let check = EndpointCheck {
+                    endpoint,
+                    reached: false,
+                    serves: false,
+                    problem: Some(e.to_string()),
+                };
+                (check, Vec::new())
+            }
+        }
+    });
+    futures_util::future::join_all(asks).await
 }
 
 /// Ids from an OpenAI/Anthropic list (`data[].id`) or Ollama's (`models[].name`).

@@ -14,6 +14,7 @@ pub mod discovery;
 mod error;
 mod http;
 pub mod openai;
+pub mod pool;
 mod provider;
 pub mod secrets;
 pub mod served;
@@ -24,6 +25,7 @@ mod types;
 
 pub use client::{ModelClient, StreamEvent};
 pub use error::{LlmError, backoff, classify_http, parse_retry_after};
+pub use pool::{Endpoints, endpoint_label};
 pub use provider::{HttpProvider, Provider, TextSink};
 pub use settings::{ModelSettings, Protocol};
 pub use types::{

@@ -337,6 +337,7 @@ mod tests {
             stream: true,
             response_format: None,
             cache_prefix: false,
+            affinity: None,
         };
         let body = request_body(&request);
         assert_eq!(

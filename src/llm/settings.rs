@@ -58,6 +58,26 @@ pub struct ModelSettings {
     /// Stream turns that offer tools. Off for Ollama, which loses streamed tool
     /// calls.
     pub stream_tool_turns: bool,
+    /// More endpoints serving the same model (replicas of a vLLM or llama.cpp
+    /// server, a Ray Serve deployment's routes): calls are spread over
+    /// `base_url` and these, each within its own concurrency. Empty: one endpoint.
+    pub pool: Vec<PoolEndpoint>,
+    /// Seconds an endpoint of a pool is rested after it failed three calls
+    /// in a row (`pool::FAILURES_BEFORE_REST`); its calls go to the others
+    /// meanwhile.
+    pub pool_cooldown_secs: f64,
+}
+
+/// One more endpoint of a profile's pool. It serves the profile's model, with
+/// the profile's protocol and key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PoolEndpoint {
+    pub base_url: String,
+    /// At most this many requests in flight here; `None`: the profile's.
+    #[serde(default)]
+    pub concurrency: Option<usize>,
 }
 
 impl Default for ModelSettings {
@@ -76,6 +96,8 @@ impl Default for ModelSettings {
             max_retries: 4,
             stream: true,
             stream_tool_turns: true,
+            pool: Vec::new(),
+            pool_cooldown_secs: 30.0,
         }
     }
 }
@@ -112,20 +134,76 @@ impl ModelSettings {
         }
     }
 
+    /// Every endpoint of the profile, `base_url` first, each as settings of
+    /// its own (its address and concurrency; the pool left out).
+    pub fn endpoints(&self) -> Vec<ModelSettings> {
+        let one = |base_url: &str, concurrency: usize| ModelSettings {
+            base_url: base_url.to_owned(),
+            concurrency,
+            pool: Vec::new(),
+            ..self.clone()
+        };
+        std::iter::once(one(&self.base_url, self.concurrency))
+            .chain(self.pool.iter().map(|member| {
+                one(
+                    &member.base_url,
+                    member.concurrency.unwrap_or(self.concurrency),
+                )
+            }))
+            .collect()
+    }
+
+    /// These settings over only the endpoints `keep` accepts (by address),
+    /// the first kept one in `base_url`; `None` when it keeps none.
+    pub fn keep_endpoints(&self, keep: impl Fn(&str) -> bool) -> Option<ModelSettings> {
+        let mut kept = self
+            .endpoints()
+            .into_iter()
+            .filter(|one| keep(&one.base_url));
+        let first = kept.next()?;
+        Some(ModelSettings {
+            pool: kept
+                .map(|one| PoolEndpoint {
+                    base_url: one.base_url,
+                    concurrency: Some(one.concurrency),
+                })
+                .collect(),
+            ..first
+        })
+    }
+
+    /// Requests in flight across every endpoint at most.
+    pub fn total_concurrency(&self) -> usize {
+        self.endpoints().iter().map(|e| e.concurrency).sum()
+    }
+
+    pub fn pool_cooldown(&self) -> Duration {
+        seconds(self.pool_cooldown_secs)
+    }
+
     /// What is wrong with these settings, if anything, said so a user can fix it.
     pub fn validate(&self) -> Result<(), SettingsError> {
         let bad = |m: String| Err(SettingsError::Invalid(m));
-        if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
-            return bad(format!(
-                "base_url {:?} must start with http:// or https://",
-                self.base_url
-            ));
+        let mut seen = std::collections::BTreeSet::new();
+        for endpoint in self.endpoints() {
+            let url = endpoint.base_url.trim_end_matches('/');
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return bad(format!(
+                    "base_url {:?} must start with http:// or https://",
+                    endpoint.base_url
+                ));
+            }
+            if !seen.insert(url.to_owned()) {
+                return bad(format!(
+                    "{url} is named twice; each endpoint of a pool is a different server"
+                ));
+            }
+            if endpoint.concurrency == 0 {
+                return bad(format!("concurrency at {url} must be at least 1"));
+            }
         }
         if self.model.trim().is_empty() {
             return bad("model is empty; name the model to use (see `quire models`)".into());
-        }
-        if self.concurrency == 0 {
-            return bad("concurrency must be at least 1".into());
         }
         if self.max_output_tokens == 0 || self.max_output_tokens >= self.context_window {
             return bad(format!(
@@ -137,6 +215,7 @@ impl ModelSettings {
             ("connect_timeout_secs", self.connect_timeout_secs),
             ("read_timeout_secs", self.read_timeout_secs),
             ("request_timeout_secs", self.request_timeout_secs),
+            ("pool_cooldown_secs", self.pool_cooldown_secs),
         ] {
             if !(value.is_finite() && value > 0.0) {
                 return bad(format!("{name} must be a positive number of seconds"));
@@ -317,6 +396,57 @@ mod tests {
         .unwrap();
         let typo = SettingsFile::load(dir.path()).unwrap_err().to_string();
         assert!(typo.contains("modle"), "{typo}");
+    }
+
+    #[test]
+    fn a_pool_is_each_endpoint_with_its_concurrency_and_survives_a_save() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            "[profiles.replicas]\nbase_url = \"http://gpu-1:8000/v1\"\nmodel = \"m\"\nconcurrency = 16\n\
+             pool = [{ base_url = \"http://gpu-2:8000/v1\" }, { base_url = \"http://gpu-3:8000/v1\", concurrency = 8 }]\n",
+        )
+        .unwrap();
+        let file = SettingsFile::load(dir.path()).unwrap();
+        let (_, settings) = file.profile(dir.path(), None).unwrap();
+        let each: Vec<(String, usize)> = settings
+            .endpoints()
+            .into_iter()
+            .map(|e| (e.base_url, e.concurrency))
+            .collect();
+        assert_eq!(
+            each,
+            [
+                ("http://gpu-1:8000/v1".to_owned(), 16),
+                ("http://gpu-2:8000/v1".to_owned(), 16),
+                ("http://gpu-3:8000/v1".to_owned(), 8),
+            ]
+        );
+        assert_eq!(settings.total_concurrency(), 40);
+        file.save(dir.path()).unwrap();
+        assert_eq!(SettingsFile::load(dir.path()).unwrap(), file);
+
+        // Only the endpoints kept, the first of them in base_url.
+        let kept = settings
+            .keep_endpoints(|url| !url.contains("gpu-1"))
+            .unwrap();
+        assert_eq!(kept.base_url, "http://gpu-2:8000/v1");
+        assert_eq!(kept.pool.len(), 1);
+        assert_eq!(kept.pool[0].concurrency, Some(8));
+        assert!(settings.keep_endpoints(|_| false).is_none());
+
+        let mut twice = settings.clone();
+        twice.pool[0].base_url = "http://gpu-1:8000/v1/".into();
+        assert!(
+            twice
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("named twice")
+        );
+        let mut idle = settings.clone();
+        idle.pool[1].concurrency = Some(0);
+        assert!(idle.validate().unwrap_err().to_string().contains("gpu-3"));
     }
 
     #[test]

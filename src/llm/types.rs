@@ -112,6 +112,10 @@ pub struct ChatRequest {
     /// from call to call: mark it for the provider's prompt cache where the
     /// protocol has an explicit marker (Anthropic's `cache_control`).
     pub cache_prefix: bool,
+    /// Calls with the same affinity (one paper's parts, one agent task's
+    /// steps) go to the same endpoint of a pool, whose prompt cache then
+    /// holds the prefix they share. Never sent.
+    pub affinity: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -286,7 +286,7 @@ pub fn estimate(
         worst_input,
     } = first;
     let max_output = settings.max_output_tokens as u64;
-    let batch = super::engine::agent::batch_size(settings.concurrency) as u64;
+    let batch = super::engine::agent::batch_size(settings.total_concurrency()) as u64;
     let batches = (open.len() as u64).div_ceil(batch);
     // A list and a read per batch, a consolidation every tenth step.
     let reading_steps = batches * 2;
@@ -329,7 +329,7 @@ pub fn estimate(
             },
         ),
     };
-    let concurrency = settings.concurrency.max(1);
+    let concurrency = settings.total_concurrency().max(1);
     let serial_rounds = agent_steps + (reader_calls + digest_calls).div_ceil(concurrency as u64);
     let expected = Spend {
         reader_calls,

@@ -459,7 +459,7 @@ fn record_start(ws: &Workspace, spec: &ReviewSpec, model: Option<&str>) -> Resul
 /// The model an agent run reads with.
 fn model_of(engine: &EngineSetup) -> Option<String> {
     match engine {
-        EngineSetup::Agent(setup) => Some(setup.provider.settings().model.clone()),
+        EngineSetup::Agent(setup) => Some(setup.endpoints.settings().model.clone()),
         _ => None,
     }
 }
@@ -469,10 +469,10 @@ fn dual_of(engine: &EngineSetup) -> Option<DualFile> {
     match engine {
         EngineSetup::Agent(AgentSetup {
             dual: Some(dual),
-            provider,
+            endpoints,
             ..
         }) => {
-            let second = dual.second.as_ref().map_or(provider, |(_, p)| p);
+            let second = dual.second.as_ref().map_or(endpoints, |(_, p)| p);
             Some(DualFile::new(
                 dual.policy,
                 Some(second.settings().model.clone()),

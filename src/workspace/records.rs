@@ -474,6 +474,10 @@ pub struct ModelCallRecord {
     /// From the price table; `None` when the model has no price there.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// The endpoint that took the call (its address, never a password), when
+    /// the profile's calls are spread over a pool of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 /// Now, as an RFC 3339 UTC timestamp with seconds precision.

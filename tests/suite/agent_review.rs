@@ -93,7 +93,7 @@ impl Rig {
             ingest,
             engine: EngineSetup::Agent(AgentSetup {
                 profile: "scripted".into(),
-                provider,
+                endpoints: provider.into(),
                 prices: PriceTable::builtin(),
                 caps,
                 base_backoff: Some(Duration::from_millis(10)),

@@ -54,6 +54,7 @@ fn request(text: &str) -> ChatRequest {
         stream: true,
         response_format: None,
         cache_prefix: false,
+        affinity: None,
     }
 }
 

@@ -86,6 +86,7 @@ pub(super) fn ask(text: &str) -> ChatRequest {
         stream: true,
         response_format: None,
         cache_prefix: false,
+        affinity: None,
     }
 }
 

@@ -258,9 +258,10 @@ fn docs_examples_parse_and_validate() {
             profiles += 1;
         }
     }
-    // OpenAI, Anthropic, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
-    // DeepSeek, a small local model, and the scripted server.
-    assert_eq!(profiles, 10);
+    // OpenAI, Anthropic, Ollama, vLLM, vLLM replicas as a pool, a LiteLLM
+    // proxy, llama.cpp, LM Studio, OpenRouter, DeepSeek, a small local
+    // model, and the scripted server.
+    assert_eq!(profiles, 12);
     let prices = blocks.iter().find(|b| b.contains("[models.")).unwrap();
     std::fs::write(dir.path().join("prices.toml"), prices).unwrap();
     let table = PriceTable::load(dir.path()).unwrap();

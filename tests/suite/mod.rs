@@ -15,6 +15,7 @@ mod index;
 mod live;
 mod llm;
 mod llm_servers;
+mod model_pool;
 mod models_cli;
 mod no_readable;
 mod pdf;

@@ -282,7 +282,7 @@ async fn read_all(
         cached: read_before,
     });
     let limits = Limits {
-        concurrency: model.client.settings().concurrency,
+        concurrency: model.client.settings().total_concurrency(),
         budget: &model.budget,
         max_output: model.client.settings().max_output_tokens as u64,
         cancel,

@@ -17,7 +17,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Caps, EventSink};
-use crate::llm::Provider;
+use crate::llm::Endpoints;
 use crate::llm::accounting::{CallLog, PriceTable};
 use crate::review::{Outcome, PaperResult, ReviewError, ReviewSpec};
 use crate::workspace::{PaperId, Workspace};
@@ -34,7 +34,7 @@ pub enum EngineSetup {
 #[derive(Clone)]
 pub struct AgentSetup {
     pub profile: String,
-    pub provider: Arc<dyn Provider>,
+    pub endpoints: Endpoints,
     pub prices: PriceTable,
     pub caps: Caps,
     /// Shorter retry backoff (tests and benchmarks against a local server).
@@ -53,9 +53,9 @@ pub struct AgentSetup {
 #[derive(Clone)]
 pub struct DualSetup {
     pub policy: crate::review::dual::Policy,
-    /// The second reading's profile and provider; `None` reads with the
+    /// The second reading's profile and endpoints; `None` reads with the
     /// first's model and the second reader's own instructions.
-    pub second: Option<(String, Arc<dyn Provider>)>,
+    pub second: Option<(String, Endpoints)>,
 }
 
 /// What an engine's pass produced.

@@ -140,7 +140,7 @@ impl Reader {
     }
 
     pub fn concurrency(&self) -> usize {
-        self.client.settings().concurrency.max(1)
+        self.client.settings().total_concurrency().max(1)
     }
 
     /// What decides a result besides the paper: the reader's prompt and model.
@@ -314,7 +314,7 @@ impl Reader {
         ];
         let mut calls = 0;
         for attempt in 0..2 {
-            let answer = self.call(&messages).await;
+            let answer = self.call(&messages, affinity(input)).await;
             calls += 1;
             let answer = answer?;
             let object = parse::json_object(&answer.text).or_else(|| {
@@ -341,7 +341,11 @@ impl Reader {
         Err(ReadError::Malformed(String::new()))
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<crate::llm::ChatResponse, LlmError> {
+    async fn call(
+        &self,
+        messages: &[Message],
+        affinity: String,
+    ) -> Result<crate::llm::ChatResponse, LlmError> {
         let settings = self.client.settings();
         let with_schema = self.schema_accepted.load(Ordering::Relaxed);
         let mut request = ChatRequest {
@@ -350,6 +354,7 @@ impl Reader {
             stream: settings.stream,
             response_format: self.spec.output_schema.clone().filter(|_| with_schema),
             cache_prefix: true,
+            affinity: Some(affinity),
             ..ChatRequest::default()
         };
         match self.client.complete(&request, "reader", &self.cancel).await {
@@ -362,6 +367,17 @@ impl Reader {
             other => other,
         }
     }
+}
+
+/// The affinity of one paper's calls (see [`ChatRequest::affinity`]): its
+/// title and first page, which every part's prompt is read with. Only
+/// compared within one run, so the process's hasher will do.
+fn affinity(input: &PaperInput<'_>) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    input.title.hash(&mut hasher);
+    input.pages.first().hash(&mut hasher);
+    format!("paper-{:016x}", hasher.finish())
 }
 
 /// What decides a reading besides the paper: the prompt version, the model,
@@ -604,6 +620,7 @@ impl Reader {
                 messages,
                 max_tokens: Some(settings.max_output_tokens),
                 stream: settings.stream,
+                affinity: Some(affinity(&input)),
                 ..ChatRequest::default()
             };
             let answer = match self

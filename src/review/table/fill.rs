@@ -120,7 +120,7 @@ pub async fn fill(
     }
     let titles: Vec<String> = jobs.iter().map(|j| title(&j.work.paper)).collect();
     let limits = Limits {
-        concurrency: model.client.settings().concurrency,
+        concurrency: model.client.settings().total_concurrency(),
         budget: &model.budget,
         max_output: model.client.settings().max_output_tokens as u64,
         cancel,

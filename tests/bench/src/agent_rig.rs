@@ -107,7 +107,9 @@ pub(crate) fn scripted_setup(
     };
     Ok(AgentSetup {
         profile: "bench".into(),
-        provider: HttpProvider::new(settings, None).map_err(|e| e.to_string())?,
+        endpoints: HttpProvider::new(settings, None)
+            .map_err(|e| e.to_string())?
+            .into(),
         prices: PriceTable::builtin(),
         caps: Caps::default(),
         base_backoff: Some(Duration::from_millis(20)),

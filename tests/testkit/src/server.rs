@@ -55,6 +55,9 @@ pub struct ServerOptions {
     /// re-ask that repeats a long prompt then names a handful of tokens.
     /// The window is still judged on the whole prompt.
     pub counts_only_uncached: bool,
+    /// Answer every chat request with this HTTP status, as a broken replica
+    /// behind a pool does (its models list still answers).
+    pub failing: Option<u16>,
 }
 
 /// The policy for requests no step is scripted for.
@@ -99,6 +102,7 @@ impl Default for ServerOptions {
             policy: Policy::Diligent,
             tokenizer: Tokenizer::QUARTER,
             counts_only_uncached: false,
+            failing: None,
         }
     }
 }
@@ -393,6 +397,10 @@ async fn answer(
     request: &RecordedRequest,
     shared: &Shared,
 ) -> std::io::Result<()> {
+    if let Some(status) = shared.options.failing {
+        let body = render::error_body(request.protocol, status, "replica unavailable");
+        return http::write_json(stream, status, &[], &body).await;
+    }
     let tokenizer = shared.options.tokenizer;
     let read = tokenizer.count(request);
     if let Some(window) = shared.options.context_window {

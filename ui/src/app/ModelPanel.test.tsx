@@ -146,4 +146,40 @@ describe("language model settings", () => {
       "llama3.2:3b",
     ]);
   });
+
+  it("saves a pool of servers and says what each one serves", async () => {
+    const base = "http://gpu-1:8000/v1";
+    platform.endpoints.set(base, ["qwen3-8b"]);
+    platform.endpoints.set("http://gpu-2:8000/v1", ["qwen3-8b"]);
+    platform.endpoints.set("http://gpu-3:8000/v1", ["llama-3.1-8b"]);
+    await mount();
+    await openPanel();
+    await type("base_url", base);
+    await type("model", "qwen3-8b");
+    const add = async () => {
+      await act(() => {
+        $("[data-testid=pool-add]")?.click();
+      });
+    };
+    for (let i = 0; i < 4; i++) await add();
+    await type("pool_url_0", "http://gpu-2:8000/v1");
+    await type("pool_concurrency_0", "16");
+    await type("pool_url_1", "http://gpu-3:8000/v1");
+    await type("pool_url_2", "http://gpu-4:8000/v1");
+    // The fourth row is left empty, then the third removed: neither is saved.
+    await act(() => {
+      host.querySelector<HTMLButtonElement>("[aria-label='Remove address 4']")?.click();
+    });
+    await submit();
+
+    expect(platform.saved.at(-1)?.settings.pool).toEqual([
+      { base_url: "http://gpu-2:8000/v1", concurrency: 16 },
+      { base_url: "http://gpu-3:8000/v1", concurrency: null },
+    ]);
+    const check = $("[data-testid=pool-check]")?.textContent ?? "";
+    expect(check).toContain("2 of 3 servers serve this model.");
+    expect(check).toContain("http://gpu-2:8000/v1: ready");
+    expect(check).toContain("http://gpu-3:8000/v1: left out of reviews: it serves llama-3.1-8b, not qwen3-8b");
+    expect(field("pool_concurrency_1")?.placeholder).toBe("4");
+  });
 });

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 
 import type { ModelProfileSave, ModelSettings, ModelSetup } from "../platform";
 import { PRESETS, presetFor } from "./modelPresets";
+import { PoolCheck, PoolFields } from "./ModelPool";
 import type { ModelSetupState } from "./useModelSetup";
 
 const NEW_PROFILE = "";
@@ -103,9 +104,11 @@ export function ModelPanel({
         class="form"
         onSubmit={(e) => {
           e.preventDefault();
+          // A server row left empty is no server.
+          const pool = current.settings.pool.filter((m) => m.base_url.trim() !== "");
           onSave({
             name: current.name.trim(),
-            settings: current.settings,
+            settings: { ...current.settings, pool },
             apiKey: current.apiKey,
             makeDefault: current.makeDefault,
           });
@@ -249,6 +252,14 @@ export function ModelPanel({
             }}
           />
         </div>
+        <PoolFields
+          pool={current.settings.pool}
+          concurrency={current.settings.concurrency}
+          cooldownSecs={current.settings.pool_cooldown_secs}
+          onChange={(pool) => {
+            set({ pool });
+          }}
+        />
         <label class="check">
           <input
             type="checkbox"
@@ -278,6 +289,7 @@ export function ModelPanel({
             )}
           </div>
         )}
+        {listing !== null && <PoolCheck checks={listing.endpoints} />}
         <div class="form__actions">
           <span class="form__path">Saved in {setup.settingsPath}</span>
           <button type="submit" class="button button--primary" disabled={state.saving}>

@@ -58,6 +58,8 @@ export type {
   Range,
   RecallEstimate,
   Support,
+  EndpointCheck,
+  PoolEndpoint,
   ProtocolParams,
   ProtocolVersion,
   ProtocolView,

@@ -80,6 +80,8 @@ export const DEFAULT_SETTINGS: ModelSettings = {
   max_retries: 4,
   stream: true,
   stream_tool_turns: true,
+  pool: [],
+  pool_cooldown_secs: 30,
 };
 
 export class FakePlatform implements Platform {
@@ -646,7 +648,22 @@ export class FakePlatform implements Platform {
 
   checkModelProfile(name: string): Promise<ModelListing> {
     const profile = this.profiles.find((p) => p.name === name);
-    const models = profile === undefined ? undefined : this.endpoints.get(profile.settings.base_url);
+    const settings = profile?.settings;
+    // Like the core: a pool's endpoints are each asked; the models are the
+    // first answering one's.
+    const urls = settings === undefined ? [] : [settings.base_url, ...settings.pool.map((p) => p.base_url)];
+    const checks = urls.map((url) => {
+      const listed = this.endpoints.get(url);
+      const serves = listed?.includes(settings?.model ?? "") ?? false;
+      const problem =
+        listed === undefined
+          ? `cannot reach the model server at ${url}: connection refused`
+          : serves
+            ? null
+            : `serves ${listed.join(", ")}, not ${settings?.model ?? ""}`;
+      return { url, listed, check: { endpoint: url, reached: listed !== undefined, serves, problem } };
+    });
+    const models = checks.find((c) => c.listed !== undefined)?.listed;
     if (profile === undefined || models === undefined) {
       const url = profile?.settings.base_url ?? "?";
       return Promise.reject(new QuireError("model_server", "unreachable", `cannot reach the model server at ${url}: connection refused`));
@@ -657,6 +674,7 @@ export class FakePlatform implements Platform {
       configuredModel: profile.settings.model,
       keySource: profile.keySource,
       models: [...models],
+      endpoints: urls.length > 1 ? checks.map((c) => c.check) : [],
     });
   }
 

@@ -255,16 +255,16 @@ impl AgentEngine {
         }
         let logs: Arc<dyn CallLog> = Arc::new(CallLogs(logs));
         // Every model of the run is logged and counted alike.
-        let client_for = |profile: &str, provider: &Arc<dyn crate::llm::Provider>| {
+        let client_for = |profile: &str, endpoints: &crate::llm::Endpoints| {
             let mut client =
-                ModelClient::new(profile.to_owned(), provider.clone(), setup.prices.clone())
+                ModelClient::new(profile.to_owned(), endpoints.clone(), setup.prices.clone())
                     .with_log(logs.clone());
             if let Some(base) = setup.base_backoff {
                 client = client.with_base_backoff(base);
             }
             Arc::new(client)
         };
-        let client = client_for(&setup.profile, &setup.provider);
+        let client = client_for(&setup.profile, &setup.endpoints);
         let dual = setup.dual.as_ref().map(|dual| {
             let second = dual
                 .second

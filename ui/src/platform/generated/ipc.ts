@@ -1427,7 +1427,50 @@ stream: boolean,
  * Stream turns that offer tools. Off for Ollama, which loses streamed tool
  * calls.
  */
-stream_tool_turns: boolean, };
+stream_tool_turns: boolean, 
+/**
+ * More endpoints serving the same model (replicas of a vLLM or llama.cpp
+ * server, a Ray Serve deployment's routes): calls are spread over
+ * `base_url` and these, each within its own concurrency. Empty: one endpoint.
+ */
+pool: Array<PoolEndpoint>, 
+/**
+ * Seconds an endpoint of a pool is rested after it failed three calls
+ * in a row (`pool::FAILURES_BEFORE_REST`); its calls go to the others
+ * meanwhile.
+ */
+pool_cooldown_secs: number, };
+
+/**
+ * One more endpoint of a profile's pool. It serves the profile's model, with
+ * the profile's protocol and key.
+ */
+export type PoolEndpoint = { base_url: string, 
+/**
+ * At most this many requests in flight here; `None`: the profile's.
+ */
+concurrency: number | null, };
+
+/**
+ * What one endpoint of a profile said when asked what it serves.
+ */
+export type EndpointCheck = { 
+/**
+ * Its address (no password).
+ */
+endpoint: string, 
+/**
+ * It answered the models list.
+ */
+reached: boolean, 
+/**
+ * It lists the profile's model.
+ */
+serves: boolean, 
+/**
+ * Why not, said so the setting can be fixed.
+ */
+problem: string | null, };
 
 /**
  * The model a review would use now.
@@ -1911,7 +1954,11 @@ export type ModelListing = { profile: string, baseUrl: string, configuredModel: 
 /**
  * Where the key came from, never the key.
  */
-keySource: string | null, models: Array<string>, };
+keySource: string | null, models: Array<string>, 
+/**
+ * A pool's endpoints, each as it answered (empty for one endpoint).
+ */
+endpoints: Array<EndpointCheck>, };
 
 /**
  * What kind of thing went wrong, as far as the researcher can act on it.
