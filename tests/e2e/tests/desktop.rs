@@ -241,5 +241,44 @@ async fn a_local_model_server_is_found_saved_as_a_profile_and_tested() -> Result
         "{saved}"
     );
     assert!(saved.contains("stream_tool_turns = false"), "{saved}");
+
+    // A second replica of the model and a server of another model, as a
+    // pool: the test asks each what it serves.
+    let replica = ModelServer::start(&["qwen3:8b"], &[])?;
+    let other = ModelServer::start(&["llama3.2:3b"], &[])?;
+    for (row, server) in [&replica, &other].into_iter().enumerate() {
+        app.click("[data-testid=pool-add]").await?;
+        app.type_into(&format!("[name=pool_url_{row}]"), &server.base_url)
+            .await?;
+    }
+    app.type_into("[name=pool_concurrency_0]", "8").await?;
+    app.click("[data-testid=model-panel] button[type=submit]")
+        .await?;
+    let pool = app
+        .wait_text("[data-testid=pool-check]", UI_TIMEOUT)
+        .await?;
+    assert!(
+        pool.starts_with("2 of 3 servers serve this model."),
+        "{pool}"
+    );
+    assert!(
+        pool.contains(&format!(
+            "{}: left out of reviews: it serves llama3.2:3b, not qwen3:8b",
+            other.base_url
+        )),
+        "{pool}"
+    );
+    app.client
+        .execute(
+            "document.querySelector('[data-testid=pool-check]').scrollIntoView({block: 'end'});",
+            vec![],
+        )
+        .await?;
+    app.screenshot("model-pool").await?;
+    let saved = std::fs::read_to_string(app.data_dir.path().join("config/models.toml"))?;
+    assert!(
+        saved.contains(&replica.base_url) && saved.contains("concurrency = 8"),
+        "{saved}"
+    );
     app.stop().await
 }

@@ -84,14 +84,21 @@ export function PoolCheck({ checks }: { checks: EndpointCheck[] }) {
   const serving = checks.filter((c) => c.serves).length;
   return (
     <div class={serving === checks.length ? "banner banner--ok" : "banner banner--error"} data-testid="pool-check">
-      {serving} of {checks.length} servers serve this model.
-      <ul class="pool__checks">
-        {checks.map((c) => (
-          <li key={c.endpoint}>
-            {c.endpoint}: {c.serves ? "ready" : c.reached ? `left out of reviews: it ${c.problem ?? ""}` : `not answering (${c.problem ?? ""}); rested while it fails`}
-          </li>
-        ))}
-      </ul>
+      <div>
+        {serving} of {checks.length} servers serve this model.
+        <ul class="pool__checks">
+          {checks.map((c) => (
+            <li key={c.endpoint}>
+              {c.endpoint}:{" "}
+              {c.serves
+                ? "ready"
+                : c.reached
+                  ? `left out of reviews: it ${c.problem ?? ""}`
+                  : `not answering (${c.problem ?? ""}); rested while it fails`}
+            </li>
+          ))}
+        </ul>
+      </div>
     </div>
   );
 }
