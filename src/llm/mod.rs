@@ -8,6 +8,7 @@
 
 pub mod accounting;
 pub mod anthropic;
+pub mod batch;
 pub mod call_file;
 mod client;
 pub mod discovery;

@@ -4,6 +4,7 @@ mod agent_review;
 mod agent_runtime;
 mod app_review;
 mod ask_papers;
+mod batch_api;
 mod cli;
 mod commands;
 mod confinement;

@@ -13,6 +13,7 @@
 
 mod agent_policy;
 mod ask;
+pub mod batch;
 mod citation_graph;
 mod digest;
 pub mod fallible;
@@ -31,6 +32,7 @@ mod tokenizer;
 pub mod zotero;
 pub mod zotero_web;
 
+pub use batch::{BatchOptions, BatchStats};
 pub use fallible::Mistake;
 pub use request::{Protocol, RecordedRequest};
 pub use script::{Cut, Faults, Quirks, Reply, ScriptedCall, Step};

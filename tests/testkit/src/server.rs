@@ -13,6 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
+use crate::batch::{BatchOptions, BatchStats, BatchStore};
 use crate::fallible::{self, Mistake};
 use crate::http::{self, HttpRequest, Piece};
 use crate::reader;
@@ -58,6 +59,8 @@ pub struct ServerOptions {
     /// Answer every chat request with this HTTP status, as a broken replica
     /// behind a pool does (its models list still answers).
     pub failing: Option<u16>,
+    /// How OpenAI's Batch API endpoints misbehave ([`crate::batch`]).
+    pub batch: BatchOptions,
 }
 
 /// The policy for requests no step is scripted for.
@@ -103,6 +106,7 @@ impl Default for ServerOptions {
             tokenizer: Tokenizer::QUARTER,
             counts_only_uncached: false,
             failing: None,
+            batch: BatchOptions::default(),
         }
     }
 }
@@ -132,6 +136,8 @@ struct Shared {
     /// The last paper read whose pages differ from the current one's: what
     /// a fallible reader copies a foreign quote from.
     papers_read: Mutex<Vec<Vec<(u32, String)>>>,
+    /// The Batch API's files and batches.
+    batches: BatchStore,
 }
 
 pub struct ScriptedServer {
@@ -201,6 +207,7 @@ impl ScriptedServer {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             gate: options.concurrency.map(|n| Semaphore::new(n.max(1))),
+            batches: BatchStore::new(options.batch.clone(), options.tokenizer),
             options,
             script: Mutex::new(VecDeque::new()),
             requests: Mutex::new(Vec::new()),
@@ -266,6 +273,11 @@ impl ScriptedServer {
             peak_in_flight: self.shared.peak.load(Ordering::SeqCst),
         }
     }
+
+    /// What the Batch API endpoints were asked.
+    pub fn batch_stats(&self) -> BatchStats {
+        self.shared.batches.stats()
+    }
 }
 
 impl Drop for ScriptedServer {
@@ -296,6 +308,29 @@ async fn route(
     if !authorised(&request, shared) {
         let body = render::error_body(protocol, 401, "invalid api key");
         return http::write_json(stream, 401, &[], &body).await;
+    }
+    let query = request.path.split_once('?').map_or("", |(_, q)| q);
+    if let Some((status, body)) = shared.batches.route(
+        &request.method,
+        &path,
+        query,
+        &request.headers,
+        &request.body,
+    ) {
+        return match body {
+            // A file's content is its text, as JSON Lines.
+            Value::String(text) => {
+                http::write_full(
+                    stream,
+                    status,
+                    &[],
+                    "application/octet-stream",
+                    text.as_bytes(),
+                )
+                .await
+            }
+            body => http::write_json(stream, status, &[], &body).await,
+        };
     }
     match (request.method.as_str(), path.as_str()) {
         ("GET", p) if p.ends_with("/models") => {

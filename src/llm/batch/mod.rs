@@ -1,0 +1,10 @@
+//! Batch APIs: many single-shot calls sent as one file, answered within a
+//! day at about half the price (OpenAI's Batch API, which `vllm run-batch` and
+//! a LiteLLM proxy also take). This layer knows the wire: the request file and
+//! its lines, the files and batches endpoints, and the result files. Keeping a
+//! run's batches across kills (the ledger) is the review's, above it.
+
+pub mod lines;
+pub mod openai;
+
+pub use lines::{BatchLine, Limits, LineOutcome, request_id, shard};
