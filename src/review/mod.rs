@@ -3,6 +3,7 @@
 //! shares with the engines lives below them ([`crate::review_model`]).
 
 pub mod ask;
+pub mod batches;
 pub mod corrections;
 mod csv_field;
 pub mod dual;

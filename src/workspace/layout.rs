@@ -72,6 +72,10 @@ pub const CITATIONS_DIR: &str = "citations";
 /// `<paper-id>.pdf`, each its record's full text.
 pub const DOWNLOADS_DIR: &str = "downloads";
 
+/// Calls sent through a Batch API: `ledger.jsonl` (each shard's steps),
+/// `<shard>.jsonl` (its request file) and `answers.jsonl` (the results).
+pub const BATCHES_DIR: &str = "batches";
+
 /// Files and folders only Quire itself may write: the agent can read the action
 /// logs, task metadata, agent specs and paper records, but must not rewrite
 /// history, its own instructions, or a paper's text and result (results are
@@ -107,6 +111,7 @@ pub fn is_reserved(first_component: Option<&str>) -> bool {
         SCREENING_FILE,
         CITATIONS_DIR,
         DOWNLOADS_DIR,
+        BATCHES_DIR,
     ]
     .iter()
     .any(|reserved| folded == *reserved || name == *reserved)

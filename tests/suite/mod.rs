@@ -5,6 +5,7 @@ mod agent_runtime;
 mod app_review;
 mod ask_papers;
 mod batch_api;
+mod batch_ledger;
 mod cli;
 mod commands;
 mod confinement;

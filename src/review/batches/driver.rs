@@ -1,0 +1,337 @@
+//! Sending a run's requests through a Batch API and getting every answer
+//! back, across kills and restarts.
+//!
+//! The driver is given the requests the run needs (their ids derive from what
+//! they send, so a restart builds the same ones). It reads the ledger first:
+//! shards already sharded are taken up where they stopped, a batch that may
+//! exist is looked for by its metadata before one is created, and requests
+//! already answered are not sent again. What is left is sharded under the
+//! provider's limits and submitted; every open batch is polled until it ends;
+//! its results are kept. Requests that failed in a way worth another try (a
+//! 5xx, a 429, the window closing) go into a new round, up to `max_rounds`;
+//! what is still unanswered then is returned with the reason, for the caller
+//! to ask interactively or to report.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::ledger::{Ledger, Shard, Step, shard_path};
+use crate::llm::batch::openai::{Batch, BatchApi};
+use crate::llm::batch::{BatchLine, Limits, LineOutcome, shard};
+use crate::llm::{ChatResponse, LlmError};
+use crate::workspace::{Workspace, WorkspaceError};
+
+/// Metadata keys every batch carries, to be found again by.
+pub const RUN_KEY: &str = "quire_run";
+pub const SHARD_KEY: &str = "quire_shard";
+
+/// A batch as last polled, for the progress shown per shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub shard: String,
+    /// The API's status: validating, in_progress, finalizing, completed…
+    pub status: String,
+    pub completed: u64,
+    pub failed: u64,
+    pub total: u64,
+}
+
+/// What the driver tells its caller as it goes.
+pub enum Seen<'a> {
+    /// A step was recorded in the ledger.
+    Step(&'a Step),
+    /// A batch was polled.
+    Polled(&'a Progress),
+}
+
+/// Every request answered, and why the others were not.
+#[derive(Clone, Debug, Default)]
+pub struct Settled {
+    pub answers: BTreeMap<String, ChatResponse>,
+    pub unresolved: BTreeMap<String, String>,
+    /// Batches created over the whole run (every round, every restart).
+    pub batches: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError {
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    #[error("the Batch API: {0}")]
+    Api(#[from] LlmError),
+    #[error("the batches were cancelled")]
+    Cancelled,
+}
+
+pub struct BatchDriver<'a> {
+    pub ws: &'a Workspace,
+    pub api: &'a BatchApi,
+    pub limits: Limits,
+    pub poll_every: Duration,
+    pub max_rounds: u32,
+}
+
+impl BatchDriver<'_> {
+    /// Get answers to `lines` through batches; see the module's doc.
+    pub async fn run(
+        &self,
+        lines: &[BatchLine],
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> Result<Settled, DriveError> {
+        let mut ledger = Ledger::load(self.ws)?;
+        let run = match ledger.run.clone() {
+            Some(run) => run,
+            None => {
+                let run = uuid::Uuid::new_v4().simple().to_string();
+                self.record(&mut ledger, Step::Started { run: run.clone() }, seen)?;
+                run
+            }
+        };
+        let wanted: BTreeSet<&str> = lines.iter().map(|l| l.custom_id.as_str()).collect();
+        loop {
+            self.submit_open(&mut ledger, &run, seen, cancel).await?;
+            self.follow_open(&mut ledger, seen, cancel).await?;
+            let outstanding: Vec<BatchLine> = lines
+                .iter()
+                .filter(|l| {
+                    ledger
+                        .outcomes
+                        .get(&l.custom_id)
+                        .is_none_or(LineOutcome::is_retryable)
+                })
+                .cloned()
+                .collect();
+            if outstanding.is_empty() || ledger.last_round() >= self.max_rounds {
+                return Ok(settle(&ledger, &wanted));
+            }
+            let round = ledger.last_round() + 1;
+            for requests in shard(outstanding, self.limits) {
+                let name = format!("r{round}-{}", ledger.shards.len());
+                let mut file = String::new();
+                for line in &requests {
+                    file.push_str(&line.to_json_line());
+                    file.push('\n');
+                }
+                self.ws.write(&shard_path(&name)?, file.as_bytes())?;
+                let step = Step::Sharded {
+                    shard: name,
+                    round,
+                    requests: requests.len(),
+                };
+                self.record(&mut ledger, step, seen)?;
+            }
+        }
+    }
+
+    fn record(
+        &self,
+        ledger: &mut Ledger,
+        step: Step,
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+    ) -> Result<(), DriveError> {
+        ledger.record(self.ws, step.clone())?;
+        seen(Seen::Step(&step));
+        Ok(())
+    }
+
+    /// Every shard without a batch gets one: found by its metadata when a
+    /// kill came between creating it and recording it, else created (after
+    /// an upload, unless the upload was recorded).
+    async fn submit_open(
+        &self,
+        ledger: &mut Ledger,
+        run: &str,
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> Result<(), DriveError> {
+        let open: Vec<Shard> = ledger
+            .shards
+            .iter()
+            .filter(|s| s.batch_id.is_none() && s.finished.is_none())
+            .cloned()
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        let existing = self.api.find(RUN_KEY, run).await?;
+        for shard in open {
+            if cancel.is_cancelled() {
+                return Err(DriveError::Cancelled);
+            }
+            if let Some(batch) = existing
+                .iter()
+                .find(|b| b.meta(SHARD_KEY) == Some(&shard.name))
+            {
+                let step = Step::Created {
+                    shard: shard.name.clone(),
+                    batch_id: batch.id.clone(),
+                };
+                self.record(ledger, step, seen)?;
+                continue;
+            }
+            let file_id = match shard.file_id {
+                Some(id) => id,
+                None => {
+                    let text = self.ws.read_string(&shard_path(&shard.name)?)?;
+                    let requests: Vec<BatchLine> = text
+                        .lines()
+                        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                        .map(|v| BatchLine {
+                            custom_id: v["custom_id"].as_str().unwrap_or_default().to_owned(),
+                            body: v["body"].clone(),
+                        })
+                        .collect();
+                    let id = self
+                        .api
+                        .upload(&format!("quire-{run}-{}.jsonl", shard.name), &requests)
+                        .await?;
+                    let step = Step::Uploaded {
+                        shard: shard.name.clone(),
+                        file_id: id.clone(),
+                    };
+                    self.record(ledger, step, seen)?;
+                    id
+                }
+            };
+            let metadata = BTreeMap::from([
+                (RUN_KEY.to_owned(), run.to_owned()),
+                (SHARD_KEY.to_owned(), shard.name.clone()),
+            ]);
+            let batch = self.api.create(&file_id, &metadata).await?;
+            let step = Step::Created {
+                shard: shard.name.clone(),
+                batch_id: batch.id,
+            };
+            self.record(ledger, step, seen)?;
+        }
+        Ok(())
+    }
+
+    /// Poll every open batch until each has ended, keeping its results.
+    /// Cancelled, the open batches are cancelled too.
+    async fn follow_open(
+        &self,
+        ledger: &mut Ledger,
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> Result<(), DriveError> {
+        loop {
+            let open: Vec<(String, String)> = ledger
+                .shards
+                .iter()
+                .filter(|s| s.finished.is_none())
+                .filter_map(|s| s.batch_id.clone().map(|b| (s.name.clone(), b)))
+                .collect();
+            if open.is_empty() {
+                return Ok(());
+            }
+            if cancel.is_cancelled() {
+                for (_, batch) in &open {
+                    if let Err(e) = self.api.cancel(batch).await {
+                        tracing::warn!(batch, error = %e, "could not cancel a batch");
+                    }
+                }
+                return Err(DriveError::Cancelled);
+            }
+            for (name, batch_id) in open {
+                let batch = self.api.retrieve(&batch_id).await?;
+                let counts = batch.request_counts.unwrap_or_default();
+                seen(Seen::Polled(&Progress {
+                    shard: name.clone(),
+                    status: batch.status.clone(),
+                    completed: counts.completed,
+                    failed: counts.failed,
+                    total: counts.total,
+                }));
+                if batch.is_finished() {
+                    self.finish(ledger, &name, &batch, seen).await?;
+                }
+            }
+            if ledger
+                .shards
+                .iter()
+                .any(|s| s.batch_id.is_some() && s.finished.is_none())
+            {
+                tokio::select! {
+                    _ = cancel.cancelled() => {}
+                    _ = tokio::time::sleep(self.poll_every) => {}
+                }
+            }
+        }
+    }
+
+    async fn finish(
+        &self,
+        ledger: &mut Ledger,
+        name: &str,
+        batch: &Batch,
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+    ) -> Result<(), DriveError> {
+        let mut answered = 0;
+        let mut failed = 0;
+        for (file, count) in [
+            (&batch.output_file_id, &mut answered),
+            (&batch.error_file_id, &mut failed),
+        ] {
+            if let Some(file) = file {
+                let text = self.api.content(file).await?;
+                *count = ledger.keep_results(self.ws, &text)?;
+            }
+        }
+        let status = match batch.failure() {
+            Some(why) => format!("failed: {why}"),
+            None => batch.status.clone(),
+        };
+        let step = Step::Finished {
+            shard: name.to_owned(),
+            status,
+            answered,
+            failed,
+        };
+        self.record(ledger, step, seen)
+    }
+}
+
+/// The answers to `wanted`, and a reason for each request without one.
+fn settle(ledger: &Ledger, wanted: &BTreeSet<&str>) -> Settled {
+    let mut settled = Settled {
+        batches: ledger
+            .shards
+            .iter()
+            .filter(|s| s.batch_id.is_some())
+            .count(),
+        ..Settled::default()
+    };
+    let last_failure = ledger
+        .shards
+        .iter()
+        .rev()
+        .filter_map(|s| s.finished.as_deref())
+        .find(|status| status.starts_with("failed"));
+    for id in wanted {
+        match ledger.outcomes.get(*id) {
+            Some(LineOutcome::Answered(answer)) => {
+                settled.answers.insert((*id).to_owned(), answer.clone());
+            }
+            Some(LineOutcome::Failed { status, message }) => {
+                let reason = format!("refused by the batch (HTTP {status}): {message}");
+                settled.unresolved.insert((*id).to_owned(), reason);
+            }
+            Some(LineOutcome::NotRun { code, message }) => {
+                let reason = format!("not run by the batch ({code}): {message}");
+                settled.unresolved.insert((*id).to_owned(), reason);
+            }
+            None => {
+                let reason = match last_failure {
+                    Some(status) => format!("no result: the batch {status}"),
+                    None => "no result came back from the batches".to_owned(),
+                };
+                settled.unresolved.insert((*id).to_owned(), reason);
+            }
+        }
+    }
+    settled
+}
