@@ -122,6 +122,9 @@ pub enum RuntimeError {
     NoModel { agent: String, profile: String },
     #[error("internal error: {0}")]
     Internal(String),
+    /// A Batch API the run sends its calls through failed it.
+    #[error("{0}")]
+    Batch(String),
 }
 
 impl From<crate::blocking::BlockingFailed> for RuntimeError {
@@ -137,6 +140,7 @@ impl RuntimeError {
             Self::Workspace(e) => e.code(),
             Self::NoModel { .. } => "unknown_model_profile",
             Self::Internal(_) => "internal_error",
+            Self::Batch(_) => "batch_failed",
         }
     }
 }

@@ -118,6 +118,7 @@ pub async fn agent_run(
         extra_log: None,
         pilot: None,
         dual: None,
+        batch: None,
     };
     let engine = AgentEngine::new(&ws, &setup, events, cancel);
     let question = ws

@@ -183,5 +183,6 @@ fn runtime_kind(e: &RuntimeError) -> ErrorKind {
         RuntimeError::Workspace(e) => workspace_kind(e),
         RuntimeError::NoModel { .. } => ErrorKind::ModelSetup,
         RuntimeError::Internal(_) => ErrorKind::Internal,
+        RuntimeError::Batch(_) => ErrorKind::ModelServer,
     }
 }

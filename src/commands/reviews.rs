@@ -61,6 +61,8 @@ pub struct ReviewParams {
     /// The second reading's model profile (default: the first's model with
     /// the second reader's own instructions).
     pub second_profile: Option<String>,
+    /// Read through the profile's Batch API (cheaper, slower).
+    pub batch: Option<crate::review::engine::BatchMode>,
 }
 
 /// Whether a review looks its papers up in the scholarly indexes (sending
@@ -279,6 +281,7 @@ async fn resolve(
                 extra_log: None,
                 pilot: params.pilot,
                 dual,
+                batch: params.batch,
             })
         }
     };
@@ -579,6 +582,7 @@ async fn launch_params(
         pilot: params.pilot,
         dual: params.dual,
         second_profile: params.second_profile,
+        batch: None,
     })
 }
 

@@ -6,6 +6,7 @@
 //! in-flight request at once, and a record of every attempt (tokens, latency,
 //! cost, endpoint) in a [`CallLog`].
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -53,7 +54,14 @@ pub struct ModelClient {
     /// (o200k) in one prompt: prompts are sized by it (see
     /// [`Self::prompt_settings`]).
     density: AtomicU64,
+    /// Answers a Batch API already gave, by request id: a call whose request
+    /// is among them is answered from here, not sent.
+    batch_answers: std::sync::OnceLock<Arc<BTreeMap<String, ChatResponse>>>,
 }
+
+/// What a Batch API bills against the interactive price (OpenAI's and
+/// Anthropic's both take half).
+const BATCH_PRICE_SHARE: f64 = 0.5;
 
 /// Quire's own count, per thousand tokens, until the server shows more.
 const PER_MILLE: u64 = 1000;
@@ -79,7 +87,31 @@ impl ModelClient {
             base_backoff: BASE_BACKOFF,
             served_window: tokio::sync::OnceCell::new(),
             density: AtomicU64::new(PER_MILLE),
+            batch_answers: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Answer calls from `answers` (a Batch API's, by request id) from now
+    /// on; calls not among them are sent as ever. Set once per client.
+    pub fn answer_from_batch(&self, answers: BTreeMap<String, ChatResponse>) {
+        if self.batch_answers.set(Arc::new(answers)).is_err() {
+            tracing::warn!(
+                "batch answers were already set for this client; the new ones are ignored"
+            );
+        }
+    }
+
+    /// The Batch API of the profile's (first) endpoint, when its protocol
+    /// has one.
+    pub fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
+        self.endpoints.endpoints().providers()[0].batch_api()
+    }
+
+    /// The batch's answer to `request`, if it gave one.
+    fn batched(&self, request: &ChatRequest) -> Option<ChatResponse> {
+        let answers = self.batch_answers.get()?;
+        let id = super::batch::BatchLine::new(self.settings(), request).custom_id;
+        answers.get(&id).cloned()
     }
 
     /// Record every attempt in `log`.
@@ -134,6 +166,12 @@ impl ModelClient {
     /// Learn from a server that read `read` tokens of `request` how finely
     /// its tokenizer splits text, against Quire's count.
     fn learn_density(&self, request: &ChatRequest, read: u64) {
+        // Papers were cut into parts for a batch at the density then known;
+        // cut differently later, their parts would no longer be the
+        // requests the batch answered.
+        if self.batch_answers.get().is_some() {
+            return;
+        }
         // A count well under the bytes over four is a large vocabulary or a
         // cached prefix, never finer than o200k: not worth tokenizing for.
         if read * 5 < prompt_size(request).tokens * 4 {
@@ -169,6 +207,17 @@ impl ModelClient {
         cancel: &CancellationToken,
         on_event: &(dyn Fn(StreamEvent<'_>) + Send + Sync),
     ) -> Result<ChatResponse, LlmError> {
+        if let Some(answer) = self.batched(request) {
+            let attempt = Attempt {
+                purpose,
+                number: 1,
+                endpoint: Some("batch".to_owned()),
+                latency: Duration::ZERO,
+            };
+            self.record(request, attempt, Some(&answer), "ok");
+            on_event(StreamEvent::Text(&answer.text));
+            return Ok(answer);
+        }
         let settings = self.settings();
         let deadline = tokio::time::Instant::now() + settings.request_timeout();
         let mut attempt = 1u32;
@@ -386,10 +435,15 @@ impl ModelClient {
                 Protocol::Anthropic => "anthropic",
             }
             .to_owned(),
-            // Whatever was counted was spent, an aborted call's prompt too.
+            // Whatever was counted was spent, an aborted call's prompt too;
+            // a batch's answer at the batch price.
             cost_usd: (usage.input_tokens + usage.output_tokens > 0)
                 .then(|| self.prices.cost(&model, usage))
-                .flatten(),
+                .flatten()
+                .map(|cost| match endpoint.as_deref() {
+                    Some("batch") => cost * BATCH_PRICE_SHARE,
+                    _ => cost,
+                }),
             model,
             purpose: purpose.to_owned(),
             attempt,

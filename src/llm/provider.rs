@@ -46,6 +46,11 @@ pub trait Provider: Send + Sync {
     async fn served_window(&self) -> Option<(ServerKind, u32)> {
         None
     }
+
+    /// The endpoint's Batch API, when its protocol has one Quire speaks.
+    fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
+        None
+    }
 }
 
 /// A provider speaking HTTP to one endpoint.
@@ -100,6 +105,11 @@ impl Provider for HttpProvider {
 
     async fn served_window(&self) -> Option<(ServerKind, u32)> {
         super::served::served_window(&self.settings, self.key.as_ref()).await
+    }
+
+    fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
+        (self.settings.protocol == Protocol::Openai)
+            .then(|| super::batch::openai::BatchApi::new(&self.settings, self.key.clone()))
     }
 
     async fn attempt(

@@ -100,6 +100,7 @@ impl Rig {
                 extra_log: None,
                 pilot: None,
                 dual: None,
+                batch: None,
             }),
             lookup: None,
         }

@@ -88,7 +88,7 @@ async fn a_batch_is_submitted_found_again_followed_and_its_failures_sent_once_mo
     let (server, api, settings) = server(BatchOptions {
         fail_every: Some(3),
         expire_every: Some(4),
-        invalid: None,
+        ..BatchOptions::default()
     })
     .await;
     let sent = lines(&settings, 10);

@@ -35,7 +35,7 @@ async fn rig() -> Rig {
         batch: BatchOptions {
             fail_every: Some(3),
             expire_every: Some(5),
-            invalid: None,
+            ..BatchOptions::default()
         },
         ..ServerOptions::default()
     })

@@ -6,6 +6,7 @@ mod app_review;
 mod ask_papers;
 mod batch_api;
 mod batch_ledger;
+mod batch_review;
 mod cli;
 mod commands;
 mod confinement;

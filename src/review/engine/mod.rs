@@ -46,6 +46,16 @@ pub struct AgentSetup {
     pub pilot: Option<usize>,
     /// Read every paper twice, independently, under this policy.
     pub dual: Option<DualSetup>,
+    /// Ask the readings' first calls through the endpoint's Batch API
+    /// before the agents run.
+    pub batch: Option<BatchMode>,
+}
+
+/// How a review's reading calls go through a Batch API.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchMode {
+    /// How often an open batch is asked how far it got.
+    pub poll_every: Duration,
 }
 
 /// A dual-read review's second reader: the policy, and the model that reads

@@ -296,22 +296,7 @@ impl Reader {
         total: usize,
         reason: Option<&str>,
     ) -> Result<(ReaderAnswer, u32), ReadError> {
-        let mut user = header(
-            input,
-            chunk.index,
-            total,
-            (chunk.first_page, chunk.last_page),
-        );
-        user.push_str(&chunk.text);
-        if let Some(reason) = reason {
-            user.push_str(&format!(
-                "\n\nYou were asked about this paper before. {reason}"
-            ));
-        }
-        let mut messages = vec![
-            Message::system(self.spec.system_prompt.trim()),
-            Message::user(user),
-        ];
+        let mut messages = self.messages(input, chunk, total, reason);
         let mut calls = 0;
         for attempt in 0..2 {
             let answer = self.call(&messages, affinity(input)).await;
@@ -341,14 +326,38 @@ impl Reader {
         Err(ReadError::Malformed(String::new()))
     }
 
-    async fn call(
+    /// The first ask about one part of a paper (`reason`: why it is asked
+    /// again, after an answer that could not stand).
+    fn messages(
         &self,
-        messages: &[Message],
-        affinity: String,
-    ) -> Result<crate::llm::ChatResponse, LlmError> {
+        input: &PaperInput<'_>,
+        chunk: &Chunk,
+        total: usize,
+        reason: Option<&str>,
+    ) -> Vec<Message> {
+        let mut user = header(
+            input,
+            chunk.index,
+            total,
+            (chunk.first_page, chunk.last_page),
+        );
+        user.push_str(&chunk.text);
+        if let Some(reason) = reason {
+            user.push_str(&format!(
+                "\n\nYou were asked about this paper before. {reason}"
+            ));
+        }
+        vec![
+            Message::system(self.spec.system_prompt.trim()),
+            Message::user(user),
+        ]
+    }
+
+    /// The request a reading call sends for `messages`.
+    fn request(&self, messages: &[Message], affinity: String) -> ChatRequest {
         let settings = self.client.settings();
         let with_schema = self.schema_accepted.load(Ordering::Relaxed);
-        let mut request = ChatRequest {
+        ChatRequest {
             messages: messages.to_vec(),
             max_tokens: Some(settings.max_output_tokens),
             stream: settings.stream,
@@ -356,7 +365,33 @@ impl Reader {
             cache_prefix: true,
             affinity: Some(affinity),
             ..ChatRequest::default()
-        };
+        }
+    }
+
+    /// The requests a reading of `input` starts with, one per part, as
+    /// [`Self::read`] will send them: what a batch can answer ahead of it.
+    /// Re-asks and halves of a part found too long are not among them; they
+    /// are asked when the reading needs them.
+    pub fn first_requests(&self, input: &PaperInput<'_>) -> Result<Vec<ChatRequest>, ReadError> {
+        let plan = self.plan(input)?;
+        let total = plan.len();
+        Ok(plan
+            .iter()
+            .map(|chunk| self.request(&self.messages(input, chunk, total, None), affinity(input)))
+            .collect())
+    }
+
+    /// The client reading calls go through.
+    pub fn client(&self) -> &Arc<ModelClient> {
+        &self.client
+    }
+
+    async fn call(
+        &self,
+        messages: &[Message],
+        affinity: String,
+    ) -> Result<crate::llm::ChatResponse, LlmError> {
+        let mut request = self.request(messages, affinity);
         match self.client.complete(&request, "reader", &self.cancel).await {
             Err(LlmError::BadRequest { message, .. }) if request.response_format.is_some() => {
                 tracing::warn!(%message, "the server refused response_format; the schema goes in the prompt only");

@@ -116,6 +116,7 @@ pub(crate) fn scripted_setup(
         extra_log,
         pilot: None,
         dual: None,
+        batch: None,
     })
 }
 

@@ -32,6 +32,9 @@ pub struct BatchOptions {
     pub expire_every: Option<usize>,
     /// Every batch fails validation with this message.
     pub invalid: Option<String>,
+    /// Added before every answer of the batch endpoints (time for a test
+    /// to kill the client between two steps).
+    pub delay: std::time::Duration,
 }
 
 /// What the batch endpoints were asked, for tests to check against.
@@ -117,6 +120,10 @@ impl BatchStore {
 
     pub fn stats(&self) -> BatchStats {
         self.lock().stats.clone()
+    }
+
+    pub fn delay(&self) -> std::time::Duration {
+        self.options.delay
     }
 
     /// The answer to a batch endpoint, or `None` when `path` is not one.

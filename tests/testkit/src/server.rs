@@ -317,6 +317,7 @@ async fn route(
         &request.headers,
         &request.body,
     ) {
+        tokio::time::sleep(shared.batches.delay()).await;
         return match body {
             // A file's content is its text, as JSON Lines.
             Value::String(text) => {

@@ -7,6 +7,7 @@
 //! and a final sweep reads any paper still missing when the agents stopped
 //! (a step limit, a weak model). The summary tells the two apart.
 
+mod batched;
 mod coverage;
 mod domain;
 mod phases;
@@ -223,6 +224,8 @@ pub struct AgentEngine {
     pub cancel: CancellationToken,
     /// Papers a pilot reads before it stops ([`AgentSetup::pilot`]).
     pub pilot: Option<usize>,
+    /// Readings asked through a Batch API first ([`AgentSetup::batch`]).
+    pub batch: Option<crate::review::engine::BatchMode>,
     /// The policy papers are read twice under, and the second reading's
     /// model when it is not the default one.
     pub dual: Option<(Policy, Option<Arc<ModelClient>>)>,
@@ -279,6 +282,7 @@ impl AgentEngine {
             events,
             cancel,
             pilot: setup.pilot,
+            batch: setup.batch,
             call_file,
         }
     }

@@ -44,6 +44,9 @@ pub async fn run(
 ) -> Result<AgentRun, RuntimeError> {
     let pass = Pass::start(ws, spec, engine)?;
     pass.publish_protocol()?;
+    if let Some(mode) = engine.batch {
+        super::batched::read_through_batches(ws, spec, &pass.domain, mode, &engine.cancel).await?;
+    }
     if let Some(papers) = engine.pilot {
         let mut ended = pass.pilot(papers).await?;
         if matches!(ended, Outcome::Pilot { .. }) {

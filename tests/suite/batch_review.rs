@@ -1,0 +1,239 @@
+//! `quire review --batch` against the scripted server's Batch API, over real
+//! HTTP: the readings' first calls go through batches (failed and expired
+//! lines sent again in a second round), each reading is accepted from its
+//! batch answer as an interactive one would be, and a review killed with
+//! SIGKILL after each step of its ledger resumes with no batch submitted
+//! twice and no result lost.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use quire::llm::ModelSettings;
+use quire::llm::batch::openai::BatchApi;
+use quire::review::batches::Ledger;
+use quire::review::batches::driver::{RUN_KEY, SHARD_KEY};
+use quire::workspace::Workspace;
+use serde_json::Value;
+use testkit::{BatchOptions, ScriptedServer, ServerOptions};
+
+use super::agent_review::{QUESTION, assert_no_torn_json, reader_calls, results};
+use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
+
+/// A small window, so papers are read in several parts.
+const PROFILE: &str = "context_window = 6144\nmax_output_tokens = 1024\n";
+
+async fn batch_server(delay: Duration) -> ScriptedServer {
+    ScriptedServer::start(ServerOptions {
+        batch: BatchOptions {
+            fail_every: Some(3),
+            expire_every: Some(4),
+            delay,
+            ..BatchOptions::default()
+        },
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+fn review(config: &Path, data: &Path, ws: &Path, folder: &Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(quire_bin());
+    command
+        .args(["review", "--engine", "agent", "--approve", "--json"])
+        .args([
+            "--batch",
+            "--batch-poll",
+            "0.01",
+            "-q",
+            QUESTION,
+            "--workspace",
+        ])
+        .arg(ws)
+        .arg(folder)
+        .env("QUIRE_CONFIG_DIR", config)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_OFFLINE", "1")
+        .env("QUIRE_SECRET_STORE", "file")
+        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+/// The protocol drafted and shown: the first run reads nothing (exit 4).
+async fn show_protocol(command: &mut tokio::process::Command) {
+    let shown = command.output().await.unwrap();
+    assert_eq!(
+        shown.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+}
+
+fn calls(ws: &Path) -> Vec<Value> {
+    std::fs::read_to_string(ws.join("model-calls.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Each shard of the workspace's ledger has exactly one batch at the server.
+async fn one_batch_per_shard(server: &ScriptedServer, ws: &Path) -> usize {
+    let ledger = Ledger::load(&Workspace::open_read_only(ws).unwrap()).unwrap();
+    let settings = ModelSettings {
+        base_url: server.base_url(),
+        model: "scripted-reader".into(),
+        ..ModelSettings::default()
+    };
+    let api = BatchApi::new(&settings, None).unwrap();
+    let batches = api
+        .find(RUN_KEY, ledger.run.as_deref().unwrap())
+        .await
+        .unwrap();
+    let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
+    for batch in &batches {
+        *per_shard
+            .entry(batch.meta(SHARD_KEY).unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert!(
+        per_shard.values().all(|&n| n == 1),
+        "a shard was submitted twice: {per_shard:?}"
+    );
+    assert_eq!(per_shard.len(), ledger.shards.len());
+    assert_eq!(server.batch_stats().batches_created, batches.len());
+    batches.len()
+}
+
+#[tokio::test]
+async fn a_review_reads_its_papers_from_batch_answers_checked_as_any_reading() {
+    let server = batch_server(Duration::ZERO).await;
+    let config = scripted_config(&server.base_url(), PROFILE);
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let ws = data.path().join("ws");
+    let mut command = review(config.path(), data.path(), &ws, folder.path());
+    show_protocol(&mut command).await;
+    let out = command.output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let workspace = Workspace::open_read_only(&ws).unwrap();
+    let read = results(&workspace);
+    assert_eq!(read.len(), 4, "every paper read");
+    for (title, result, _) in &read {
+        assert!(
+            !result.evidence.is_empty(),
+            "{title}: a reading from the batch keeps its checked quotes"
+        );
+    }
+
+    // The first calls of every part went through batches: a second round
+    // for the lines that failed or expired, and each part asked once.
+    let stats = server.batch_stats();
+    let batches = one_batch_per_shard(&server, &ws).await;
+    assert!(batches >= 2, "a second round for failed and expired lines");
+    let ledger = Ledger::load(&workspace).unwrap();
+    let first_round: usize = ledger
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum();
+    assert!(first_round >= 5, "papers in several parts: {first_round}");
+    assert!(stats.lines_submitted > first_round);
+
+    // Each reading call is recorded: from the batch, or asked interactively
+    // (a re-ask); the interactive ones are the reading calls the chat
+    // endpoint got.
+    let recorded = calls(&ws);
+    let reader = |batched: bool| {
+        recorded
+            .iter()
+            .filter(|c| c["purpose"] == "reader" && (c["endpoint"] == "batch") == batched)
+            .count()
+    };
+    assert_eq!(
+        reader(true),
+        first_round,
+        "every first call answered by a batch"
+    );
+    let interactive: usize = reader_calls(&server.requests()).values().sum();
+    eprintln!(
+        "batch review: {first_round} first calls, {batches} batches, {} lines submitted, {interactive} reading calls asked interactively",
+        stats.lines_submitted
+    );
+    assert_eq!(reader(false), interactive);
+    assert!(
+        interactive < first_round,
+        "the batches, not the chat endpoint, read the papers ({interactive} interactive)"
+    );
+}
+
+#[tokio::test]
+async fn killed_after_each_ledger_step_the_review_resumes_with_one_batch_per_shard() {
+    // Each batch answer waits a while: a kill lands between two steps.
+    let server = batch_server(Duration::from_millis(200)).await;
+    let config = scripted_config(&server.base_url(), PROFILE);
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let ws = data.path().join("ws");
+    show_protocol(&mut review(config.path(), data.path(), &ws, folder.path())).await;
+    let ledger_lines = || {
+        std::fs::read_to_string(ws.join("batches/ledger.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+
+    let mut kinds_killed_after = Vec::new();
+    let mut finished = None;
+    for _ in 0..40 {
+        let before = ledger_lines();
+        let mut child = review(config.path(), data.path(), &ws, folder.path())
+            .spawn()
+            .unwrap();
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                finished = Some(status);
+                break;
+            }
+            if ledger_lines() > before {
+                // A step is on disk and the next call is held by the
+                // server: SIGKILL now.
+                child.start_kill().unwrap();
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let _ = child.wait().await;
+        if finished.is_some() {
+            break;
+        }
+        let text = std::fs::read_to_string(ws.join("batches/ledger.jsonl")).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        kinds_killed_after.push(last["step"].as_str().unwrap().to_owned());
+        assert_no_torn_json(&ws);
+    }
+    let status = finished.expect("a run went to the end");
+    assert!(status.success());
+    for kind in ["started", "sharded", "uploaded", "created", "finished"] {
+        assert!(
+            kinds_killed_after.iter().any(|k| k == kind),
+            "never killed after a {kind} step: {kinds_killed_after:?}"
+        );
+    }
+
+    one_batch_per_shard(&server, &ws).await;
+    let workspace = Workspace::open_read_only(&ws).unwrap();
+    assert_eq!(results(&workspace).len(), 3, "no result lost");
+    let ledger = Ledger::load(&workspace).unwrap();
+    assert!(ledger.shards.iter().all(|s| s.finished.is_some()));
+}
