@@ -101,6 +101,15 @@ pub enum RunEvent {
         /// What the researcher should know: an allowance spent, a key refused.
         notices: Vec<String>,
     },
+    /// A batch of reading calls (`shard`) as last polled: the Batch API's
+    /// status (`submitted` before its first poll) and its requests done.
+    BatchProgress {
+        shard: String,
+        status: String,
+        completed: u64,
+        failed: u64,
+        total: u64,
+    },
     Finished {
         covered_by_agent: usize,
         covered_by_sweep: usize,

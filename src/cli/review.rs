@@ -463,6 +463,17 @@ impl Progress {
                     "{input_tokens} tokens in, {output_tokens} out{cost}"
                 ));
             }
+            RunEvent::BatchProgress {
+                shard,
+                status,
+                completed,
+                failed,
+                total,
+            } if self.visible => {
+                self.bar.set_message(format!(
+                    "batch {shard}: {status}, {completed} of {total} done, {failed} failed"
+                ));
+            }
             _ => {}
         }
     }

@@ -43,6 +43,9 @@ use crate::workspace::{PaperId, Workspace};
 /// How long a cancelled run gets to stop on its own before it is aborted.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
+/// How often the app asks an open batch how far it got.
+const APP_BATCH_POLL: Duration = Duration::from_secs(30);
+
 #[derive(Clone)]
 pub struct ReviewParams {
     pub source: PathBuf,
@@ -480,6 +483,9 @@ pub struct ReviewLaunchParams {
     /// The second reading's model profile (default: the first's model).
     #[serde(default)]
     pub second_profile: Option<String>,
+    /// Read through the profile's Batch API (cheaper, slower).
+    #[serde(default)]
+    pub batch: bool,
 }
 
 /// Start a review of an open workspace and return at once; the run goes on in
@@ -582,7 +588,9 @@ async fn launch_params(
         pilot: params.pilot,
         dual: params.dual,
         second_profile: params.second_profile,
-        batch: None,
+        batch: params.batch.then_some(crate::review::engine::BatchMode {
+            poll_every: APP_BATCH_POLL,
+        }),
     })
 }
 

@@ -71,6 +71,7 @@ impl App {
                 pilot: None,
                 dual: None,
                 second_profile: None,
+                batch: false,
             },
             Arc::new(tx),
         )

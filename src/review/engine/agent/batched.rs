@@ -11,16 +11,17 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::domain::ReviewDomain;
-use crate::agent::RuntimeError;
+use crate::agent::{RunEvent, RuntimeError};
 use crate::blocking::blocking;
 use crate::llm::batch::{BatchLine, Limits};
 use crate::review::ReviewSpec;
 use crate::review::batches::driver::{DriveError, Seen};
-use crate::review::batches::{BatchDriver, Step};
+use crate::review::batches::{BatchDriver, Ledger, Step};
 use crate::review::engine::BatchMode;
 use crate::review::paper_text;
 use crate::review::reading::PaperInput;
@@ -28,6 +29,26 @@ use crate::workspace::Workspace;
 
 /// Requests a Batch API gets another try at, in a new batch, at most.
 const MAX_ROUNDS: u32 = 3;
+
+/// How often a run that did not ask for batches polls the ones it finds open.
+const RESUMED_POLL: Duration = Duration::from_secs(30);
+
+/// How this run uses batches: as asked, or, when a run before it left
+/// batches open (the app closed, a resume that did not ask), as they were,
+/// so no batch is left paid for and unread.
+pub fn batch_mode(
+    ws: &Workspace,
+    asked: Option<BatchMode>,
+) -> Result<Option<BatchMode>, RuntimeError> {
+    if asked.is_some() {
+        return Ok(asked);
+    }
+    let ledger = Ledger::load(ws)?;
+    let open = ledger.shards.iter().any(|s| s.finished.is_none());
+    Ok(open.then_some(BatchMode {
+        poll_every: RESUMED_POLL,
+    }))
+}
 
 /// Ask the first calls of every unread paper's reading through the
 /// profile's Batch API, and have the reader answered from its results.
@@ -60,19 +81,36 @@ pub async fn read_through_batches(
         poll_every: mode.poll_every,
         max_rounds: MAX_ROUNDS,
     };
-    let seen = |seen: Seen<'_>| match seen {
+    let events = domain.events.clone();
+    let seen = move |seen: Seen<'_>| match seen {
         Seen::Step(Step::Created { shard, batch_id }) => {
             tracing::info!(shard, batch_id, "batch submitted");
+            events.emit(RunEvent::BatchProgress {
+                shard: shard.clone(),
+                status: "submitted".into(),
+                completed: 0,
+                failed: 0,
+                total: 0,
+            });
         }
         Seen::Step(_) => {}
-        Seen::Polled(p) => tracing::info!(
-            shard = %p.shard,
-            status = %p.status,
-            completed = p.completed,
-            failed = p.failed,
-            total = p.total,
-            "batch"
-        ),
+        Seen::Polled(p) => {
+            tracing::info!(
+                shard = %p.shard,
+                status = %p.status,
+                completed = p.completed,
+                failed = p.failed,
+                total = p.total,
+                "batch"
+            );
+            events.emit(RunEvent::BatchProgress {
+                shard: p.shard.clone(),
+                status: p.status.clone(),
+                completed: p.completed,
+                failed: p.failed,
+                total: p.total,
+            });
+        }
     };
     match driver.run(&lines, &seen, cancel).await {
         Ok(settled) => {
@@ -131,4 +169,59 @@ async fn requests_for_unread(
         Ok::<_, RuntimeError>(lines)
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_batches_are_taken_up_by_a_run_that_did_not_ask_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open_or_init(&dir.path().join("ws")).unwrap();
+        assert_eq!(
+            batch_mode(&ws, None).unwrap(),
+            None,
+            "no ledger, no batches"
+        );
+        let asked = BatchMode {
+            poll_every: Duration::from_secs(5),
+        };
+        assert_eq!(batch_mode(&ws, Some(asked)).unwrap(), Some(asked));
+
+        let mut ledger = Ledger::load(&ws).unwrap();
+        for step in [
+            Step::Started { run: "r".into() },
+            Step::Sharded {
+                shard: "r1-0".into(),
+                round: 1,
+                requests: 3,
+            },
+            Step::Created {
+                shard: "r1-0".into(),
+                batch_id: "batch_1".into(),
+            },
+        ] {
+            ledger.record(&ws, step).unwrap();
+        }
+        assert_eq!(
+            batch_mode(&ws, None).unwrap(),
+            Some(BatchMode {
+                poll_every: RESUMED_POLL
+            }),
+            "an open batch is followed to its end"
+        );
+        ledger
+            .record(
+                &ws,
+                Step::Finished {
+                    shard: "r1-0".into(),
+                    status: "completed".into(),
+                    answered: 3,
+                    failed: 0,
+                },
+            )
+            .unwrap();
+        assert_eq!(batch_mode(&ws, None).unwrap(), None, "all finished");
+    }
 }

@@ -44,7 +44,7 @@ pub async fn run(
 ) -> Result<AgentRun, RuntimeError> {
     let pass = Pass::start(ws, spec, engine)?;
     pass.publish_protocol()?;
-    if let Some(mode) = engine.batch {
+    if let Some(mode) = super::batched::batch_mode(ws, engine.batch)? {
         super::batched::read_through_batches(ws, spec, &pass.domain, mode, &engine.cancel).await?;
     }
     if let Some(papers) = engine.pilot {

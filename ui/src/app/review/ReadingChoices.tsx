@@ -22,12 +22,43 @@ export interface ReadingChoicesProps {
   dual: DualPolicy | null;
   secondProfile: string | null;
   onDual: (policy: DualPolicy | null, secondProfile: string | null) => void;
+  /** Send the readings through the model's Batch API. */
+  batch: boolean;
+  onBatch: (on: boolean) => void;
 }
 
-export function ReadingChoices({ platform, firstProfile, pilot, onPilot, dual, secondProfile, onDual }: ReadingChoicesProps) {
+export function ReadingChoices({
+  platform,
+  firstProfile,
+  pilot,
+  onPilot,
+  dual,
+  secondProfile,
+  onDual,
+  batch,
+  onBatch,
+}: ReadingChoicesProps) {
   const profiles = useLoaded(() => platform.modelSetup().then((s) => s.profiles.map((p) => p.name)), "profiles");
   return (
     <>
+      <div class="pilot">
+        <label class="pilot__choice">
+          <input
+            type="checkbox"
+            data-testid="batch"
+            checked={batch}
+            onChange={(e) => {
+              onBatch(e.currentTarget.checked);
+            }}
+          />
+          <span>Run as a batch (cheaper, slower)</span>
+        </label>
+        <small class="field__hint" data-testid="batch-hint">
+          Readings go through the model&rsquo;s Batch API: about half the price, answered within 24 hours; you can close
+          Quire meanwhile. The papers&rsquo; text is uploaded as files the provider keeps under its terms for stored files,
+          not those of ordinary calls: check them before sending unpublished work.
+        </small>
+      </div>
       <div class="pilot">
         <label class="pilot__choice">
           <input

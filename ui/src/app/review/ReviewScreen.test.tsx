@@ -115,8 +115,11 @@ describe("a new review", () => {
     await click("[data-testid=pilot]");
     await type("[data-testid=pilot-size]", "2");
     expect($("[data-testid=start]")?.textContent).toBe("Run pilot on 2 papers");
+    // A batch says where the papers go before it is chosen.
+    expect($("[data-testid=batch-hint]")?.textContent).toContain("provider keeps under its terms for stored files");
+    await click("[data-testid=batch]");
     await click("[data-testid=start]");
-    expect(platform.launches[0]).toMatchObject({ engine: "agent", question: "Which indexes help?", pilot: 2 });
+    expect(platform.launches[0]).toMatchObject({ engine: "agent", question: "Which indexes help?", pilot: 2, batch: true });
   });
 
   it("reads each paper twice when asked, priced per policy, by the profile chosen", async () => {

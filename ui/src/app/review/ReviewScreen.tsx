@@ -131,6 +131,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         // stays dual-read.
         dual: engine === "agent" ? view.dual : null,
         secondProfile: engine === "agent" ? view.secondProfile : null,
+        // Batches a run left open are taken up by the next run whatever it asks.
+        batch: false,
       })
       .then(
         () => {

@@ -33,6 +33,22 @@ const STATUS_LINES: Record<RunView["status"], string> = {
   cancelled: "Cancelled. The work done so far is kept; resume to go on.",
 };
 
+/** A Batch API status in words. */
+function batchStatus(status: string): string {
+  const words: Record<string, string> = {
+    submitted: "submitted",
+    validating: "submitted, being checked",
+    in_progress: "running",
+    finalizing: "finishing",
+    completed: "done",
+    expired: "done (some requests ran out of time)",
+    failed: "refused by the provider",
+    cancelling: "cancelling",
+    cancelled: "cancelled",
+  };
+  return words[status] ?? status;
+}
+
 function phaseOf(run: RunView, paper: PaperRow): PaperPhase {
   const live = run.phases[paper.id];
   if (live !== undefined) return live;
@@ -117,6 +133,20 @@ export function RunPanel({ run, papers, now, onCancel, onResume, onShowResults }
           )}
           <h3 class="subhead">Prompt tokens per step</h3>
           <TokenChart series={run.prompts} />
+          {Object.keys(run.batches).length > 0 && (
+            <>
+              <h3 class="subhead">Batches</h3>
+              <ul class="activity" data-testid="batches">
+                {Object.entries(run.batches).map(([shard, b]) => (
+                  <li key={shard} class="activity__item">
+                    <strong>{shard}</strong> · {batchStatus(b.status)}
+                    {b.total > 0 && ` · ${count(b.completed)} of ${count(b.total)} answered`}
+                    {b.failed > 0 && ` · ${count(b.failed)} to ask again`}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
           {run.lookups !== null && (
             <p class="run__usage" data-testid="lookups">
               {run.lookups.matched === null

@@ -48,6 +48,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
   const [pilotSize, setPilotSize] = useState("5");
   const [dual, setDual] = useState<DualPolicy | null>(view.dual);
   const [secondProfile, setSecondProfile] = useState<string | null>(view.secondProfile);
+  const [batch, setBatch] = useState(false);
 
   const criteriaLines = criteria.split("\n").map((c) => c.trim()).filter(Boolean);
   const pilot = engine === "agent" && pilotOn ? numberOrNull(pilotSize) : null;
@@ -62,6 +63,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
     pilot: pilot === null ? null : Math.floor(pilot),
     dual: engine === "agent" ? dual : null,
     secondProfile: engine === "agent" && dual !== null ? secondProfile : null,
+    batch: engine === "agent" && batch,
   });
   const awaitingProtocol = engine === "agent" && approved === null;
 
@@ -194,6 +196,8 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
               setDual(policy);
               setSecondProfile(profile);
             }}
+            batch={batch}
+            onBatch={setBatch}
           />
         )}
         {estimate !== null && engine === "agent" && <EstimateList estimate={estimate} chosen={dual} />}

@@ -27,6 +27,21 @@ describe("a run folded from its events", () => {
     expect(isOver(view)).toBe(false);
   });
 
+  it("follows each batch of reading calls as it is polled", () => {
+    const view = fold([
+      { type: "runStarted", runId: "r1", engine: "agent", papers: 40 },
+      { type: "batchProgress", shard: "r1-0", status: "submitted", completed: 0, failed: 0, total: 0 },
+      { type: "batchProgress", shard: "r1-1", status: "submitted", completed: 0, failed: 0, total: 0 },
+      { type: "batchProgress", shard: "r1-0", status: "in_progress", completed: 12, failed: 1, total: 30 },
+      { type: "batchProgress", shard: "r1-1", status: "completed", completed: 10, failed: 0, total: 10 },
+    ]);
+    expect(view.batches).toEqual({
+      "r1-0": { status: "in_progress", completed: 12, failed: 1, total: 30 },
+      "r1-1": { status: "completed", completed: 10, failed: 0, total: 10 },
+    });
+    expect(view.status).toBe("reading");
+  });
+
   it("follows the scholarly lookups beside the engine", () => {
     const started = fold([
       { type: "runStarted", runId: "r1", engine: "offline", papers: 5 },

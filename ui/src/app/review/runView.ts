@@ -37,10 +37,21 @@ export interface RunView {
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null; modelCalls: number } | null;
   /** The scholarly lookups: how many papers, and how many an index knew once they end. */
   lookups: { papers: number; matched: number | null; notices: string[] } | null;
+  /** Batches of reading calls, by shard, as last polled. */
+  batches: Readonly<Record<string, BatchShard>>;
   error: { kind: string; message: string } | null;
   /** When the first paper was scored and how many are, for the ETA. */
   firstScoredAt: number | null;
   startedAt: number;
+}
+
+/** One batch of reading calls at the provider's Batch API. */
+export interface BatchShard {
+  /** `submitted`, then the API's own: validating, in_progress, finalizing, completed… */
+  status: string;
+  completed: number;
+  failed: number;
+  total: number;
 }
 
 /** Points kept per agent: enough for a long run's shape, bounded in memory. */
@@ -58,6 +69,7 @@ export function newRun(now: number): RunView {
     prompts: [],
     usage: null,
     lookups: null,
+    batches: {},
     error: null,
     firstScoredAt: null,
     startedAt: now,
@@ -134,6 +146,10 @@ export function applyEvent(view: RunView, event: RunEvent, now: number): RunView
       return { ...view, lookups: { papers: event.papers, matched: null, notices: [] } };
     case "lookupsDone":
       return { ...view, lookups: { papers: event.lookedUp, matched: event.matched, notices: event.notices } };
+    case "batchProgress": {
+      const { shard, status, completed, failed, total } = event;
+      return { ...view, batches: { ...view.batches, [shard]: { status, completed, failed, total } } };
+    }
     case "finished":
       return { ...view, status: "finished" };
     case "failed":

@@ -329,7 +329,11 @@ dual?: DualPolicy | null,
 /**
  * The second reading's model profile (default: the first's model).
  */
-secondProfile?: string | null, };
+secondProfile?: string | null, 
+/**
+ * Read through the profile's Batch API (cheaper, slower).
+ */
+batch: boolean, };
 
 /**
  * Model calls and tokens a run spends, and their cost.
@@ -473,7 +477,7 @@ stableTokens: number, consolidation: boolean, } | { "type": "toolCall", task: st
 /**
  * What the researcher should know: an allowance spent, a key refused.
  */
-notices: Array<string>, } | { "type": "finished", coveredByAgent: number, coveredBySweep: number, } | { "type": "failed", kind: string, message: string, } | { "type": "cancelled" };
+notices: Array<string>, } | { "type": "batchProgress", shard: string, status: string, completed: number, failed: number, total: number, } | { "type": "finished", coveredByAgent: number, coveredBySweep: number, } | { "type": "failed", kind: string, message: string, } | { "type": "cancelled" };
 
 export type LabelParams = { workspace: string, 
 /**
