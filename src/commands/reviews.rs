@@ -43,8 +43,17 @@ use crate::workspace::{PaperId, Workspace};
 /// How long a cancelled run gets to stop on its own before it is aborted.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
-/// How often the app asks an open batch how far it got.
+/// How often the app asks an open batch how far it got, unless
+/// `QUIRE_BATCH_POLL_SECS` says.
 const APP_BATCH_POLL: Duration = Duration::from_secs(30);
+
+fn app_batch_poll() -> Duration {
+    std::env::var("QUIRE_BATCH_POLL_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(APP_BATCH_POLL, Duration::from_secs_f64)
+}
 
 #[derive(Clone)]
 pub struct ReviewParams {
@@ -589,7 +598,7 @@ async fn launch_params(
         dual: params.dual,
         second_profile: params.second_profile,
         batch: params.batch.then_some(crate::review::engine::BatchMode {
-            poll_every: APP_BATCH_POLL,
+            poll_every: app_batch_poll(),
         }),
     })
 }

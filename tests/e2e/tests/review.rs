@@ -692,3 +692,42 @@ async fn a_finished_review_whose_question_changes_shows_its_old_results_stale_un
     assert!(rows.iter().all(|r| !r.ends_with("stale")), "{rows:?}");
     app.stop().await
 }
+
+#[tokio::test]
+#[ignore = "needs a display and the built app; run by the test script under xvfb-run"]
+async fn a_review_run_as_a_batch_lists_its_batches_and_reads_from_their_answers() -> Result<()> {
+    let server = ModelServer::start(&["scripted-reader"], &[])?;
+    let data = tempfile::tempdir()?;
+    let config = server.profile_in(data.path(), "")?;
+    let app = App::start_with(&[
+        ("QUIRE_CONFIG_DIR", &config.to_string_lossy()),
+        ("QUIRE_BATCH_POLL_SECS", "0.05"),
+    ])
+    .await?;
+    let (_papers, root) = open_review(&app, "databases", 2).await?;
+    ask(&app, "How do databases recover from crashes?").await?;
+    app.approve_drafted_protocol().await?;
+    let hint = app
+        .wait_text("[data-testid=batch-hint]", UI_TIMEOUT)
+        .await?;
+    assert!(hint.contains("Batch API"), "{hint}");
+    app.click("[data-testid=batch]").await?;
+    app.click("[data-testid=start]").await?;
+    let batches = eventually("the batch to be done", UI_TIMEOUT, || async {
+        let text = app.text_content("[data-testid=batches]").await?;
+        Ok(text.filter(|t| t.contains("done")))
+    })
+    .await?;
+    assert!(batches.contains("answered"), "{batches}");
+    app.screenshot("review-batch").await?;
+    scored_rows(&app, 2).await?;
+
+    // The readings came from the batch: their calls say so.
+    let calls = std::fs::read_to_string(std::path::Path::new(&root).join("model-calls.jsonl"))?;
+    let batched = calls
+        .lines()
+        .filter(|l| l.contains("\"purpose\":\"reader\"") && l.contains("\"endpoint\":\"batch\""))
+        .count();
+    assert!(batched >= 2, "{calls}");
+    app.stop().await
+}
