@@ -383,6 +383,14 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.concurrency,
         e.seconds / 60.0
     );
+    println!(
+        "as a batch (--batch): {}, the readings answered within {} hours",
+        match e.batch.cost_usd {
+            Some(c) => format!("about ${c:.2}"),
+            None => "cost unknown".into(),
+        },
+        e.batch.wait_hours
+    );
     Ok(())
 }
 

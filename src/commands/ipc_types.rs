@@ -122,6 +122,7 @@ fn generated() -> String {
         declaration::<DualPolicy>(),
         declaration::<PolicySpend>(),
         declaration::<Estimate>(),
+        declaration::<crate::review::estimate::BatchPrice>(),
         declaration::<ProtocolOrigin>(),
         declaration::<ProtocolEvent>(),
         declaration::<ProtocolVersion>(),

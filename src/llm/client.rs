@@ -59,10 +59,6 @@ pub struct ModelClient {
     batch_answers: std::sync::OnceLock<Arc<BTreeMap<String, ChatResponse>>>,
 }
 
-/// What a Batch API bills against the interactive price (OpenAI's and
-/// Anthropic's both take half).
-const BATCH_PRICE_SHARE: f64 = 0.5;
-
 /// Quire's own count, per thousand tokens, until the server shows more.
 const PER_MILLE: u64 = 1000;
 /// No tokenizer in use counts twice what o200k does on text.
@@ -441,7 +437,7 @@ impl ModelClient {
                 .then(|| self.prices.cost(&model, usage))
                 .flatten()
                 .map(|cost| match endpoint.as_deref() {
-                    Some("batch") => cost * BATCH_PRICE_SHARE,
+                    Some("batch") => cost * super::batch::BATCH_PRICE_SHARE,
                     _ => cost,
                 }),
             model,

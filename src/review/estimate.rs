@@ -27,6 +27,7 @@ use crate::agent::{AgentSet, AgentSpec};
 use crate::llm::ModelSettings;
 use crate::llm::Usage;
 use crate::llm::accounting::{PriceTable, count_tokens};
+use crate::llm::batch::{BATCH_PRICE_SHARE, BATCH_WINDOW_HOURS};
 use crate::workspace::{PaperRecord, Workspace};
 
 /// Tokens of a reader's answer, about.
@@ -59,6 +60,20 @@ pub struct Estimate {
     pub serial_rounds: u64,
     /// Wall time at [`ASSUMED_CALL_SECONDS`] a round.
     pub seconds: f64,
+    /// The expected run with its readings sent as a batch (`--batch`).
+    pub batch: BatchPrice,
+}
+
+/// A run whose readings go through a Batch API: the readings at the batch
+/// price, the rest as ever, and the longest wait for them.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct BatchPrice {
+    /// `None` when the model has no price in the table.
+    pub cost_usd: Option<f64>,
+    /// The provider's window: the readings are answered within it.
+    pub wait_hours: u32,
 }
 
 /// Model calls and tokens a run spends, and their cost.
@@ -329,6 +344,19 @@ pub fn estimate(
             },
         ),
     };
+    let readings_cost = prices.cost(
+        &settings.model,
+        Usage {
+            input_tokens: reader_input,
+            output_tokens: reader_calls * READER_ANSWER_TOKENS,
+        },
+    );
+    let batch = BatchPrice {
+        cost_usd: cost_usd
+            .zip(readings_cost)
+            .map(|(all, readings)| all - readings * (1.0 - BATCH_PRICE_SHARE)),
+        wait_hours: BATCH_WINDOW_HOURS,
+    };
     let concurrency = settings.total_concurrency().max(1);
     let serial_rounds = agent_steps + (reader_calls + digest_calls).div_ceil(concurrency as u64);
     let expected = Spend {
@@ -360,5 +388,6 @@ pub fn estimate(
         concurrency,
         serial_rounds,
         seconds: serial_rounds as f64 * ASSUMED_CALL_SECONDS,
+        batch,
     })
 }

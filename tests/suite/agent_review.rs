@@ -599,3 +599,26 @@ async fn the_estimate_before_a_run_matches_what_the_run_then_spends() {
         estimate.expected.input_tokens
     );
 }
+
+#[tokio::test]
+async fn the_estimate_prices_the_readings_sent_as_a_batch_at_half() {
+    let mut rig = Rig::new(&dev_pdfs("databases", 3), ServerOptions::default()).await;
+    rig.settings.model = "gpt-4o-mini".into();
+    let estimate = rig.estimate().await;
+    let full = estimate.expected.cost_usd.expect("a priced model");
+    let batch = estimate.batch.cost_usd.expect("a priced model");
+    // The agents' steps and the digests stay interactive: the saving is
+    // half of what the readings cost, so under half of the whole.
+    let whole = quire::llm::accounting::PriceTable::builtin()
+        .cost(
+            "gpt-4o-mini",
+            quire::llm::Usage {
+                input_tokens: estimate.expected.input_tokens,
+                output_tokens: estimate.expected.output_tokens,
+            },
+        )
+        .unwrap();
+    assert!((whole - full).abs() < 1e-9, "the whole run, priced alike");
+    assert!(batch < full && batch > full / 2.0, "{batch} of {full}");
+    assert_eq!(estimate.batch.wait_hours, 24);
+}

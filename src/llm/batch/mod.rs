@@ -8,3 +8,10 @@ pub mod lines;
 pub mod openai;
 
 pub use lines::{BatchLine, Limits, LineOutcome, request_id, shard};
+
+/// What a Batch API bills against the interactive price (OpenAI's and
+/// Anthropic's both take half).
+pub const BATCH_PRICE_SHARE: f64 = 0.5;
+
+/// The window a batch is answered within (OpenAI's `24h`, Anthropic's day).
+pub const BATCH_WINDOW_HOURS: u32 = 24;

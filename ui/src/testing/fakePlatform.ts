@@ -731,6 +731,7 @@ export class FakePlatform implements Platform {
       inputTokens: readable * 12000,
       outputTokens: readable * 900,
       costUsd: readable * 0.01,
+      batch: { costUsd: readable * 0.006, waitHours: 24 },
       atMost: {
         readerCalls: readable * 8,
         agentSteps: 2 * (16 + readable),

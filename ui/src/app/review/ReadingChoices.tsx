@@ -175,6 +175,12 @@ export function EstimateList({ estimate, chosen }: { estimate: Estimate; chosen:
           about {duration(estimate.seconds)} ({count(estimate.serialRounds)} rounds, {estimate.concurrency} at once)
         </dd>
       </div>
+      <div data-testid="estimate-batch">
+        <dt>As a batch</dt>
+        <dd>
+          {cost(estimate.batch.costUsd)}, the readings answered within {estimate.batch.waitHours} hours
+        </dd>
+      </div>
     </dl>
   );
 }

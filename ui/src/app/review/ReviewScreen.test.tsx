@@ -82,6 +82,7 @@ describe("a new review", () => {
     expect($("[data-testid=estimate]")?.textContent).toContain("$0.03");
     // The bound for a model that needs every retry is shown beside it.
     expect($("[data-testid=estimate]")?.textContent).toContain("at most $0.15");
+    expect($("[data-testid=estimate-batch]")?.textContent).toBe("As a batch$0.02, the readings answered within 24 hours");
     expect(platform.launches).toEqual([]);
   });
 

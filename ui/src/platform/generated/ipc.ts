@@ -376,7 +376,11 @@ serialRounds: number,
 /**
  * Wall time at [`ASSUMED_CALL_SECONDS`] a round.
  */
-seconds: number, readerCalls: number, agentSteps: number, 
+seconds: number, 
+/**
+ * The expected run with its readings sent as a batch (`--batch`).
+ */
+batch: BatchPrice, readerCalls: number, agentSteps: number, 
 /**
  * The synthesis's calls, one per group of included papers.
  */
@@ -385,6 +389,20 @@ digestCalls: number, inputTokens: number, outputTokens: number,
  * `None` when the model has no price in the table.
  */
 costUsd: number | null, };
+
+/**
+ * A run whose readings go through a Batch API: the readings at the batch
+ * price, the rest as ever, and the longest wait for them.
+ */
+export type BatchPrice = { 
+/**
+ * `None` when the model has no price in the table.
+ */
+costUsd: number | null, 
+/**
+ * The provider's window: the readings are answered within it.
+ */
+waitHours: number, };
 
 /**
  * How a version of the protocol came to be.
