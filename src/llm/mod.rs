@@ -23,6 +23,7 @@ pub mod settings;
 pub mod sse;
 pub mod tool_calls;
 mod types;
+mod wire;
 
 pub use client::{ModelClient, StreamEvent};
 pub use error::{LlmError, backoff, classify_http, parse_retry_after};

@@ -77,23 +77,7 @@ impl HttpProvider {
     }
 
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
-        wire_body(&self.settings, request, stream)
-    }
-}
-
-/// The JSON body `request` is sent as under `settings`: its model (the
-/// profile's unless it names one), its answer capped by the profile's.
-pub fn wire_body(settings: &ModelSettings, request: &ChatRequest, stream: bool) -> Value {
-    let mut request = request.clone();
-    request.stream = stream;
-    if request.model.is_empty() {
-        request.model = settings.model.clone();
-    }
-    let cap = settings.max_output_tokens;
-    request.max_tokens = Some(request.max_tokens.map_or(cap, |m| m.min(cap)));
-    match settings.protocol {
-        Protocol::Openai => openai::request_body(&request),
-        Protocol::Anthropic => anthropic::request_body(&request),
+        super::wire::wire_body(&self.settings, request, stream)
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::llm::openai::{WireError, parse_response};
-use crate::llm::provider::wire_body;
+use crate::llm::wire::wire_body;
 use crate::llm::{ChatRequest, ChatResponse, ModelSettings};
 
 /// The endpoint every line of Quire's batch files calls.
