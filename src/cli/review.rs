@@ -97,7 +97,8 @@ pub(crate) struct ReviewArgs {
     /// engine; OpenAI-compatible): about half the price, answered within 24
     /// hours. Killed or stopped, the same command finds its batches again.
     /// The request files are kept in the provider's file storage under its
-    /// terms for stored files: check them before sending unpublished papers.
+    /// terms for stored files until the batch ends (then Quire deletes them):
+    /// check those terms before sending unpublished papers.
     #[arg(long)]
     batch: bool,
     /// With --batch: seconds between asking an open batch how far it got.

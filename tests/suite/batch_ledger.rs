@@ -138,7 +138,19 @@ async fn requests_are_sharded_retried_once_and_all_answered() {
     assert_eq!(rounds, [(1, 10), (1, 10), (1, 5), (2, 10), (2, 2)]);
     let retried = 5 + 5 + 2;
     assert_eq!(settled.batches, 5);
-    assert_eq!(rig.server.batch_stats().lines_submitted, 25 + retried);
+    let stats = rig.server.batch_stats();
+    assert_eq!(stats.lines_submitted, 25 + retried);
+    assert_eq!(
+        stats.lists, 0,
+        "a run that was not stopped looks for no batch"
+    );
+    assert_eq!(
+        (stats.files_held, stats.files_deleted),
+        // Five request files, five output files, and the three error
+        // files of round 1 (round 2 failed nothing).
+        (0, 5 + 5 + 3),
+        "every request, output and error file deleted once kept"
+    );
     assert!(matches!(steps[0], Step::Started { .. }));
     one_batch_per_shard(&rig).await;
 

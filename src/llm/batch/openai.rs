@@ -228,6 +228,12 @@ impl BatchApi {
         }
     }
 
+    /// Delete a file (a request file, or a result file once kept).
+    pub async fn delete_file(&self, file_id: &str) -> Result<(), LlmError> {
+        let request = self.http.delete(format!("{}/files/{file_id}", self.base));
+        self.send(request, "file delete").await.map(|_| ())
+    }
+
     /// A result or error file's text.
     pub async fn content(&self, file_id: &str) -> Result<String, LlmError> {
         let request = self

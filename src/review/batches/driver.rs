@@ -10,7 +10,8 @@
 //! its results are kept. Requests that failed in a way worth another try (a
 //! 5xx, a 429, the window closing) go into a new round, up to `max_rounds`;
 //! what is still unanswered then is returned with the reason, for the caller
-//! to ask interactively or to report.
+//! to ask interactively or to report. Once a batch's results are kept, its
+//! files (the papers' text, the answers) are deleted at the provider.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -91,8 +92,12 @@ impl BatchDriver<'_> {
             }
         };
         let wanted: BTreeSet<&str> = lines.iter().map(|l| l.custom_id.as_str()).collect();
+        // Shards this run wrote: no batch of theirs can exist at the API
+        // yet, so none is looked for.
+        let mut fresh = BTreeSet::new();
         loop {
-            self.submit_open(&mut ledger, &run, seen, cancel).await?;
+            self.submit_open(&mut ledger, &run, &fresh, seen, cancel)
+                .await?;
             self.follow_open(&mut ledger, seen, cancel).await?;
             let outstanding: Vec<BatchLine> = lines
                 .iter()
@@ -116,6 +121,7 @@ impl BatchDriver<'_> {
                     file.push('\n');
                 }
                 self.ws.write(&shard_path(&name)?, file.as_bytes())?;
+                fresh.insert(name.clone());
                 let step = Step::Sharded {
                     shard: name,
                     round,
@@ -144,6 +150,7 @@ impl BatchDriver<'_> {
         &self,
         ledger: &mut Ledger,
         run: &str,
+        fresh: &BTreeSet<String>,
         seen: &(dyn Fn(Seen<'_>) + Send + Sync),
         cancel: &CancellationToken,
     ) -> Result<(), DriveError> {
@@ -156,7 +163,13 @@ impl BatchDriver<'_> {
         if open.is_empty() {
             return Ok(());
         }
-        let existing = self.api.find(RUN_KEY, run).await?;
+        // A shard an earlier run wrote may have a batch that run created
+        // but did not live to record.
+        let existing = if open.iter().all(|s| fresh.contains(&s.name)) {
+            Vec::new()
+        } else {
+            self.api.find(RUN_KEY, run).await?
+        };
         for shard in open {
             if cancel.is_cancelled() {
                 return Err(DriveError::Cancelled);
@@ -291,7 +304,20 @@ impl BatchDriver<'_> {
             answered,
             failed,
         };
-        self.record(ledger, step, seen)
+        self.record(ledger, step, seen)?;
+        // Kept: the provider need not hold the papers or the answers any
+        // longer. A kill before this leaves them, which is all it costs.
+        let files = [
+            Some(&batch.input_file_id).filter(|id| !id.is_empty()),
+            batch.output_file_id.as_ref(),
+            batch.error_file_id.as_ref(),
+        ];
+        for file in files.into_iter().flatten() {
+            if let Err(e) = self.api.delete_file(file).await {
+                tracing::warn!(file, error = %e, "could not delete a batch file at the provider");
+            }
+        }
+        Ok(())
     }
 }
 

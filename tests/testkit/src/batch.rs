@@ -45,6 +45,11 @@ pub struct BatchStats {
     /// Lines across every batch created (the same id twice counts twice).
     pub lines_submitted: usize,
     pub cancelled: usize,
+    /// Batch lists asked for (`GET /v1/batches`).
+    pub lists: usize,
+    /// Files deleted, and files the server still holds.
+    pub files_deleted: usize,
+    pub files_held: usize,
 }
 
 struct StoredBatch {
@@ -119,7 +124,11 @@ impl BatchStore {
     }
 
     pub fn stats(&self) -> BatchStats {
-        self.lock().stats.clone()
+        let state = self.lock();
+        BatchStats {
+            files_held: state.files.len(),
+            ..state.stats.clone()
+        }
     }
 
     pub fn delay(&self) -> std::time::Duration {
@@ -139,6 +148,16 @@ impl BatchStore {
         let parts: Vec<&str> = path.trim_start_matches("/v1/").split('/').collect();
         Some(match (method, parts.as_slice()) {
             ("POST", ["files"]) => self.upload(headers, body),
+            ("DELETE", ["files", id]) => {
+                let mut state = self.lock();
+                match state.files.remove(*id) {
+                    Some(_) => {
+                        state.stats.files_deleted += 1;
+                        (200, json!({"id": id, "object": "file", "deleted": true}))
+                    }
+                    None => not_found(id),
+                }
+            }
             ("GET", ["files", id, "content"]) => match self.lock().files.get(*id) {
                 Some(text) => (200, Value::String(text.clone())),
                 None => not_found(id),
@@ -254,7 +273,8 @@ impl BatchStore {
             .and_then(|l| l.parse().ok())
             .unwrap_or(20)
             .clamp(1, 100);
-        let state = self.lock();
+        let mut state = self.lock();
+        state.stats.lists += 1;
         let newest_first: Vec<&StoredBatch> = state.batches.iter().rev().collect();
         let start = match param("after") {
             Some(after) => newest_first

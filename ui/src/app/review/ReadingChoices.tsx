@@ -56,7 +56,8 @@ export function ReadingChoices({
         <small class="field__hint" data-testid="batch-hint">
           Readings go through the model&rsquo;s Batch API: about half the price, answered within 24 hours; you can close
           Quire meanwhile. The papers&rsquo; text is uploaded as files the provider keeps under its terms for stored files,
-          not those of ordinary calls: check them before sending unpublished work.
+          not those of ordinary calls, until the batch ends (Quire then deletes them): check them before sending
+          unpublished work.
         </small>
       </div>
       <div class="pilot">
