@@ -23,6 +23,8 @@ fn main() {
         "snowball_copies",
         "snowball_fetch",
         "review_open",
+        "review_rows",
+        "review_warm",
         "review_prepare",
         "review_estimate",
         "review_start",

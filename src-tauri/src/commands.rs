@@ -10,6 +10,7 @@ use quire::commands::models::{self, ModelListing, ModelProfileSaveParams, ModelS
 use quire::commands::openalex::{self, OpenAlexKeyParams, OpenAlexStatus};
 use quire::commands::protocol::{self, ProtocolParams, ProtocolView};
 use quire::commands::records::{self, AttachParams, ImportParams, SetAsideParams};
+use quire::commands::review_rows::{RowQuery, RowsPage};
 use quire::commands::review_view::{
     self as view, ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow,
     ReviewView,
@@ -225,6 +226,25 @@ pub async fn review_open(
     view::review_open(&ctx, workspace).await
 }
 
+/// Build a review's rows ahead of its open.
+#[tauri::command]
+pub async fn review_warm(
+    ctx: State<'_, AppContext>,
+    workspace: PathBuf,
+) -> Result<(), CommandError> {
+    view::review_warm(&ctx, workspace).await
+}
+
+/// A page of the review's rows under the table's filters and order.
+#[tauri::command]
+pub async fn review_rows(
+    ctx: State<'_, AppContext>,
+    workspace: PathBuf,
+    query: RowQuery,
+) -> Result<RowsPage, CommandError> {
+    view::review_rows(&ctx, workspace, query).await
+}
+
 #[tauri::command]
 pub async fn review_prepare(
     ctx: State<'_, AppContext>,
@@ -273,8 +293,11 @@ pub async fn paper_pdf(workspace: PathBuf, paper: String) -> Result<Response, Co
 }
 
 #[tauri::command]
-pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandError> {
-    view::paper_label(params).await
+pub async fn paper_label(
+    ctx: State<'_, AppContext>,
+    params: PaperLabelParams,
+) -> Result<PaperRow, CommandError> {
+    view::paper_label(&ctx, params).await
 }
 
 /// Search records (RIS, PubMed/MEDLINE, BibTeX, CSV) into a review.
@@ -314,8 +337,11 @@ pub async fn screening_next(
 }
 
 #[tauri::command]
-pub async fn paper_meta(params: PaperMetaParams) -> Result<PaperDetail, CommandError> {
-    view::paper_meta(params).await
+pub async fn paper_meta(
+    ctx: State<'_, AppContext>,
+    params: PaperMetaParams,
+) -> Result<PaperDetail, CommandError> {
+    view::paper_meta(&ctx, params).await
 }
 
 #[tauri::command]

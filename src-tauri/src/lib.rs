@@ -37,6 +37,8 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
             commands::snowball_copies,
             commands::snowball_fetch,
             commands::review_open,
+            commands::review_rows,
+            commands::review_warm,
             commands::review_prepare,
             commands::review_estimate,
             commands::review_start,

@@ -169,15 +169,17 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_code_an
 
     let view = invoke(&window, "review_open", json!({"workspace": root})).unwrap();
     assert_eq!(view["state"], "new");
-    assert_eq!(view["papers"].as_array().unwrap().len(), 2);
+    assert_eq!(view["firstRows"]["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(view["firstRows"]["counts"]["pending"], 2);
     assert!(
-        view["papers"]
+        view["firstRows"]["rows"]
             .as_array()
             .unwrap()
             .iter()
             .all(|p| p["status"] == "pending")
     );
-    let paper = view["papers"][0]["id"].clone();
+    let paper = view["firstRows"]["rows"][0]["id"].clone();
+    invoke(&window, "review_warm", json!({"workspace": root})).unwrap();
 
     let missing = invoke(
         &window,
@@ -213,6 +215,30 @@ fn the_review_commands_take_the_ui_s_arguments_and_answer_errors_as_kind_code_an
     // The paper's row comes back as the review now shows it.
     assert_eq!(label["id"], paper);
     assert_eq!(label["label"]["verdict"], "maybe");
+    // The table's next page, asked as the UI asks, has it.
+    let labelled = invoke(
+        &window,
+        "review_rows",
+        json!({"workspace": root, "query": {
+            "text": "", "verdict": "any", "status": "any", "label": "labelled", "readers": "any",
+            "minScore": 0, "fromYear": null, "zoteroTag": null, "sort": "score", "descending": true,
+            "offset": 0, "limit": 100
+        }}),
+    )
+    .unwrap();
+    assert_eq!(
+        (labelled["total"].clone(), labelled["matched"].clone()),
+        (json!(2), json!(1))
+    );
+    assert_eq!(labelled["rows"][0]["id"], paper);
+    let refused = invoke(
+        &window,
+        "review_rows",
+        json!({"workspace": root, "query": {"sort": "relevance"}}),
+    )
+    .unwrap_err();
+    // Refused by the arguments' own check, naming what it did not know.
+    assert!(refused.to_string().contains("relevance"), "{refused}");
     assert_eq!(label["shownVerdict"], "maybe");
     assert_eq!(label["shownScore"], 6.5);
     let cleared = invoke(

@@ -76,6 +76,8 @@ pub struct AppContext {
     worker_exe: Option<PathBuf>,
     /// The screening queues built in this process.
     queues: super::screening::QueueCache,
+    /// The rows of the review last opened, for the table's pages.
+    rows: super::review_rows::RowCache,
 }
 
 impl AppContext {
@@ -87,7 +89,13 @@ impl AppContext {
             runs: Arc::default(),
             worker_exe: None,
             queues: Default::default(),
+            rows: Default::default(),
         }
+    }
+
+    /// The rows of the review last opened, for the table's pages.
+    pub(crate) fn rows(&self) -> &super::review_rows::RowCache {
+        &self.rows
     }
 
     /// The screening queues built in this process.

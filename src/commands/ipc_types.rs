@@ -16,6 +16,10 @@ use super::models::{ActiveModel, ModelListing, ModelProfileSaveParams, ModelSetu
 use super::openalex::{OpenAlexKeyParams, OpenAlexStatus};
 use super::protocol::{ProtocolParams, ProtocolView};
 use super::records::{AttachParams, ImportParams, SetAsideParams};
+use super::review_rows::{
+    LabelFilter, PaperCounts, ReadersFilter, RowQuery, RowsPage, SortKey, StatusFilter,
+    VerdictFilter,
+};
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
     ReviewView,
@@ -113,6 +117,14 @@ fn generated() -> String {
         declaration::<WorkspaceCreateParams>(),
         declaration::<ReviewState>(),
         declaration::<PaperRow>(),
+        declaration::<PaperCounts>(),
+        declaration::<VerdictFilter>(),
+        declaration::<StatusFilter>(),
+        declaration::<LabelFilter>(),
+        declaration::<ReadersFilter>(),
+        declaration::<SortKey>(),
+        declaration::<RowQuery>(),
+        declaration::<RowsPage>(),
         declaration::<ReviewView>(),
         declaration::<PaperDetail>(),
         // Running one.

@@ -16,6 +16,7 @@ pub mod models;
 pub mod openalex;
 pub mod protocol;
 pub mod records;
+pub mod review_rows;
 pub mod review_view;
 pub mod reviews;
 pub mod run_model;

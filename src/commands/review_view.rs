@@ -6,26 +6,30 @@
 //! Everything here reads the workspace's files; nothing calls a model.
 
 use super::ErrorKind;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::review_rows::PaperRow;
+use super::review_rows::{self, Kept, RowQuery, RowsPage};
 use super::{AppContext, CommandError};
 use crate::agent::NoEvents;
 use crate::blocking::blocking;
 use crate::review::corrections;
 use crate::review::dual::{DualFile, Policy};
 use crate::review::failures::{self, PaperFailure};
-use crate::review::imports::{DuplicateGroup, duplicate_groups};
+use crate::review::imports::{Candidate, DuplicateGroup, duplicate_groups_of};
 use crate::review::labels::{self, Label};
 use crate::review::outputs::{ExportFormat, ReviewFiles};
 use crate::review::report::prisma::Flow;
 use crate::review::run::extract_papers;
 use crate::review::verdicts::Verdicts;
 use crate::review::verdicts::{ResultHead, result_head_of, result_of, with_label};
-use crate::review::{EngineKind, PaperResult, Verdict};
-use crate::workspace::{ImportedFrom, PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
+use crate::review::{EngineKind, PaperResult};
+use crate::workspace::{PaperId, PaperMeta, PaperRecord, TaskStatus, Workspace};
 
 /// Where a review stands, for the screen that opens it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -63,53 +67,13 @@ pub struct ReviewView {
     /// The dual-reading policy of the latest run, and its second profile.
     pub dual: Option<Policy>,
     pub second_profile: Option<String>,
-    pub papers: Vec<PaperRow>,
+    /// The first rows in the table's first order (score, highest first),
+    /// with every paper counted; the rest come a page at a time from
+    /// [`review_rows`].
+    pub first_rows: RowsPage,
     /// Papers found to be one work (DOI, PMID, else title, year and first
     /// author), never merged: the researcher decides.
     pub duplicate_groups: Vec<DuplicateGroup>,
-}
-
-/// One paper as the board and the table list it.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct PaperRow {
-    pub id: String,
-    /// The file's path as shown: a name that is not UTF-8 travels with
-    /// U+FFFD in place of its odd bytes (the record keeps it exactly).
-    pub file: String,
-    pub title: Option<String>,
-    pub authors: Vec<String>,
-    pub year: Option<u16>,
-    pub status: String,
-    pub reason: Option<String>,
-    pub pages: usize,
-    /// A search record (title and abstract, no PDF): its export's format
-    /// and its place there. `file` is then the export.
-    pub imported: Option<ImportedFrom>,
-    /// The text was read by OCR.
-    pub ocr: bool,
-    pub duplicates: usize,
-    /// On a search record: the review's PDF attached as its full text.
-    pub full_text: Option<String>,
-    /// On a PDF: the search record it is the full text of.
-    pub full_text_of: Option<String>,
-    /// The engine's reading (by the applied cut-offs, reconciled under
-    /// dual reading).
-    pub score: Option<f64>,
-    pub verdict: Option<Verdict>,
-    pub label: Option<Label>,
-    /// What the review shows, the researcher's label over the reading: what
-    /// the table sorts, filters and counts by. The app applies nothing itself.
-    pub shown_score: Option<f64>,
-    pub shown_verdict: Option<Verdict>,
-    /// Why a readable paper has no result: the model could not read it.
-    pub failure: Option<PaperFailure>,
-    /// Its two independent readings disagreed (dual reading).
-    pub disagreed: bool,
-    /// Why its reading is stale (made under an earlier question, protocol,
-    /// engine or model): it counts nowhere until the paper is read again.
-    pub stale: Option<String>,
 }
 
 /// The detail pane's paper.
@@ -136,10 +100,54 @@ pub struct PaperDetail {
     pub stale_reading: Option<PaperResult>,
 }
 
-/// The review in `workspace`, with every paper.
+/// The review in `workspace`: its state, its papers counted and the first
+/// page of rows. The rows are what the files say now (a paper whose folder
+/// has not changed since the last look is not read again) and are kept for
+/// the pages asked next.
 pub async fn review_open(ctx: &AppContext, workspace: PathBuf) -> Result<ReviewView, CommandError> {
     let running = ctx.run_in(&workspace).is_some();
-    blocking(move || view(&Workspace::open_read_only(&workspace)?, running)).await
+    let (view, _) = with_rows_now(ctx, workspace, move |ws, kept| view(ws, running, kept)).await?;
+    Ok(view)
+}
+
+/// Build the rows of the review in `workspace` ahead of its open (the app
+/// does this for the review it lists first), so the open finds them ready.
+pub async fn review_warm(ctx: &AppContext, workspace: PathBuf) -> Result<(), CommandError> {
+    with_rows_now(ctx, workspace, |_, _| Ok(())).await?;
+    Ok(())
+}
+
+/// A page of the review's rows under the table's filters and order, from
+/// the rows its last open built (built now if it was not opened).
+pub async fn review_rows(
+    ctx: &AppContext,
+    workspace: PathBuf,
+    query: RowQuery,
+) -> Result<RowsPage, CommandError> {
+    let kept = match ctx.rows().kept(&workspace) {
+        Some(kept) => kept,
+        None => with_rows_now(ctx, workspace, |_, _| Ok(())).await?.1,
+    };
+    blocking(move || Ok(review_rows::page(&kept.rows, &query))).await
+}
+
+/// Open the workspace, bring its rows up to date from what this process
+/// kept of them (keeping them again), and run `then` with both.
+async fn with_rows_now<T: Send + 'static>(
+    ctx: &AppContext,
+    workspace: PathBuf,
+    then: impl FnOnce(&Workspace, &Kept) -> Result<T, CommandError> + Send + 'static,
+) -> Result<(T, Arc<Kept>), CommandError> {
+    let cache = ctx.rows().clone();
+    let building = cache.building().await;
+    blocking(move || {
+        let _building = building;
+        let ws = Workspace::open_read_only(&workspace)?;
+        let kept = rows_now(&ws, cache.kept(ws.root()))?;
+        cache.keep(kept.clone());
+        Ok((then(&ws, &kept)?, kept))
+    })
+    .await
 }
 
 /// Extract every paper of `workspace` not extracted yet, so the new-review
@@ -251,8 +259,12 @@ pub struct PaperLabelParams {
     pub clear: bool,
 }
 
-/// Set or clear a paper's label; returns its row as the review now shows it.
-pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandError> {
+/// Set or clear a paper's label; returns its row as the review now shows it
+/// (and as the table's next page will).
+pub async fn paper_label(
+    ctx: &AppContext,
+    params: PaperLabelParams,
+) -> Result<PaperRow, CommandError> {
     let label = params.label;
     let workspace = label.workspace.clone();
     let paper = label.paper.clone();
@@ -268,7 +280,9 @@ pub async fn paper_label(params: PaperLabelParams) -> Result<PaperRow, CommandEr
     } else {
         super::reviews::label_set(label).await?;
     }
-    paper_row(workspace, paper).await
+    let row = paper_row(workspace.clone(), paper).await?;
+    ctx.rows().replace(&workspace, &row);
+    Ok(row)
 }
 
 /// One paper's row as the review now shows it.
@@ -296,8 +310,11 @@ pub struct PaperMetaParams {
 }
 
 /// Correct (or un-correct) a paper's metadata; returns its detail as it now
-/// reads, corrections applied.
-pub async fn paper_meta(params: PaperMetaParams) -> Result<PaperDetail, CommandError> {
+/// reads, corrections applied (and its row in the table's next page).
+pub async fn paper_meta(
+    ctx: &AppContext,
+    params: PaperMetaParams,
+) -> Result<PaperDetail, CommandError> {
     let workspace = params.meta.workspace.clone();
     let paper = params.meta.paper.clone();
     if params.clear {
@@ -305,6 +322,8 @@ pub async fn paper_meta(params: PaperMetaParams) -> Result<PaperDetail, CommandE
     } else {
         super::metadata::meta_set(params.meta).await?;
     }
+    let row = paper_row(workspace.clone(), paper.clone()).await?;
+    ctx.rows().replace(&workspace, &row);
     paper_detail(workspace, paper).await
 }
 
@@ -386,7 +405,7 @@ pub(crate) fn write_replacing(dest: &Path, bytes: &[u8]) -> Result<(), CommandEr
     Ok(())
 }
 
-fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
+fn view(ws: &Workspace, running: bool, kept: &Kept) -> Result<ReviewView, CommandError> {
     let task = ws.task()?;
     let engine = latest_engine(ws)?;
     let state = if running {
@@ -403,9 +422,8 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
             _ => ReviewState::New,
         }
     };
-    let papers = rows_of(ws, &ws.papers()?)?;
     let dual = DualFile::load(ws)?;
-    Ok(ReviewView {
+    let view = ReviewView {
         root: ws.root().to_path_buf(),
         title: task.title,
         source: task.source,
@@ -415,19 +433,90 @@ fn view(ws: &Workspace, running: bool) -> Result<ReviewView, CommandError> {
         engine,
         second_profile: dual.as_ref().and_then(|d| d.second_profile.clone()),
         dual: dual.map(|d| d.policy),
-        papers,
-        duplicate_groups: duplicate_groups(ws)?,
-    })
+        first_rows: review_rows::page(&kept.rows, &RowQuery::default()),
+        duplicate_groups: duplicate_groups_of(kept.candidates.iter().flatten()),
+    };
+    Ok(view)
 }
 
-/// Every paper's row, in order, from the records as extracted. Each needs a
-/// few small files (its looked-up record, corrections, result and label),
-/// read on every core: a review of a thousand papers opens in half the time
-/// on two.
+/// The review's rows as its files say now. A paper whose folder has not
+/// moved since `kept` was built keeps its record and row from it; the rest
+/// are read again: every one when the workspace's own folders moved (the
+/// task, the verdicts, validation can change every row). Each paper read is
+/// a few small files (its record, looked-up record, corrections, result,
+/// label), read on every core.
+fn rows_now(ws: &Workspace, kept: Option<Arc<Kept>>) -> Result<Arc<Kept>, CommandError> {
+    // The times come first: a file written while the rows are read moves
+    // its folder past them, and the next look reads it again.
+    let times = ws.folder_times()?;
+    let kept = kept.filter(|k| k.times.own == times.own);
+    if let Some(kept) = kept.as_ref().filter(|k| k.times == times) {
+        return Ok(kept.clone());
+    }
+    let now: HashMap<&PaperId, Option<SystemTime>> =
+        times.papers.iter().map(|(id, time)| (id, *time)).collect();
+    let unchanged: HashMap<&PaperId, usize> = match &kept {
+        Some(kept) => {
+            let at: HashMap<&str, usize> = kept
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.id.as_str(), i))
+                .collect();
+            kept.times
+                .papers
+                .iter()
+                .filter(|(id, time)| time.is_some() && now.get(id) == Some(time))
+                .filter_map(|(id, _)| Some((id, *at.get(id.0.as_str())?)))
+                .collect()
+        }
+        None => HashMap::new(),
+    };
+    let to_read: Vec<&PaperId> = times
+        .papers
+        .iter()
+        .map(|(id, _)| id)
+        .filter(|id| !unchanged.contains_key(id))
+        .collect();
+    let read: Vec<PaperRecord> =
+        crate::blocking::on_every_core(&to_read, |id| match ws.paper(id)? {
+            Some(record) => Ok::<_, CommandError>(Some(corrections::corrected_paper(ws, record)?)),
+            None => Ok(None),
+        })?
+        .into_iter()
+        .flatten()
+        .collect();
+    let read_rows = rows_of(ws, &read)?;
+    let mut fresh: HashMap<PaperId, (PaperRow, Option<Candidate>)> = read
+        .iter()
+        .zip(read_rows)
+        .map(|(record, row)| (record.id.clone(), (row, Candidate::of(record))))
+        .collect();
+    let (mut rows, mut candidates) = (Vec::new(), Vec::new());
+    for (id, _) in &times.papers {
+        let (row, candidate) = match (unchanged.get(id), &kept) {
+            (Some(&at), Some(kept)) => (kept.rows[at].clone(), kept.candidates[at].clone()),
+            _ => match fresh.remove(id) {
+                Some(both) => both,
+                None => continue,
+            },
+        };
+        rows.push(row);
+        candidates.push(candidate);
+    }
+    Ok(Arc::new(Kept {
+        root: ws.root().to_path_buf(),
+        times,
+        rows: Arc::new(rows),
+        candidates: Arc::new(candidates),
+    }))
+}
+
+/// Every paper's row, in order, from the records corrected: each needs its
+/// result, label and (unread) failure, read on every core.
 fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, CommandError> {
     let verdicts = Verdicts::load(ws)?;
     crate::blocking::on_every_core(records, |record| {
-        let record = corrections::corrected_paper(ws, record.clone())?;
         let read = result_head_of(ws, &record.id)?;
         let stale = read.as_ref().and_then(|r| verdicts.stale(r));
         let (head, readings) = verdicts.shown(ws, &record.id, read)?;
@@ -439,7 +528,7 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
             None if record.status.is_readable() => failures::load(ws, &record.id)?,
             _ => None,
         };
-        let mut row = row(&record, head, label, failure);
+        let mut row = row(record, head, label, failure);
         row.disagreed = disagreed;
         row.stale = stale;
         Ok(row)

@@ -257,24 +257,52 @@ fn attach_zotero_pdfs(
 /// The review's papers that are one work, and why: records against records
 /// and against PDFs, by their metadata as corrected.
 pub fn duplicate_groups(ws: &Workspace) -> Result<Vec<DuplicateGroup>, ReviewError> {
-    // A PDF attached as a record's full text is that record's report, not
-    // a work found twice.
-    let papers: Vec<PaperRecord> = corrections::corrected(ws)?
-        .into_iter()
-        .filter(|p| p.full_text_of.is_none())
-        .collect();
-    let works: Vec<Work> = papers.iter().map(work_of).collect();
-    Ok(duplicates::find(&works)
+    Ok(duplicate_groups_among(&corrections::corrected(ws)?))
+}
+
+/// The groups of possible duplicates among `papers`, their corrections
+/// already applied (for a caller that has them at hand).
+pub fn duplicate_groups_among(papers: &[PaperRecord]) -> Vec<DuplicateGroup> {
+    let candidates: Vec<Candidate> = papers.iter().filter_map(Candidate::of).collect();
+    duplicate_groups_of(candidates.iter())
+}
+
+/// What duplicate detection needs of a paper, and no more: a caller that
+/// keeps many papers' candidates (the app's rows) keeps no abstracts.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    work: Work,
+    member: DuplicateMember,
+}
+
+impl Candidate {
+    /// `paper`'s candidate; none for a PDF attached as a record's full text,
+    /// which is that record's report, not a work found twice.
+    pub fn of(paper: &PaperRecord) -> Option<Self> {
+        paper.full_text_of.is_none().then(|| Self {
+            work: work_of(paper),
+            member: member_of(paper),
+        })
+    }
+}
+
+/// The groups of possible duplicates among the papers of `candidates`.
+pub fn duplicate_groups_of<'a>(
+    candidates: impl Iterator<Item = &'a Candidate>,
+) -> Vec<DuplicateGroup> {
+    let candidates: Vec<&Candidate> = candidates.collect();
+    let works: Vec<Work> = candidates.iter().map(|c| c.work.clone()).collect();
+    duplicates::find(&works)
         .into_iter()
         .map(|group| DuplicateGroup {
             members: group
                 .records
                 .iter()
-                .map(|&i| member_of(&papers[i]))
+                .map(|&i| candidates[i].member.clone())
                 .collect(),
             why: group.why.as_words().to_owned(),
         })
-        .collect())
+        .collect()
 }
 
 /// Whether `path` is to be imported as records rather than searched for

@@ -10,6 +10,7 @@
 mod actions;
 mod atomic;
 pub(crate) mod author;
+mod changes;
 mod error;
 pub mod layout;
 mod lock;
@@ -29,6 +30,7 @@ use serde::de::DeserializeOwned;
 
 pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES, MAX_PREVIEW_BYTES};
 pub use author::Author;
+pub use changes::FolderTimes;
 pub use error::WorkspaceError;
 pub use paper_files::PaperFile;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES, WsPath};

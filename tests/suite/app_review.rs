@@ -8,6 +8,7 @@ use std::sync::Arc;
 use quire::agent::RunEvent;
 use quire::commands::ErrorKind;
 use quire::commands::protocol::{ProtocolParams, protocol_approve, protocol_draft};
+use quire::commands::review_rows::{LabelFilter, RowQuery};
 use quire::commands::review_view::{self as view, PaperLabelParams, ReviewState};
 use quire::commands::reviews::{LabelParams, ReviewLaunchParams, review_cancel, review_launch};
 use quire::commands::{self, AppContext, AppPaths, WorkspaceCreateParams};
@@ -107,11 +108,16 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     // Before anything runs, every file has a status, the unreadable with a reason.
     let prepared = view::review_prepare(&app.ctx, root.clone()).await.unwrap();
     assert_eq!(prepared.state, ReviewState::New);
-    assert_eq!(prepared.papers.len(), 4);
-    let bad = prepared.papers.iter().find(|p| p.status != "ok").unwrap();
+    assert_eq!(prepared.first_rows.rows.len(), 4);
+    let bad = prepared
+        .first_rows
+        .rows
+        .iter()
+        .find(|p| p.status != "ok")
+        .unwrap();
     assert_eq!(bad.status, "not_pdf");
     assert!(bad.reason.is_some());
-    assert!(prepared.papers.iter().all(|p| p.score.is_none()));
+    assert!(prepared.first_rows.rows.iter().all(|p| p.score.is_none()));
 
     let mut events = app
         .launch(&root, "How are query plans optimised?")
@@ -153,7 +159,12 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
         Some("How are query plans optimised?")
     );
     assert_eq!(opened.criteria, vec!["reports an experiment".to_owned()]);
-    let scored: Vec<_> = opened.papers.iter().filter(|p| p.score.is_some()).collect();
+    let scored: Vec<_> = opened
+        .first_rows
+        .rows
+        .iter()
+        .filter(|p| p.score.is_some())
+        .collect();
     assert_eq!(scored.len(), 3);
     assert!(!review_cancel(&app.ctx, &root), "nothing runs any more");
 
@@ -193,7 +204,7 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
         },
         clear,
     };
-    let set = view::paper_label(label(Some(Verdict::Exclude), false))
+    let set = view::paper_label(&app.ctx, label(Some(Verdict::Exclude), false))
         .await
         .unwrap();
     // The row comes back as the review now shows it: the label over the
@@ -201,6 +212,21 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
     assert_eq!(set.label.unwrap().verdict, Some(Verdict::Exclude));
     assert_eq!(set.shown_verdict, Some(Verdict::Exclude));
     let engine_verdict = set.verdict;
+    // The table's next page has the label without the review being opened
+    // again: the rows the open built took the changed row.
+    let labelled = view::review_rows(
+        &app.ctx,
+        root.clone(),
+        RowQuery {
+            label: LabelFilter::Labelled,
+            ..RowQuery::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(labelled.matched, 1);
+    assert_eq!(labelled.rows[0].id, paper);
+    assert_eq!(labelled.rows[0].shown_verdict, Some(Verdict::Exclude));
     let out = tempfile::tempdir().unwrap();
     let dest = out.path().join("review.md");
     let written = view::review_export(root.clone(), ExportFormat::Markdown, dest.clone())
@@ -216,15 +242,22 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
         "the label is in the export: {section}"
     );
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
-    let row = opened.papers.iter().find(|p| p.id == paper).unwrap();
+    let row = opened
+        .first_rows
+        .rows
+        .iter()
+        .find(|p| p.id == paper)
+        .unwrap();
     assert_eq!(row.label.as_ref().unwrap().verdict, Some(Verdict::Exclude));
 
     // Undo takes the label away again: the engine's reading shows.
-    let cleared = view::paper_label(label(None, true)).await.unwrap();
+    let cleared = view::paper_label(&app.ctx, label(None, true))
+        .await
+        .unwrap();
     assert!(cleared.label.is_none());
     assert_eq!(cleared.shown_verdict, engine_verdict);
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
-    assert!(opened.papers.iter().all(|p| p.label.is_none()));
+    assert!(opened.first_rows.rows.iter().all(|p| p.label.is_none()));
     let markdown = view::review_render(root.clone(), ExportFormat::Markdown)
         .await
         .unwrap();
@@ -341,8 +374,8 @@ async fn a_hand_corrected_title_and_authors_survive_a_rerun_and_reach_the_export
         .unwrap();
     until_end(&mut events).await;
     let opened = view::review_open(&app.ctx, root.clone()).await.unwrap();
-    let paper = opened.papers[0].id.clone();
-    let extracted_title = opened.papers[0].title.clone();
+    let paper = opened.first_rows.rows[0].id.clone();
+    let extracted_title = opened.first_rows.rows[0].title.clone();
 
     let bad = meta_set(MetaSetParams {
         workspace: root.clone(),
@@ -411,4 +444,89 @@ async fn a_hand_corrected_title_and_authors_survive_a_rerun_and_reach_the_export
     meta_clear(root.clone(), paper.clone()).await.unwrap();
     let detail = view::paper_detail(root.clone(), paper).await.unwrap();
     assert_eq!(detail.paper.title, extracted_title);
+}
+
+/// An open keeps the rows it built and reads again only the papers whose
+/// folder changed since: what another process writes (the CLI labelling,
+/// correcting, or a paper added) shows at the next open all the same, and
+/// an open with nothing changed gives the same rows.
+#[tokio::test]
+async fn a_reopened_review_shows_what_was_written_behind_the_apps_back() {
+    let app = App::new();
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let root = app.open(folder.path()).await;
+    let mut events = app
+        .launch(&root, "How are query plans optimised?")
+        .await
+        .unwrap();
+    until_end(&mut events).await;
+    let mut first = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    for _ in 0..200 {
+        if first.state != ReviewState::Running {
+            break;
+        }
+        tokio::task::yield_now().await;
+        first = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    }
+    let ids: Vec<String> = first.first_rows.rows.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(ids.len(), 3);
+    let again = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&again.first_rows).unwrap(),
+        serde_json::to_value(&first.first_rows).unwrap(),
+        "nothing changed, nothing differs"
+    );
+
+    // Written as another process would: straight to the files, not
+    // through the app's label command.
+    let (labelled, corrected) = (ids[2].clone(), ids[1].clone());
+    quire::commands::reviews::label_set(LabelParams {
+        workspace: root.clone(),
+        paper: labelled.clone(),
+        verdict: Some(Verdict::Include),
+        score: Some(9.9),
+        note: None,
+    })
+    .await
+    .unwrap();
+    quire::commands::metadata::meta_set(quire::commands::metadata::MetaSetParams {
+        workspace: root.clone(),
+        paper: corrected.clone(),
+        title: Some("A title set from the command line".into()),
+        authors: None,
+        year: None,
+        doi: None,
+        arxiv: None,
+    })
+    .await
+    .unwrap();
+    let after = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    let rows = &after.first_rows.rows;
+    assert_eq!(rows[0].id, labelled, "the label's 9.9 puts it first");
+    assert_eq!(rows[0].shown_verdict, Some(Verdict::Include));
+    let renamed = rows.iter().find(|r| r.id == corrected).unwrap();
+    assert_eq!(
+        renamed.title.as_deref(),
+        Some("A title set from the command line")
+    );
+    let untouched = rows.iter().find(|r| r.id == ids[0]).unwrap();
+    let before = first
+        .first_rows
+        .rows
+        .iter()
+        .find(|r| r.id == ids[0])
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(untouched).unwrap(),
+        serde_json::to_value(before).unwrap()
+    );
+
+    // A paper's folder taken away is a paper gone.
+    let ws = quire::workspace::Workspace::open_read_only(&root).unwrap();
+    let gone = ws.root().join("papers").join(&ids[0]);
+    drop(ws);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let fewer = view::review_open(&app.ctx, root.clone()).await.unwrap();
+    assert_eq!(fewer.first_rows.counts.total, 2);
+    assert!(fewer.first_rows.rows.iter().all(|r| r.id != ids[0]));
 }

@@ -149,14 +149,14 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     let ctx = AppContext::new(AppPaths::new(data_dir)).with_worker_exe(quire_bin());
     let opened = view::review_open(&ctx, ws.clone()).await.unwrap();
     assert_eq!(opened.question.as_deref(), Some(SECOND));
-    for row in &opened.papers {
+    for row in &opened.first_rows.rows {
         assert!(row.stale.is_some(), "{row:?}");
         assert_eq!((row.score, row.verdict), (None, None));
         // Only the researcher's own label shows.
         let label = row.label.as_ref().and_then(|l| l.verdict);
         assert_eq!((row.shown_score, row.shown_verdict), (None, label));
     }
-    let paper = opened.papers[0].id.clone();
+    let paper = opened.first_rows.rows[0].id.clone();
     let detail = view::paper_detail(ws.clone(), paper).await.unwrap();
     assert!(detail.result.is_none());
     assert!(detail.stale_reading.is_some());
@@ -173,7 +173,12 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
 
     // The label stands as the researcher's; the validation counts it for
     // nothing under the new question, and says so.
-    let label_row = opened.papers.iter().find(|r| r.id == labelled).unwrap();
+    let label_row = opened
+        .first_rows
+        .rows
+        .iter()
+        .find(|r| r.id == labelled)
+        .unwrap();
     assert!(label_row.label.is_some());
     assert!(
         report.contains("1 of the researcher's labels were given under an earlier question"),
@@ -186,7 +191,7 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     assert_eq!(scored(&third), 3, "{third:#}");
     assert_eq!(third["counts"]["stale"], 0);
     let opened = view::review_open(&ctx, ws.clone()).await.unwrap();
-    assert!(opened.papers.iter().all(|r| r.stale.is_none()));
+    assert!(opened.first_rows.rows.iter().all(|r| r.stale.is_none()));
     let report = read(&ws, "report.md");
     assert!(!report.contains("earlier inputs"), "{report}");
     assert!(report.contains("## Synthesis"), "{report}");

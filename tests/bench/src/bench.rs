@@ -59,6 +59,10 @@ enum BenchCommand {
     /// the plan against the round, calls against OpenAlex's limits, time,
     /// and duplicates found against the ones built in.
     Snowball(super::bench_snowball::SnowballBenchArgs),
+    /// A review of 10,000 papers: ingestion throughput, the index, the
+    /// review's open, filter and sort, and the report, side by side at
+    /// each size with their growth against linear.
+    Large(super::bench_large::LargeBenchArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
@@ -68,6 +72,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Some(BenchCommand::Screening(screening)) => super::bench_screening::run(screening).await,
         Some(BenchCommand::Zotero(zotero)) => super::bench_zotero::run(zotero).await,
         Some(BenchCommand::Snowball(snowball)) => super::bench_snowball::run(snowball).await,
+        Some(BenchCommand::Large(large)) => super::bench_large::run(large).await,
         None => bench(args).await,
     };
     match outcome {

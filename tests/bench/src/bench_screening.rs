@@ -112,7 +112,7 @@ pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
         summary.duplicates.len(),
         import.as_secs_f64(),
         open.as_millis(),
-        view.papers.len(),
+        view.first_rows.counts.total,
         first.as_millis()
     );
     println!(

@@ -82,6 +82,23 @@ async fn an_offline_review_runs_and_its_results_are_labelled_from_the_keyboard_a
         .wait_text("[data-testid=pane-title]", UI_TIMEOUT)
         .await?;
     assert!(rows[0].contains(&title), "{title} / {rows:?}");
+    // The filter is worked out by Quire, which sends the rows that match.
+    app.type_into("[data-testid=filter-text]", &title).await?;
+    eventually("the filtered table", UI_TIMEOUT, || async {
+        let count = app.text_content("[data-testid=results-count]").await?;
+        let rows = app.text_contents("[data-testid=result-row]").await?;
+        Ok((count.as_deref() == Some("1 of 3 papers shown · 3 scored")
+            && rows.len() == 1
+            && rows[0].contains(&title))
+        .then_some(()))
+    })
+    .await?;
+    app.retype("[data-testid=filter-text]", "").await?;
+    eventually("the whole table again", UI_TIMEOUT, || async {
+        let rows = app.text_contents("[data-testid=result-row]").await?;
+        Ok((rows.len() == 3).then_some(()))
+    })
+    .await?;
     let summary = app
         .wait_text("[data-testid=pane-summary]", UI_TIMEOUT)
         .await?;

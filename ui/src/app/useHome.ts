@@ -38,6 +38,10 @@ export function useHome(platform: Platform, onOpened: (root: string) => void = (
     try {
       const list = await platform.listWorkspaces();
       patch({ workspaces: list.workspaces, notice: list.notice });
+      // The review listed first is the one most likely opened next: its rows
+      // are built now, so opening it finds them ready.
+      const first = list.workspaces[0];
+      if (first !== undefined) platform.warmReview(first.root).catch(() => undefined);
     } catch (raw) {
       patch({ workspaces: [], error: QuireError.from(raw).message });
     }

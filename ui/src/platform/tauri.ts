@@ -22,6 +22,7 @@ import type {
   PaperRow,
   ProtocolView,
   ReviewView,
+  RowsPage,
   RunEvent,
   ValidationView,
   WorkEstimate,
@@ -148,6 +149,8 @@ export const tauriPlatform: Platform = {
   snowballFetch: (workspace, papers, contact) => call<FetchOutcome[]>("snowball_fetch", { params: { workspace, papers, contact } }),
 
   openReview: (workspace) => call<ReviewView>("review_open", { workspace }),
+  warmReview: (workspace) => call<undefined>("review_warm", { workspace }),
+  reviewRows: (workspace, query) => call<RowsPage>("review_rows", { workspace, query }),
 
   prepareReview: (workspace) => call<ReviewView>("review_prepare", { workspace }),
 

@@ -51,6 +51,8 @@ import type {
   PaperRow,
   ReviewLaunch,
   ReviewView,
+  RowQuery,
+  RowsPage,
   AskProgress,
   RunEvent,
   WorkEstimate,
@@ -162,8 +164,12 @@ export interface Platform {
   /** Fetch the approved records' open copies; each PDF becomes its record's full text. */
   snowballFetch(workspace: string, papers: string[], contact: string | null): Promise<FetchOutcome[]>;
 
-  /** A review's state and every paper. */
+  /** A review's state, its papers counted and the first page of rows (the rest come from `reviewRows`). */
   openReview(workspace: string): Promise<ReviewView>;
+  /** Build a review's rows ahead of its open, so the open finds them ready. */
+  warmReview(workspace: string): Promise<void>;
+  /** A page of the review's rows under the table's filters and order, with the papers counted. */
+  reviewRows(workspace: string, query: RowQuery): Promise<RowsPage>;
   /** Extract what is not extracted yet, so each file's status is known; no model is called. */
   prepareReview(workspace: string): Promise<ReviewView>;
   estimateReview(launch: ReviewLaunch): Promise<Estimate>;

@@ -38,6 +38,8 @@ import {
   type PaperResult,
   type ReviewLaunch,
   type ReviewView,
+  type RowQuery,
+  type RowsPage,
   type RunEvent,
   type ModelListing,
   type ModelProfile,
@@ -64,6 +66,14 @@ import {
   type ValidationView,
   type WorkEstimate,
 } from "../platform";
+import { DEFAULT_QUERY } from "../app/review/table";
+import { pageOf } from "./fakeRows";
+
+/** The first page's rows, as the core sends them. */
+const FIRST_PAGE = 100;
+
+/** A review as the fake keeps it: the view and every one of its rows. */
+export type FakeReview = Omit<ReviewView, "firstRows"> & { papers: PaperRow[] };
 
 /** The core's defaults for a new profile (ModelSettings::default). */
 export const DEFAULT_SETTINGS: ModelSettings = {
@@ -678,8 +688,10 @@ export class FakePlatform implements Platform {
     });
   }
 
-  /** Reviews by workspace root, as review_open would read them. */
-  reviews = new Map<string, ReviewView>();
+  /** Reviews by workspace root, every row at hand (the core pages them). */
+  reviews = new Map<string, FakeReview>();
+  /** The queries the results table asked. */
+  rowQueries: RowQuery[] = [];
   /** Full results by paper id. */
   results = new Map<string, PaperResult>();
   launches: ReviewLaunch[] = [];
@@ -693,16 +705,33 @@ export class FakePlatform implements Platform {
   prepared: string[] = [];
   private runHandlers = new Map<string, (event: RunEvent) => void>();
 
-  private review(root: string): ReviewView {
+  private review(root: string): FakeReview {
     const view = this.reviews.get(root);
     if (view === undefined) throw new QuireError("invalid_input", "not_a_workspace", `${root} is not a Quire workspace (no task.json)`);
     return view;
   }
 
-  openReview(root: string) {
+  openReview(root: string): Promise<ReviewView> {
     try {
-      const view = structuredClone(this.review(root));
-      return Promise.resolve({ ...view, papers: view.papers.map(shown) });
+      const { papers, ...view } = structuredClone(this.review(root));
+      return Promise.resolve({ ...view, firstRows: pageOf(papers.map(shown), { ...DEFAULT_QUERY, offset: 0, limit: FIRST_PAGE }) });
+    } catch (e) {
+      return Promise.reject(QuireError.from(e));
+    }
+  }
+
+  /** The reviews whose rows were built ahead of their open. */
+  warmed: string[] = [];
+
+  warmReview(root: string): Promise<void> {
+    this.warmed.push(root);
+    return Promise.resolve();
+  }
+
+  reviewRows(root: string, query: RowQuery): Promise<RowsPage> {
+    this.rowQueries.push(query);
+    try {
+      return Promise.resolve(pageOf(structuredClone(this.review(root).papers).map(shown), query));
     } catch (e) {
       return Promise.reject(QuireError.from(e));
     }
@@ -1397,7 +1426,7 @@ function fakeResult(score: number, verdict: PaperResult["verdict"]): PaperResult
 }
 
 /** A review just created for `folder`: three files, none read yet. */
-export function newReview(root: string, title: string, folder: string): ReviewView {
+export function newReview(root: string, title: string, folder: string): FakeReview {
   // A Zotero collection's review: its items are records carrying their Zotero key, tags and notes.
   const zotero = folder.endsWith(".zotero.json");
   const paper = (n: number, file: string) => ({

@@ -59,24 +59,24 @@ async fn main() -> Result<()> {
         session.text_content("[data-testid=recent-open]").await
     })
     .await?;
-    // When the loading state and the first rows enter the DOM, and the frame
-    // after the rows: where the time to open goes.
-    let phases = session
+    // Opened the moment the list shows, while the app may still be building
+    // the rows of the review it lists first; then, back on the list, again.
+    let first = open_from_list(&session).await?;
+    session
         .client
-        .execute_async(
-            "const finish = arguments[0]; const t0 = performance.now(); const at = {}; \
-             const seen = new MutationObserver(() => { \
-               if (at.loading === undefined && document.querySelector('[data-testid=review-loading]')) at.loading = performance.now() - t0; \
-               if (at.rows === undefined && document.querySelector('[data-testid=result-row]')) { \
-                 at.rows = performance.now() - t0; seen.disconnect(); \
-                 requestAnimationFrame(() => { at.painted = performance.now() - t0; finish(at); }); } }); \
-             seen.observe(document.body, { childList: true, subtree: true }); \
-             document.querySelector('[data-testid=recent-open]').click();",
+        .execute(
+            "document.querySelector('[data-testid=back]').click();",
             vec![],
         )
         .await?;
+    eventually("the recent list again", Duration::from_secs(30), || async {
+        session.text_content("[data-testid=recent-open]").await
+    })
+    .await?;
+    let phases = open_from_list(&session).await?;
     let phase = |name: &str| phases[name].as_f64().unwrap_or(f64::NAN);
     let open_ms = phase("painted");
+    let first_ms = first["painted"].as_f64().unwrap_or(f64::NAN);
     let rows = session
         .text_contents("[data-testid=result-row]")
         .await?
@@ -86,7 +86,7 @@ async fn main() -> Result<()> {
         .await?
         .unwrap_or_default();
     println!(
-        "open the review: {open_ms:.0} ms to the first rows painted ({shown}; {rows} rows in the DOM) [goal <= 200 ms]"
+        "open the review: {first_ms:.0} ms to the first rows painted, clicked the moment the list showed; {open_ms:.0} ms opened again from the list ({shown}; {rows} rows in the DOM) [goal <= 200 ms]"
     );
     println!(
         "  loading state in the DOM at {:.0} ms, the first rows at {:.0} ms, their frame at {open_ms:.0} ms",
@@ -138,7 +138,7 @@ async fn main() -> Result<()> {
         }
     }
     if let Some(worst) = filters.iter().copied().reduce(f64::max) {
-        println!("filter the table: at most {worst:.0} ms [goal <= 200 ms]");
+        println!("filter the table: at most {worst:.0} ms [goal <= 50 ms]");
     }
 
     let processes = app_pss_kib()?;
@@ -197,7 +197,7 @@ fn review_of(data: &Path, papers: usize) -> Result<usize> {
                 break;
             }
             let name = original.file_name().context("no name")?.to_string_lossy();
-            let id = format!("{name}-{copy}");
+            let id = format!("{name}-{copy:04}");
             let target = dir.join(&id);
             std::fs::create_dir_all(&target)?;
             for entry in std::fs::read_dir(original)? {
@@ -207,6 +207,13 @@ fn review_of(data: &Path, papers: usize) -> Result<usize> {
             let record = target.join("paper.json");
             let mut paper: Value = serde_json::from_slice(&std::fs::read(&record)?)?;
             paper["id"] = json!(id);
+            // Another work, not the same one found again: duplicate
+            // detection would otherwise group every copy with its original.
+            if let Some(title) = paper["title"].as_str() {
+                paper["title"] = json!(format!("{title} (copy {copy})"));
+            }
+            paper["meta"]["doi"] = Value::Null;
+            paper["meta"]["arxiv"] = Value::Null;
             std::fs::write(&record, serde_json::to_vec_pretty(&paper)?)?;
             count += 1;
         }
@@ -214,6 +221,26 @@ fn review_of(data: &Path, papers: usize) -> Result<usize> {
     // The index is rebuilt from the workspace folders on the app's first use.
     let _ = std::fs::remove_file(data.join("index.sqlite3"));
     Ok(count)
+}
+
+/// Click the first review of the recent list; returns when the loading
+/// state and the first rows entered the DOM, and the frame after the rows
+/// (where the time to open goes), in ms from the click.
+async fn open_from_list(session: &App) -> Result<Value> {
+    Ok(session
+        .client
+        .execute_async(
+            "const finish = arguments[0]; const t0 = performance.now(); const at = {}; \
+             const seen = new MutationObserver(() => { \
+               if (at.loading === undefined && document.querySelector('[data-testid=review-loading]')) at.loading = performance.now() - t0; \
+               if (at.rows === undefined && document.querySelector('[data-testid=result-row]')) { \
+                 at.rows = performance.now() - t0; seen.disconnect(); \
+                 requestAnimationFrame(() => { at.painted = performance.now() - t0; finish(at); }); } }); \
+             seen.observe(document.body, { childList: true, subtree: true }); \
+             document.querySelector('[data-testid=recent-open]').click();",
+            vec![],
+        )
+        .await?)
 }
 
 /// Start the app on its own and read its log until the UI reports its first

@@ -1,8 +1,9 @@
-// The results: filters, the score histogram, the virtualised table, the
-// detail pane and exports, with keyboard review (see ./keys.ts). Labels are
-// written through the platform at once; u undoes them one by one.
+// The results: filters, the score histogram, the virtualised table (its
+// rows a page at a time from Quire, see ./useRowPages.ts), the detail pane
+// and exports, with keyboard review (see ./keys.ts). Labels are written
+// through the platform at once; u undoes them one by one.
 
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 import { type ExportFormat, type Label, type PaperRow, type Platform, QuireError, type ReviewView } from "../../platform";
 import { Histogram } from "./Histogram";
@@ -13,7 +14,8 @@ import { ReportPreview } from "./ReportPreview";
 import { ResultsTable } from "./ResultsTable";
 import { count } from "./format";
 import { actionFor } from "./keys";
-import { DEFAULT_QUERY, type SortKey, type TableQuery, visibleRows, zoteroTags } from "./table";
+import { DEFAULT_QUERY, type SortKey, type TableQuery } from "./table";
+import { useRowPages } from "./useRowPages";
 
 export interface ResultsPanelProps {
   platform: Platform;
@@ -45,20 +47,29 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
     keys.current?.focus({ preventScroll: true });
   }, []);
   const [query, setQuery] = useState<TableQuery>(DEFAULT_QUERY);
-  const [selected, setSelected] = useState<string | null>(null);
+  // The selected paper, and where it was in the list when it was chosen.
+  const [selected, setSelectedAt] = useState<{ id: string; index: number } | null>(null);
   const [undo, setUndo] = useState<{ paper: string; previous: Label | null }[]>([]);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
-  const rows = useMemo(() => visibleRows(view.papers, query), [view.papers, query]);
-  const tags = useMemo(() => zoteroTags(view.papers), [view.papers]);
+  const rows = useRowPages(platform, view.root, query, view.firstRows);
+  const { counts } = rows;
   const patch = (p: Partial<TableQuery>) => {
     setQuery((q) => ({ ...q, ...p }));
   };
-  const current = rows.find((r) => r.id === selected) ?? null;
+  // A label or a new filter can move the selected row: find it again among
+  // the rows at hand.
+  const found = selected === null ? -1 : rows.indexOf(selected.id);
+  const selectedIndex = found >= 0 ? found : (selected?.index ?? -1);
+  const current = selectedIndex < 0 ? null : (rows.rowAt(selectedIndex) ?? null);
+  const select = (id: string) => {
+    setSelectedAt({ id, index: rows.indexOf(id) });
+  };
 
-  const writeLabel = async (row: PaperRow, label: Parameters<Platform["setLabel"]>[2], remember: boolean) => {
+  const writeLabel = async (paper: string, previous: Label | null, label: Parameters<Platform["setLabel"]>[2], remember: boolean) => {
     try {
-      const saved = await platform.setLabel(view.root, row.id, label);
-      if (remember) setUndo((u) => [...u, { paper: row.id, previous: row.label }]);
+      const saved = await platform.setLabel(view.root, paper, label);
+      if (remember) setUndo((u) => [...u, { paper, previous }]);
+      rows.replace(saved);
       onRowChange(saved);
       setMessage(null);
     } catch (raw) {
@@ -73,24 +84,24 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
     e.preventDefault();
     switch (action.type) {
       case "move": {
-        const index = rows.findIndex((r) => r.id === selected);
-        const next = rows[Math.min(rows.length - 1, Math.max(0, index < 0 ? 0 : index + action.by))];
-        if (next !== undefined) setSelected(next.id);
+        const index = Math.min(rows.matched - 1, Math.max(0, selectedIndex < 0 ? 0 : selectedIndex + action.by));
+        const next = rows.rowAt(index);
+        if (next !== undefined) setSelectedAt({ id: next.id, index });
+        else rows.want(index, index + 1);
         break;
       }
       case "label":
-        if (current !== null) void writeLabel(current, action.label, true);
+        if (current !== null) void writeLabel(current.id, current.label, action.label, true);
         break;
       case "undo": {
         const last = undo.at(-1);
-        const row = last === undefined ? undefined : view.papers.find((p) => p.id === last.paper);
-        if (last === undefined || row === undefined) {
+        if (last === undefined) {
           setMessage({ text: "Nothing to undo.", error: false });
           break;
         }
         setUndo((u) => u.slice(0, -1));
-        setSelected(row.id);
-        void writeLabel(row, last.previous, false);
+        setSelectedAt({ id: last.paper, index: rows.indexOf(last.paper) });
+        void writeLabel(last.paper, null, last.previous, false);
         break;
       }
       case "open":
@@ -111,9 +122,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
     setQuery((q) => (q.sort === key ? { ...q, descending: !q.descending } : { ...q, sort: key, descending: key !== "title" }));
   };
 
-  const scored = view.papers.filter((p) => p.score !== null).length;
-  const disagreed = view.papers.filter((p) => p.disagreed);
-  const unsettled = disagreed.filter((p) => p.label === null).length;
+  const tags = counts.zoteroTags;
   return (
     <section class="results" data-testid="results" onKeyDown={onKey} aria-label="Results">
       <div class="results__toolbar">
@@ -218,9 +227,9 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
       </div>
       <div class="results__summary">
         <p data-testid="results-count">
-          {count(rows.length)} of {count(view.papers.length)} papers shown · {count(scored)} scored
+          {count(rows.matched)} of {count(counts.total)} papers shown · {count(counts.scored)} scored
         </p>
-        {disagreed.length > 0 && (
+        {counts.disagreed > 0 && (
           <button
             type="button"
             class={`button button--small results__disagree${query.readers === "disagree" ? " button--primary" : ""}`}
@@ -231,7 +240,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
               patch({ readers: query.readers === "disagree" ? "any" : "disagree" });
             }}
           >
-            Readers disagree: {count(disagreed.length)} · {unsettled === 0 ? "all settled" : `${count(unsettled)} to settle`}
+            Readers disagree: {count(counts.disagreed)} · {counts.unsettled === 0 ? "all settled" : `${count(counts.unsettled)} to settle`}
           </button>
         )}
         <div class="results__exports" role="group" aria-label="Export">
@@ -263,6 +272,11 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
           ))}
         </div>
       </div>
+      {rows.error !== null && (
+        <p class="form-error" role="alert" data-testid="results-rows-error">
+          {rows.error}
+        </p>
+      )}
       {message !== null && (
         <p class={message.error ? "form-error" : "notice"} role={message.error ? "alert" : "status"} data-testid="results-message">
           {message.text}
@@ -270,19 +284,31 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
       )}
       <div class="results__body">
         <div class="results__left" tabIndex={0} ref={keys} data-testid="results-keys" aria-label="Papers; j and k move, i, m and e label, u undoes">
-          <Histogram rows={rows} />
-          <ResultsTable rows={rows} selected={selected} query={query} onSort={sortBy} onSelect={setSelected} />
+          <Histogram bins={rows.histogram} />
+          <ResultsTable
+            count={rows.matched}
+            rowAt={rows.rowAt}
+            onRange={rows.want}
+            selected={selected?.id ?? null}
+            selectedIndex={selectedIndex}
+            query={query}
+            onSort={sortBy}
+            onSelect={select}
+          />
         </div>
         <PaperPane
           platform={platform}
           workspace={view.root}
-          paper={selected}
+          paper={selected?.id ?? null}
           revision={JSON.stringify(current?.label ?? null)}
           onOpenQuote={(paper, title, page, quote) => {
             openPdf({ workspace: view.root, paper, title, page, quote });
           }}
-          onRowChange={onRowChange}
-          onSelectPaper={setSelected}
+          onRowChange={(row) => {
+            rows.replace(row);
+            onRowChange(row);
+          }}
+          onSelectPaper={select}
         />
       </div>
       {showingFlow && (

@@ -1,5 +1,6 @@
-// Every paper of the review in one virtualised list: only the rows in view
-// are in the DOM, so a review of thousands scrolls and filters smoothly.
+// Every paper the filters let through in one virtualised list: only the
+// rows in view are in the DOM, and only their pages are asked of Quire, so
+// a review of ten thousand scrolls and filters smoothly.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 
@@ -12,8 +13,15 @@ export const ROW_HEIGHT = 44;
 const OVERSCAN = 8;
 
 export interface ResultsTableProps {
-  rows: readonly PaperRow[];
+  /** Rows in the list. */
+  count: number;
+  /** The row at an index, once its page has come. */
+  rowAt: (index: number) => PaperRow | undefined;
+  /** The list draws these rows (first to last, exclusive). */
+  onRange: (first: number, last: number) => void;
   selected: string | null;
+  /** Where the selected row is, to keep it in view; -1 when unknown. */
+  selectedIndex: number;
   query: TableQuery;
   onSort: (key: SortKey) => void;
   onSelect: (id: string) => void;
@@ -27,7 +35,7 @@ const COLUMNS: { key: SortKey; label: string; class: string }[] = [
   { key: "status", label: "Status", class: "col-status" },
 ];
 
-export function ResultsTable({ rows, selected, query, onSort, onSelect }: ResultsTableProps) {
+export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, query, onSort, onSelect }: ResultsTableProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -47,18 +55,20 @@ export function ResultsTable({ rows, selected, query, onSort, onSelect }: Result
   // Keep the selected row in view when the keyboard moves it.
   useEffect(() => {
     const el = scroller.current;
-    const index = rows.findIndex((r) => r.id === selected);
-    if (el === null || index < 0) return;
-    const top = index * ROW_HEIGHT;
+    if (el === null || selectedIndex < 0) return;
+    const top = selectedIndex * ROW_HEIGHT;
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
-  }, [selected, rows]);
+  }, [selected, selectedIndex]);
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
-  const slice = rows.slice(first, last);
+  const last = Math.min(count, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  useEffect(() => {
+    onRange(first, last);
+  }, [first, last, onRange]);
+  const slice = Array.from({ length: Math.max(0, last - first) }, (_, k) => rowAt(first + k));
   return (
-    <div class="table" role="grid" aria-rowcount={rows.length} aria-label="Papers" data-testid="results-table">
+    <div class="table" role="grid" aria-rowcount={count} aria-label="Papers" data-testid="results-table">
       <div class="table__head" role="row">
         {COLUMNS.map((c) => (
           <button
@@ -83,14 +93,27 @@ export function ResultsTable({ rows, selected, query, onSort, onSelect }: Result
           setScrollTop(e.currentTarget.scrollTop);
         }}
       >
-        {rows.length === 0 ? (
+        {count === 0 ? (
           <p class="table__empty" data-testid="results-empty">
             No paper matches these filters.
           </p>
         ) : (
-          <div class="table__canvas" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+          <div class="table__canvas" style={{ height: `${count * ROW_HEIGHT}px` }}>
             {slice.map((row, k) => {
               const index = first + k;
+              if (row === undefined) {
+                // Its page is on its way.
+                return (
+                  <div
+                    key={`pending-${String(index)}`}
+                    role="row"
+                    aria-rowindex={index + 1}
+                    aria-busy="true"
+                    class="table__row table__row--pending"
+                    style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
+                  />
+                );
+              }
               const score = scoreOf(row);
               const verdict = verdictOf(row);
               return (

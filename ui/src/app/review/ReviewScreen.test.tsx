@@ -673,6 +673,85 @@ describe("a reading to check", () => {
   });
 });
 
+describe("a review of thousands of papers", () => {
+  /** ROOT holding `n` read papers, p0 scored highest down to p(n-1), opened from the recent list. */
+  async function openLarge(n: number) {
+    await openReview();
+    const review = platform.reviews.get(ROOT);
+    if (review === undefined) throw new Error("the review is there");
+    const template = review.papers[0];
+    if (template === undefined) throw new Error("a paper to copy");
+    review.state = "done";
+    review.question = "q";
+    review.papers = Array.from({ length: n }, (_, i) => {
+      const score = 10 - i / (n / 10);
+      return { ...template, id: `p${String(i)}`, title: `Paper ${String(i)}`, status: "ok", pages: 9, score, verdict: score >= 6.5 ? "include" : score >= 4 ? "maybe" : "exclude" };
+    });
+    await click("[data-testid=back]");
+    await click("[data-testid=recent-open]");
+    await settle();
+  }
+
+  it("opens with its first page, draws only the rows in view, and asks for the rest as it scrolls", async () => {
+    await openLarge(250);
+    expect(platform.warmed).toContain(ROOT);
+    expect($("[data-testid=results-count]")?.textContent).toContain("250 of 250 papers shown · 250 scored");
+    const drawn = all("[data-testid=result-row]");
+    expect(drawn.length).toBeGreaterThan(0);
+    expect(drawn.length).toBeLessThan(40);
+    expect(drawn[0]?.getAttribute("data-paper")).toBe("p0");
+    // The first page came with the open: the table asked for nothing more
+    // (the setup panel shown before the run listed every file).
+    const tableQueries = () => platform.rowQueries.filter((q) => q.sort !== "listed");
+    expect(tableQueries()).toEqual([]);
+
+    await act(() => {
+      const body = $(".table__body") as HTMLElement;
+      body.scrollTop = 150 * 44;
+      body.dispatchEvent(new Event("scroll"));
+    });
+    await settle();
+    await settle();
+    expect(tableQueries().map((q) => [q.offset, q.limit])).toContainEqual([100, 100]);
+    const row151 = all("[data-testid=result-row]").find((r) => r.getAttribute("aria-rowindex") === "151");
+    expect(row151?.getAttribute("data-paper")).toBe("p150");
+    // Pages not asked for are never fetched: nothing past the second.
+    expect(tableQueries().every((q) => q.offset < 200)).toBe(true);
+  });
+
+  it("filters in Quire: the query goes with the page asked, and the count is of every match", async () => {
+    await openLarge(250);
+    await type("[data-testid=filter-text]", "paper 12");
+    await settle();
+    await settle();
+    const asked = platform.rowQueries.at(-1);
+    expect(asked?.text).toBe("paper 12");
+    expect(asked?.offset).toBe(0);
+    // Every word somewhere: Paper 12, 112, 120 to 129 and 212, best first.
+    expect($("[data-testid=results-count]")?.textContent).toContain("13 of 250 papers shown");
+    expect(all("[data-testid=result-row]").map((r) => r.getAttribute("data-paper"))).toEqual([
+      "p12",
+      "p112",
+      ...Array.from({ length: 10 }, (_, i) => `p${String(120 + i)}`),
+      "p212",
+    ]);
+  });
+
+  it("shows a label on its row at once and asks the pages again, since a label can move a row", async () => {
+    await openLarge(250);
+    await click("[data-testid=result-row]");
+    expect($("[data-testid=result-row][aria-selected=true]")?.getAttribute("data-paper")).toBe("p0");
+    await press("e");
+    await settle();
+    // Excluded by the researcher, p0 keeps its engine score (shown first)
+    // but its verdict is the label's, and the pages were asked again.
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p0", label: { verdict: "exclude", score: null, note: null } });
+    expect(platform.rowQueries.length).toBeGreaterThan(0);
+    const first = all("[data-testid=result-row]")[0];
+    expect(first?.textContent).toContain("exclude ✎");
+  });
+});
+
 describe("the results", () => {
   it("lists every paper best first with a histogram, and opens one's detail", async () => {
     await runToResults();

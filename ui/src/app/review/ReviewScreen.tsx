@@ -10,6 +10,7 @@ import {
   type ZoteroPushSummary,
   type ImportSummary,
   type LookupChoice,
+  type PaperCounts,
   type PaperRow,
   type Platform,
   QuireError,
@@ -23,6 +24,7 @@ import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
 import { SetupPanel } from "./SetupPanel";
+import { useAllRows } from "./useAllRows";
 import { SnowballPanel } from "./SnowballPanel";
 import { TablePanel } from "./TablePanel";
 import { ValidationPanel } from "./ValidationPanel";
@@ -67,7 +69,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     try {
       const opened = await platform.openReview(root);
       setView(opened);
-      if (opened.state === "new" && opened.papers.some((p) => p.status === "pending")) {
+      if (opened.state === "new" && opened.firstRows.counts.pending > 0) {
         setPreparing(true);
         setView(await platform.prepareReview(root));
       }
@@ -196,8 +198,20 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     }
   };
 
+  const shown: Panel | null =
+    view === null
+      ? null
+      : panel !== "auto"
+        ? panel
+        : running || (run !== undefined && run.status !== "finished")
+          ? "run"
+          : view.state === "new"
+            ? "setup"
+            : "results";
+  // The results page their rows; the other panels list every paper.
+  const all = useAllRows(platform, view, shown !== null && shown !== "results" && shown !== "screen");
   const replaceRow = (row: PaperRow) => {
-    setView((v) => (v === null ? v : { ...v, papers: v.papers.map((p) => (p.id === row.id ? row : p)) }));
+    all.replace(row);
   };
 
   let body;
@@ -208,20 +222,25 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           Opening the review and reading its files…
         </p>
       ) : null;
+  } else if (shown !== "results" && shown !== "screen" && all.rows === null) {
+    body =
+      all.error === null ? (
+        <p class="muted" aria-busy="true" data-testid="rows-loading">
+          Listing the papers…
+        </p>
+      ) : (
+        <p class="form-error" role="alert">
+          {all.error}
+        </p>
+      );
   } else {
-    const shown: Panel =
-      panel !== "auto"
-        ? panel
-        : running || (run !== undefined && run.status !== "finished")
-          ? "run"
-          : view.state === "new"
-            ? "setup"
-            : "results";
+    const papers = all.rows ?? [];
+    const reviewed = view.firstRows.counts.withVerdict > 0;
     if (shown === "run" && run !== undefined) {
       body = (
         <RunPanel
           run={run}
-          papers={view.papers}
+          papers={papers}
           now={now}
           onCancel={cancel}
           onResume={resume}
@@ -235,6 +254,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         <SetupPanel
           platform={platform}
           view={view}
+          papers={papers}
           model={model}
           defaultEngine={defaultEngine}
           lookups={lookups}
@@ -245,15 +265,15 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     } else if (shown === "screen") {
       body = <ScreenPanel platform={platform} workspace={root} question={view.question} onLabelled={() => void load()} />;
     } else if (shown === "ask") {
-      body = <AskPanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} papers={view.papers} />;
+      body = <AskPanel platform={platform} workspace={root} reviewed={reviewed} papers={papers} />;
     } else if (shown === "table") {
-      body = <TablePanel platform={platform} workspace={root} reviewed={view.papers.some((p) => p.verdict !== null)} papers={view.papers} />;
+      body = <TablePanel platform={platform} workspace={root} reviewed={reviewed} papers={papers} />;
     } else if (shown === "validation") {
       body = (
         <ValidationPanel
           platform={platform}
           workspace={root}
-          papers={view.papers}
+          papers={papers}
           onRowChange={replaceRow}
           onVerdictsChanged={() => void load()}
         />
@@ -278,8 +298,9 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       view.state === "cancelled" ||
       view.state === "stopped" ||
       (view.state === "running" && run === undefined));
-  const scoredCount = view === null ? 0 : view.papers.filter((p) => p.score !== null).length;
-  const stale = view === null ? [] : view.papers.filter((p) => p.stale !== null);
+  const counts = view?.firstRows.counts ?? null;
+  const scoredCount = counts?.scored ?? 0;
+  const staleCount = counts?.stale ?? 0;
   return (
     <main class="review-screen" data-testid="review-screen">
       <div class="review-screen__head">
@@ -290,7 +311,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           {view === null ? <h1>Review</h1> : <h1 data-testid="review-title">{view.title}</h1>}
           {view !== null && (
             <p class="muted">
-              {view.question ?? "No question yet"} · {papersLine(view.papers)}
+              {view.question ?? "No question yet"} · {papersLine(view.firstRows.counts)}
             </p>
           )}
         </div>
@@ -304,7 +325,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 Edit and run again
               </button>
             )}
-            {!running && view.papers.some((p) => p.status === "ok") && (
+            {!running && view.firstRows.counts.readable > 0 && (
               <button
                 type="button"
                 class="button button--small"
@@ -328,7 +349,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 Add records…
               </button>
             )}
-            {!running && view.papers.some((p) => p.imported !== null) && (
+            {!running && view.firstRows.counts.records > 0 && (
               <button
                 type="button"
                 class="button button--small"
@@ -339,7 +360,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
                 Attach PDFs…
               </button>
             )}
-            {!running && view.papers.some((p) => p.imported?.zotero != null) && (
+            {!running && view.firstRows.counts.zotero > 0 && (
               <button
                 type="button"
                 class="button button--small"
@@ -462,7 +483,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           <span>
             {view.state === "running"
               ? "A run of this review is going on in the background."
-              : `${view.state === "cancelled" ? "This review was cancelled" : "This review stopped before it finished"}: ${count(scoredCount)} of ${count(view.papers.length)} papers are scored. Resuming keeps that work${stale.length === 0 ? "" : ` and reads again the ${count(stale.length)} read under earlier inputs`}.`}
+              : `${view.state === "cancelled" ? "This review was cancelled" : "This review stopped before it finished"}: ${count(scoredCount)} of ${count(view.firstRows.counts.total)} papers are scored. Resuming keeps that work${staleCount === 0 ? "" : ` and reads again the ${count(staleCount)} read under earlier inputs`}.`}
           </span>
           {view.state === "running" ? (
             <button type="button" class="button button--small" onClick={cancel}>
@@ -475,11 +496,11 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           )}
         </div>
       )}
-      {!interrupted && !running && stale.length > 0 && (
+      {!interrupted && !running && staleCount > 0 && (
         <div class="banner" role="status" data-testid="stale">
           <span>
-            {count(stale.length)} {stale.length === 1 ? "paper was" : "papers were"} read under earlier inputs (
-            {stale[0]?.stale}). They count nowhere (results, report, exports) until they are read again.
+            {count(staleCount)} {staleCount === 1 ? "paper was" : "papers were"} read under earlier inputs (
+            {counts?.staleReason}). They count nowhere (results, report, exports) until they are read again.
           </span>
           <button type="button" class="button button--small button--primary" data-testid="read-stale" onClick={resume}>
             Read them again
@@ -489,7 +510,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
       {view !== null && view.state === "pilot" && !running && (
         <div class="banner" role="status" data-testid="pilot-done">
           <span>
-            A pilot read {count(scoredCount)} of {count(view.papers.length)} papers by the approved protocol. Check how they
+            A pilot read {count(scoredCount)} of {count(view.firstRows.counts.total)} papers by the approved protocol. Check how they
             were judged; if the protocol needs changing, edit it under Edit and run again (the papers are then read again by
             the new text). Reading the rest keeps the pilot&apos;s work.
           </span>
@@ -509,10 +530,10 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
 }
 
 /** "12 files", "327 records", or "12 files · 327 records · 10 with full text". */
-function papersLine(papers: readonly PaperRow[]): string {
-  const records = papers.filter((p) => p.imported !== null).length;
-  const files = papers.length - records;
-  const withFullText = papers.filter((p) => p.imported !== null && p.fullText !== null).length;
+function papersLine(counts: PaperCounts): string {
+  const records = counts.records;
+  const files = counts.total - records;
+  const withFullText = counts.recordsWithFullText;
   const parts = [
     files > 0 || records === 0 ? `${count(files)} files` : "",
     records > 0 ? `${count(records)} ${records === 1 ? "record" : "records"}` : "",

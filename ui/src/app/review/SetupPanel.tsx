@@ -25,6 +25,8 @@ import { CapsFields, type CapsText, NO_CAPS, capsParams, numberOrNull } from "./
 export interface SetupPanelProps {
   platform: Platform;
   view: ReviewView;
+  /** Every paper of the review, in its order. */
+  papers: readonly PaperRow[];
   model: ActiveModel | null;
   defaultEngine: EngineKind;
   /** The scholarly lookups, as set in Settings. */
@@ -35,7 +37,7 @@ export interface SetupPanelProps {
   preparing?: boolean;
 }
 
-export function SetupPanel({ platform, view, model, defaultEngine, lookups, onStart, preparing = false }: SetupPanelProps) {
+export function SetupPanel({ platform, view, papers, model, defaultEngine, lookups, onStart, preparing = false }: SetupPanelProps) {
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
   const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
@@ -80,7 +82,7 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
     }
   };
 
-  const unreadable = view.papers.filter((p) => p.status !== "ok" && p.status !== "damaged" && p.status !== "pending");
+  const unreadable = papers.filter((p) => p.status !== "ok" && p.status !== "damaged" && p.status !== "pending");
   return (
     <form
       class="setup"
@@ -244,10 +246,10 @@ export function SetupPanel({ platform, view, model, defaultEngine, lookups, onSt
       </div>
       <section class="files" aria-labelledby="files-title">
         <h2 id="files-title" class="section-title">
-          Files <span class="section-title__note">{fileSummary(view.papers)}</span>
+          Files <span class="section-title__note">{fileSummary(papers)}</span>
         </h2>
         <ul class="files__list" data-testid="files">
-          {view.papers.map((p) => (
+          {papers.map((p) => (
             <li key={p.id} class={`file file--${p.status}`} data-testid="file" title={p.file}>
               <span class="file__name">{p.title ?? fileName(p.file)}</span>
               <span class="file__status">

@@ -249,6 +249,122 @@ disagreed: boolean,
  */
 stale: string | null, };
 
+/**
+ * The review's papers counted, for the lines and buttons that say how many.
+ */
+export type PaperCounts = { total: number, 
+/**
+ * Search records (title and abstract); the rest are files.
+ */
+records: number, 
+/**
+ * Search records with the review's PDF attached as full text.
+ */
+recordsWithFullText: number, 
+/**
+ * Items from Zotero.
+ */
+zotero: number, 
+/**
+ * Files not extracted yet.
+ */
+pending: number, 
+/**
+ * Papers whose text was read cleanly (status ok).
+ */
+readable: number, 
+/**
+ * Papers with the engine's reading that stands.
+ */
+scored: number, 
+/**
+ * Papers with an engine verdict.
+ */
+withVerdict: number, 
+/**
+ * Papers whose reading was made under earlier inputs, and why the
+ * first of them is stale (they share a reason but for rare mixes).
+ */
+stale: number, staleReason: string | null, 
+/**
+ * Papers whose two readings disagreed, and those of them not labelled.
+ */
+disagreed: number, unsettled: number, 
+/**
+ * Every Zotero tag of the review's items, sorted, for the filter.
+ */
+zoteroTags: Array<string>, };
+
+export type VerdictFilter = "any" | "include" | "maybe" | "exclude";
+
+/**
+ * Where a paper stands: scored (has a result), stale (read under earlier
+ * inputs), unread (readable, no result yet), unreadable (cannot be read).
+ */
+export type StatusFilter = "any" | "scored" | "stale" | "unread" | "unreadable";
+
+export type LabelFilter = "any" | "labelled" | "unlabelled";
+
+/**
+ * `disagree`: the two independent readings disagree (dual reading).
+ */
+export type ReadersFilter = "any" | "disagree";
+
+export type SortKey = "listed" | "score" | "title" | "year" | "verdict" | "status";
+
+/**
+ * The filters and the order of the results table, and the page wanted.
+ */
+export type RowQuery = { 
+/**
+ * Words that must all appear in the title, authors, file, year, the
+ * label's note or the Zotero item's tags and notes (any case).
+ */
+text: string, verdict: VerdictFilter, status: StatusFilter, label: LabelFilter, readers: ReadersFilter, 
+/**
+ * Shown score at least this (0 shows papers without a score too).
+ */
+minScore: number, 
+/**
+ * Earliest year shown; none shows all (papers without a year too).
+ */
+fromYear: number | null, 
+/**
+ * Only papers whose Zotero item carries this tag (a record's full text
+ * goes with its record).
+ */
+zoteroTag: string | null, sort: SortKey, descending: boolean, 
+/**
+ * The first row of the page, in the query's order.
+ */
+offset: number, 
+/**
+ * Rows in the page at most.
+ */
+limit: number, };
+
+/**
+ * One page of the rows a query shows.
+ */
+export type RowsPage = { 
+/**
+ * Papers in the review.
+ */
+total: number, 
+/**
+ * Papers the filters let through.
+ */
+matched: number, offset: number, rows: Array<PaperRow>, 
+/**
+ * The shown scores of the matched papers in ten bins, 0-1 to 9-10.
+ */
+histogram: [number, number, number, number, number, number, number, number, number, number], 
+/**
+ * Every paper counted, whatever the filters: labels change some counts
+ * (the disagreements left to settle), so each page says them anew.
+ */
+counts: PaperCounts, };
+
 export type ReviewView = { root: string, title: string, source: string | null, question: string | null, criteria: Array<string>, state: ReviewState, 
 /**
  * The engine of the latest run.
@@ -257,7 +373,13 @@ engine: EngineKind | null,
 /**
  * The dual-reading policy of the latest run, and its second profile.
  */
-dual: DualPolicy | null, secondProfile: string | null, papers: Array<PaperRow>, 
+dual: DualPolicy | null, secondProfile: string | null, 
+/**
+ * The first rows in the table's first order (score, highest first),
+ * with every paper counted; the rest come a page at a time from
+ * [`review_rows`].
+ */
+firstRows: RowsPage, 
 /**
  * Papers found to be one work (DOI, PMID, else title, year and first
  * author), never merged: the researcher decides.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 
-import type { PaperRow } from "../../platform";
-import { DEFAULT_QUERY, histogram, titleOf, visibleRows, zoteroTags } from "./table";
+import type { PaperRow } from "../platform";
+import { DEFAULT_QUERY, titleOf } from "../app/review/table";
+import { histogram, visibleRows, zoteroTags } from "./fakeRows";
 
 function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
   return shown({
