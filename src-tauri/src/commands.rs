@@ -223,7 +223,9 @@ pub async fn review_open(
     ctx: State<'_, AppContext>,
     workspace: PathBuf,
 ) -> Result<ReviewView, CommandError> {
-    view::review_open(&ctx, workspace).await
+    let view = view::review_open(&ctx, workspace).await;
+    crate::heap::give_back_later();
+    view
 }
 
 /// Build a review's rows ahead of its open.
@@ -232,7 +234,9 @@ pub async fn review_warm(
     ctx: State<'_, AppContext>,
     workspace: PathBuf,
 ) -> Result<(), CommandError> {
-    view::review_warm(&ctx, workspace).await
+    let warmed = view::review_warm(&ctx, workspace).await;
+    crate::heap::give_back_later();
+    warmed
 }
 
 /// A page of the review's rows under the table's filters and order.

@@ -3,6 +3,7 @@
 //! this crate only wires it to Tauri (state, plugins, events).
 
 mod commands;
+mod heap;
 
 use std::process::ExitCode;
 
