@@ -10,22 +10,10 @@ use quire::llm::batch::lines::parse_result_line;
 use quire::llm::batch::openai::{Batch, BatchApi};
 use quire::llm::batch::{BatchLine, LineOutcome};
 use quire::llm::{ChatRequest, Message, ModelSettings};
-use testkit::{BatchOptions, ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, ScriptedServer};
 
 async fn server(batch: BatchOptions) -> (ScriptedServer, BatchApi, ModelSettings) {
-    let server = ScriptedServer::start(ServerOptions {
-        batch,
-        ..ServerOptions::default()
-    })
-    .await
-    .unwrap();
-    let settings = ModelSettings {
-        base_url: server.base_url(),
-        model: "scripted-reader".into(),
-        ..ModelSettings::default()
-    };
-    let api = BatchApi::new(&settings, None).unwrap();
-    (server, api, settings)
+    super::batch_support::batch_server(batch).await
 }
 
 fn lines(settings: &ModelSettings, count: usize) -> Vec<BatchLine> {

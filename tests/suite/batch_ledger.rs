@@ -4,17 +4,18 @@
 //! future dropped there, as a kill leaves it) taken up again by a new driver:
 //! no batch submitted twice, no result lost.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use quire::llm::batch::openai::BatchApi;
 use quire::llm::batch::{BatchLine, Limits};
 use quire::llm::{ChatRequest, Message, ModelSettings};
-use quire::review::batches::driver::{RUN_KEY, SHARD_KEY, Seen};
+use quire::review::batches::driver::Seen;
 use quire::review::batches::{BatchDriver, Ledger, Settled, Step};
 use quire::workspace::Workspace;
-use testkit::{BatchOptions, ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, ScriptedServer};
+
+use super::batch_support::{assert_one_batch_per_shard, batch_server};
 use tokio_util::sync::CancellationToken;
 
 const LIMITS: Limits = Limits {
@@ -31,22 +32,12 @@ struct Rig {
 }
 
 async fn rig() -> Rig {
-    let server = ScriptedServer::start(ServerOptions {
-        batch: BatchOptions {
-            fail_every: Some(3),
-            expire_every: Some(5),
-            ..BatchOptions::default()
-        },
-        ..ServerOptions::default()
+    let (server, api, settings) = batch_server(BatchOptions {
+        fail_every: Some(3),
+        expire_every: Some(5),
+        ..BatchOptions::default()
     })
-    .await
-    .unwrap();
-    let settings = ModelSettings {
-        base_url: server.base_url(),
-        model: "scripted-reader".into(),
-        ..ModelSettings::default()
-    };
-    let api = BatchApi::new(&settings, None).unwrap();
+    .await;
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open_or_init(&dir.path().join("ws")).unwrap();
     Rig {
@@ -104,20 +95,7 @@ async fn run_to_end(rig: &Rig, lines: &[BatchLine]) -> (Settled, Vec<Step>) {
 /// Each shard of the run has exactly one batch at the API.
 async fn one_batch_per_shard(rig: &Rig) {
     let ledger = Ledger::load(&rig.ws).unwrap();
-    let run = ledger.run.clone().unwrap();
-    let batches = rig.api.find(RUN_KEY, &run).await.unwrap();
-    let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
-    for batch in &batches {
-        *per_shard
-            .entry(batch.meta(SHARD_KEY).unwrap().to_owned())
-            .or_default() += 1;
-    }
-    assert!(
-        per_shard.values().all(|&n| n == 1),
-        "a shard was submitted twice: {per_shard:?}"
-    );
-    assert_eq!(per_shard.len(), ledger.shards.len());
-    assert_eq!(rig.server.batch_stats().batches_created, batches.len());
+    assert_one_batch_per_shard(&rig.server, &rig.api, &ledger).await;
 }
 
 #[tokio::test]

@@ -5,7 +5,6 @@
 //! SIGKILL after each step of its ledger resumes with no batch submitted
 //! twice and no result lost.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -13,7 +12,6 @@ use std::time::Duration;
 use quire::llm::ModelSettings;
 use quire::llm::batch::openai::BatchApi;
 use quire::review::batches::Ledger;
-use quire::review::batches::driver::{RUN_KEY, SHARD_KEY};
 use quire::workspace::Workspace;
 use serde_json::Value;
 use testkit::{BatchOptions, ScriptedServer, ServerOptions};
@@ -91,23 +89,7 @@ async fn one_batch_per_shard(server: &ScriptedServer, ws: &Path) -> usize {
         ..ModelSettings::default()
     };
     let api = BatchApi::new(&settings, None).unwrap();
-    let batches = api
-        .find(RUN_KEY, ledger.run.as_deref().unwrap())
-        .await
-        .unwrap();
-    let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
-    for batch in &batches {
-        *per_shard
-            .entry(batch.meta(SHARD_KEY).unwrap().to_owned())
-            .or_default() += 1;
-    }
-    assert!(
-        per_shard.values().all(|&n| n == 1),
-        "a shard was submitted twice: {per_shard:?}"
-    );
-    assert_eq!(per_shard.len(), ledger.shards.len());
-    assert_eq!(server.batch_stats().batches_created, batches.len());
-    batches.len()
+    super::batch_support::assert_one_batch_per_shard(server, &api, &ledger).await
 }
 
 #[tokio::test]

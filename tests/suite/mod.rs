@@ -7,6 +7,7 @@ mod ask_papers;
 mod batch_api;
 mod batch_ledger;
 mod batch_review;
+mod batch_support;
 mod cli;
 mod commands;
 mod confinement;
