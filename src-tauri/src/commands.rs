@@ -246,7 +246,9 @@ pub async fn review_rows(
     workspace: PathBuf,
     query: RowQuery,
 ) -> Result<RowsPage, CommandError> {
-    view::review_rows(&ctx, workspace, query).await
+    let page = view::review_rows(&ctx, workspace, query).await;
+    crate::heap::give_back_later();
+    page
 }
 
 #[tauri::command]

@@ -77,6 +77,7 @@ pub fn configure<R: Runtime>(builder: tauri::Builder<R>, ctx: AppContext) -> tau
 
 /// Start the desktop app; returns when its window is closed.
 pub fn run() -> ExitCode {
+    heap::fewer_arenas();
     #[cfg(target_os = "linux")]
     composite_only_with_a_gpu();
     quire::logging::init("info");

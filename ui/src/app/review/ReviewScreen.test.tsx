@@ -719,6 +719,31 @@ describe("a review of thousands of papers", () => {
     expect(tableQueries().every((q) => q.offset < 200)).toBe(true);
   });
 
+  it("lists a new review's first 200 files, every unreadable one among them, until asked for all", async () => {
+    await openReview();
+    const review = platform.reviews.get(ROOT);
+    const template = review?.papers[0];
+    if (review === undefined || template === undefined) throw new Error("the review is there");
+    review.papers = Array.from({ length: 250 }, (_, i) => ({
+      ...template,
+      id: `f${String(i)}`,
+      file: `/papers/f${String(i)}.pdf`,
+      status: i === 240 ? "encrypted" : "ok",
+      reason: i === 240 ? "needs a password" : null,
+      pages: 3,
+    }));
+    await click("[data-testid=back]");
+    await click("[data-testid=recent-open]");
+    await settle();
+    const files = () => all("[data-testid=file]");
+    expect(files()).toHaveLength(200);
+    expect(files().some((f) => f.textContent.includes("needs a password"))).toBe(true);
+    expect($(".files__note")?.textContent).toContain("200 of 250 listed.");
+    await click("[data-testid=files-all]");
+    expect(files()).toHaveLength(250);
+    expect($("[data-testid=files-all]")).toBeNull();
+  });
+
   it("filters in Quire: the query goes with the page asked, and the count is of every match", async () => {
     await openLarge(250);
     await type("[data-testid=filter-text]", "paper 12");

@@ -83,6 +83,10 @@ export function SetupPanel({ platform, view, papers, model, defaultEngine, looku
   };
 
   const unreadable = papers.filter((p) => p.status !== "ok" && p.status !== "damaged" && p.status !== "pending");
+  // A folder or an export of thousands lists its first files, those that
+  // cannot be read always among them (each says why), until asked for all.
+  const [allFiles, setAllFiles] = useState(false);
+  const listed = allFiles || papers.length <= FILES_AT_FIRST ? papers : firstFiles(papers, unreadable);
   return (
     <form
       class="setup"
@@ -249,7 +253,7 @@ export function SetupPanel({ platform, view, papers, model, defaultEngine, looku
           Files <span class="section-title__note">{fileSummary(papers)}</span>
         </h2>
         <ul class="files__list" data-testid="files">
-          {papers.map((p) => (
+          {listed.map((p) => (
             <li key={p.id} class={`file file--${p.status}`} data-testid="file" title={p.file}>
               <span class="file__name">{p.title ?? fileName(p.file)}</span>
               <span class="file__status">
@@ -260,12 +264,43 @@ export function SetupPanel({ platform, view, papers, model, defaultEngine, looku
             </li>
           ))}
         </ul>
+        {listed.length < papers.length && (
+          <p class="files__note">
+            {count(listed.length)} of {count(papers.length)} listed.{" "}
+            <button
+              type="button"
+              class="button button--small"
+              data-testid="files-all"
+              onClick={() => {
+                setAllFiles(true);
+              }}
+            >
+              List all {count(papers.length)}
+            </button>
+          </p>
+        )}
         {unreadable.length > 0 && (
           <p class="files__note">Files that cannot be read are listed in the report and skipped; nothing is spent on them.</p>
         )}
       </section>
     </form>
   );
+}
+
+/** Files listed before the researcher asks for all. */
+const FILES_AT_FIRST = 200;
+
+/** The first files to list: every one that cannot be read, then the others
+ * in order up to FILES_AT_FIRST, in the review's order. */
+function firstFiles(papers: readonly PaperRow[], unreadable: readonly PaperRow[]): PaperRow[] {
+  const always = new Set(unreadable.map((p) => p.id));
+  let room = Math.max(0, FILES_AT_FIRST - always.size);
+  return papers.filter((p) => {
+    if (always.has(p.id)) return true;
+    if (room === 0) return false;
+    room -= 1;
+    return true;
+  });
 }
 
 /** What a listed paper is beyond its status: a record (title and abstract),
