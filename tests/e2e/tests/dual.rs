@@ -82,8 +82,18 @@ async fn a_dual_read_review_queues_the_disagreements_with_both_readings() -> Res
     .await?;
     assert!(disagree.starts_with("Readers disagree: "), "{disagree}");
     app.click("[data-testid=filter-disagree]").await?;
-    let rows = app.texts("[data-testid=result-row]").await?;
-    assert!(!rows.is_empty() && rows.len() < 4, "{rows:?}");
+    // The filtered page comes from Quire; until then the table is busy.
+    let rows = eventually("the disagreements", UI_TIMEOUT, || async {
+        let busy = app
+            .client
+            .find(Locator::Css("[data-testid=results-table]"))
+            .await?
+            .attr("aria-busy")
+            .await?;
+        let rows = app.texts("[data-testid=result-row]").await?;
+        Ok((busy.as_deref() != Some("true") && !rows.is_empty() && rows.len() < 4).then_some(rows))
+    })
+    .await?;
     assert!(
         rows.iter().all(|r| r.contains("maybe")),
         "flag: a disagreement is maybe until settled: {rows:?}"

@@ -291,6 +291,7 @@ export function ResultsPanel({ platform, view, onRowChange }: ResultsPanelProps)
             onRange={rows.want}
             selected={selected?.id ?? null}
             selectedIndex={selectedIndex}
+            busy={rows.busy}
             query={query}
             onSort={sortBy}
             onSelect={select}

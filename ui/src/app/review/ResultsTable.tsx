@@ -22,6 +22,8 @@ export interface ResultsTableProps {
   selected: string | null;
   /** Where the selected row is, to keep it in view; -1 when unknown. */
   selectedIndex: number;
+  /** The rows drawn are the last query's until this one's come. */
+  busy: boolean;
   query: TableQuery;
   onSort: (key: SortKey) => void;
   onSelect: (id: string) => void;
@@ -35,7 +37,7 @@ const COLUMNS: { key: SortKey; label: string; class: string }[] = [
   { key: "status", label: "Status", class: "col-status" },
 ];
 
-export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, query, onSort, onSelect }: ResultsTableProps) {
+export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, busy, query, onSort, onSelect }: ResultsTableProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -68,7 +70,7 @@ export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, q
   }, [first, last, onRange]);
   const slice = Array.from({ length: Math.max(0, last - first) }, (_, k) => rowAt(first + k));
   return (
-    <div class="table" role="grid" aria-rowcount={count} aria-label="Papers" data-testid="results-table">
+    <div class="table" role="grid" aria-rowcount={count} aria-busy={busy} aria-label="Papers" data-testid="results-table">
       <div class="table__head" role="row">
         {COLUMNS.map((c) => (
           <button

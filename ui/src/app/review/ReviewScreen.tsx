@@ -222,18 +222,15 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           Opening the review and reading its files…
         </p>
       ) : null;
-  } else if (shown !== "results" && shown !== "screen" && all.rows === null) {
-    body =
-      all.error === null ? (
-        <p class="muted" aria-busy="true" data-testid="rows-loading">
-          Listing the papers…
-        </p>
-      ) : (
-        <p class="form-error" role="alert">
-          {all.error}
-        </p>
-      );
+  } else if (all.error !== null && shown !== "results" && shown !== "screen") {
+    body = (
+      <p class="form-error" role="alert">
+        {all.error}
+      </p>
+    );
   } else {
+    // The panels do not wait for every row: their forms work at once, and
+    // their lists fill in when the rows come.
     const papers = all.rows ?? [];
     const reviewed = view.firstRows.counts.withVerdict > 0;
     if (shown === "run" && run !== undefined) {
@@ -254,7 +251,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
         <SetupPanel
           platform={platform}
           view={view}
-          papers={papers}
+          papers={all.rows}
           model={model}
           defaultEngine={defaultEngine}
           lookups={lookups}

@@ -26,7 +26,7 @@ export interface SetupPanelProps {
   platform: Platform;
   view: ReviewView;
   /** Every paper of the review, in its order. */
-  papers: readonly PaperRow[];
+  papers: readonly PaperRow[] | null;
   model: ActiveModel | null;
   defaultEngine: EngineKind;
   /** The scholarly lookups, as set in Settings. */
@@ -37,7 +37,9 @@ export interface SetupPanelProps {
   preparing?: boolean;
 }
 
-export function SetupPanel({ platform, view, papers, model, defaultEngine, lookups, onStart, preparing = false }: SetupPanelProps) {
+export function SetupPanel({ platform, view, papers: asked, model, defaultEngine, lookups, onStart, preparing = false }: SetupPanelProps) {
+  // The form does not wait for the files' list; the list says it is coming.
+  const papers = asked ?? [];
   const [question, setQuestion] = useState(view.question ?? "");
   const [criteria, setCriteria] = useState(view.criteria.join("\n"));
   const [engine, setEngine] = useState<EngineKind>(model === null ? "offline" : (view.engine ?? defaultEngine));
@@ -250,7 +252,7 @@ export function SetupPanel({ platform, view, papers, model, defaultEngine, looku
       </div>
       <section class="files" aria-labelledby="files-title">
         <h2 id="files-title" class="section-title">
-          Files <span class="section-title__note">{fileSummary(papers)}</span>
+          Files <span class="section-title__note">{asked === null ? "listing them…" : fileSummary(papers)}</span>
         </h2>
         <ul class="files__list" data-testid="files">
           {listed.map((p) => (

@@ -27,6 +27,8 @@ export interface RowPages {
   /** A row the app just changed (a label): shown at once, and the pages asked
    * again, since the change can move it or take it out of the filters. */
   replace: (row: PaperRow) => void;
+  /** The rows shown are another query's, this one's on their way. */
+  busy: boolean;
   error: string | null;
 }
 
@@ -132,5 +134,5 @@ export function useRowPages(platform: Platform, root: string, query: TableQuery,
     });
     setRevision((r) => r + 1);
   };
-  return { matched: loaded.matched, histogram: loaded.histogram, counts: loaded.counts, rowAt, indexOf, want, replace, error };
+  return { matched: loaded.matched, histogram: loaded.histogram, counts: loaded.counts, rowAt, indexOf, want, replace, busy: !fresh, error };
 }
