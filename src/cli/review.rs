@@ -94,11 +94,12 @@ pub(crate) struct ReviewArgs {
     #[arg(long, value_name = "N")]
     pilot: Option<usize>,
     /// Send the papers' readings through the profile's Batch API first (agent
-    /// engine; OpenAI-compatible): about half the price, answered within 24
-    /// hours. Killed or stopped, the same command finds its batches again.
-    /// The request files are kept in the provider's file storage under its
-    /// terms for stored files until the batch ends (then Quire deletes them):
-    /// check those terms before sending unpublished papers.
+    /// engine; OpenAI-compatible or Anthropic): about half the price,
+    /// answered within 24 hours. Killed or stopped, the same command finds
+    /// its batches again. The papers' text stays with the provider until
+    /// the batch ends and Quire deletes it (OpenAI: as stored files;
+    /// Anthropic: with the batch, up to 29 days): check those terms before
+    /// sending unpublished papers.
     #[arg(long)]
     batch: bool,
     /// With --batch: seconds between asking an open batch how far it got.

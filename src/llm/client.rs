@@ -99,7 +99,7 @@ impl ModelClient {
 
     /// The Batch API of the profile's (first) endpoint, when its protocol
     /// has one.
-    pub fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
+    pub fn batch_api(&self) -> Option<Result<super::batch::BatchService, LlmError>> {
         self.endpoints.endpoints().providers()[0].batch_api()
     }
 

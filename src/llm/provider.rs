@@ -48,7 +48,7 @@ pub trait Provider: Send + Sync {
     }
 
     /// The endpoint's Batch API, when its protocol has one Quire speaks.
-    fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
+    fn batch_api(&self) -> Option<Result<super::batch::BatchService, LlmError>> {
         None
     }
 }
@@ -91,9 +91,15 @@ impl Provider for HttpProvider {
         super::served::served_window(&self.settings, self.key.as_ref()).await
     }
 
-    fn batch_api(&self) -> Option<Result<super::batch::openai::BatchApi, LlmError>> {
-        (self.settings.protocol == Protocol::Openai)
-            .then(|| super::batch::openai::BatchApi::new(&self.settings, self.key.clone()))
+    fn batch_api(&self) -> Option<Result<super::batch::BatchService, LlmError>> {
+        use super::batch::{BatchService, anthropic::MessageBatches, openai::BatchApi};
+        let key = self.key.clone();
+        Some(match self.settings.protocol {
+            Protocol::Openai => BatchApi::new(&self.settings, key).map(BatchService::OpenAi),
+            Protocol::Anthropic => {
+                MessageBatches::new(&self.settings, key).map(BatchService::Anthropic)
+            }
+        })
     }
 
     async fn attempt(

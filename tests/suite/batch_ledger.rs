@@ -1,21 +1,22 @@
-//! A run's requests through the scripted Batch API, kept in the workspace's
-//! ledger: sharded under the limits, failed and expired lines sent again in a
-//! second round, and a run stopped dead after each step of the ledger (its
-//! future dropped there, as a kill leaves it) taken up again by a new driver:
-//! no batch submitted twice, no result lost.
+//! A run's requests through the scripted Batch APIs (OpenAI's and
+//! Anthropic's), kept in the workspace's ledger: sharded under the limits,
+//! failed and expired lines sent again in a second round, and a run stopped
+//! dead after each step of the ledger (its future dropped there, as a kill
+//! leaves it) taken up again by a new driver: no batch submitted twice, no
+//! result lost.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use quire::llm::batch::openai::BatchApi;
-use quire::llm::batch::{BatchLine, Limits};
-use quire::llm::{ChatRequest, Message, ModelSettings};
+use quire::llm::batch::{BatchLine, BatchService, Limits};
+use quire::llm::{ChatRequest, Message, ModelSettings, Protocol};
 use quire::review::batches::driver::Seen;
 use quire::review::batches::{BatchDriver, Ledger, Settled, Step};
 use quire::workspace::Workspace;
 use testkit::{BatchOptions, ScriptedServer};
 
-use super::batch_support::{assert_one_batch_per_shard, batch_server};
+use super::batch_support::{assert_one_batch_per_shard, scripted_batches, service};
 use tokio_util::sync::CancellationToken;
 
 const LIMITS: Limits = Limits {
@@ -23,21 +24,29 @@ const LIMITS: Limits = Limits {
     bytes: 1 << 20,
 };
 
+const PROTOCOLS: [Protocol; 2] = [Protocol::Openai, Protocol::Anthropic];
+
 struct Rig {
     server: ScriptedServer,
-    api: BatchApi,
+    api: BatchService,
     settings: ModelSettings,
     _dir: tempfile::TempDir,
     ws: Workspace,
 }
 
-async fn rig() -> Rig {
-    let (server, api, settings) = batch_server(BatchOptions {
+/// Lines 3, 6, 9… of a batch fail and 5, 10… expire, the first time.
+async fn rig(protocol: Protocol) -> Rig {
+    let options = BatchOptions {
         fail_every: Some(3),
         expire_every: Some(5),
         ..BatchOptions::default()
-    })
-    .await;
+    };
+    rig_with(protocol, options).await
+}
+
+async fn rig_with(protocol: Protocol, options: BatchOptions) -> Rig {
+    let (server, settings) = scripted_batches(options, protocol).await;
+    let api = service(&settings);
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open_or_init(&dir.path().join("ws")).unwrap();
     Rig {
@@ -95,12 +104,18 @@ async fn run_to_end(rig: &Rig, lines: &[BatchLine]) -> (Settled, Vec<Step>) {
 /// Each shard of the run has exactly one batch at the API.
 async fn one_batch_per_shard(rig: &Rig) {
     let ledger = Ledger::load(&rig.ws).unwrap();
-    assert_one_batch_per_shard(&rig.server, &rig.api, &ledger).await;
+    assert_one_batch_per_shard(&rig.server, &rig.settings, &ledger).await;
 }
 
 #[tokio::test]
 async fn requests_are_sharded_retried_once_and_all_answered() {
-    let rig = rig().await;
+    for protocol in PROTOCOLS {
+        sharded_retried_and_answered(protocol).await;
+    }
+}
+
+async fn sharded_retried_and_answered(protocol: Protocol) {
+    let rig = rig(protocol).await;
     let sent = lines(&rig.settings, 25);
     let (settled, steps) = run_to_end(&rig, &sent).await;
     assert_eq!(settled.answers.len(), 25, "{:?}", settled.unresolved);
@@ -122,12 +137,17 @@ async fn requests_are_sharded_retried_once_and_all_answered() {
         stats.lists, 0,
         "a run that was not stopped looks for no batch"
     );
-    assert_eq!(
-        (stats.files_held, stats.files_deleted),
+    let deleted = match protocol {
         // Five request files, five output files, and the three error
         // files of round 1 (round 2 failed nothing).
-        (0, 5 + 5 + 3),
-        "every request, output and error file deleted once kept"
+        Protocol::Openai => (0, 5 + 5 + 3, 0),
+        // The batches themselves, with their results.
+        Protocol::Anthropic => (0, 0, 5),
+    };
+    assert_eq!(
+        (stats.files_held, stats.files_deleted, stats.batches_deleted),
+        deleted,
+        "{protocol:?}: every request and result deleted at the provider once kept"
     );
     assert!(matches!(steps[0], Step::Started { .. }));
     one_batch_per_shard(&rig).await;
@@ -141,8 +161,14 @@ async fn requests_are_sharded_retried_once_and_all_answered() {
 
 #[tokio::test]
 async fn stopped_dead_after_any_step_the_run_resumes_without_a_second_submission() {
+    for protocol in PROTOCOLS {
+        stopped_and_resumed(protocol).await;
+    }
+}
+
+async fn stopped_and_resumed(protocol: Protocol) {
     // The steps of a whole run, to stop after each of them in turn.
-    let whole = rig().await;
+    let whole = rig(protocol).await;
     let sent = lines(&whole.settings, 12);
     let (reference, steps) = run_to_end(&whole, &sent).await;
     assert_eq!(reference.answers.len(), 12);
@@ -150,7 +176,8 @@ async fn stopped_dead_after_any_step_the_run_resumes_without_a_second_submission
 
     // Stopped after each step; and after each `created`, once more with that
     // line lost, as when the kill came between creating the batch and
-    // recording it: the batch must be found, not created again.
+    // recording it: the batch must be found (by its metadata, or for
+    // Anthropic's by when it was created and its size), not created again.
     let mut stops: Vec<(usize, bool)> = (1..steps.len()).map(|k| (k, false)).collect();
     stops.extend(
         (1..steps.len())
@@ -158,7 +185,7 @@ async fn stopped_dead_after_any_step_the_run_resumes_without_a_second_submission
             .map(|k| (k, true)),
     );
     for (stop_after, lose_last_line) in stops {
-        let rig = rig().await;
+        let rig = rig(protocol).await;
         let stop = CancellationToken::new();
         let recorded = Arc::new(Mutex::new(0usize));
         let (count, trip) = (recorded.clone(), stop.clone());
@@ -182,17 +209,23 @@ async fn stopped_dead_after_any_step_the_run_resumes_without_a_second_submission
             }
         }
         if lose_last_line {
+            // The ledger as the kill left it: up to the last `created`, not
+            // including it (a step recorded after it without an await
+            // between, as the next shard's `submitting`, goes with it).
             let ledger = rig.ws.root().join("batches/ledger.jsonl");
             let text = std::fs::read_to_string(&ledger).unwrap();
-            let kept: Vec<&str> = text.lines().collect();
-            assert!(kept.last().unwrap().contains("\"created\""));
-            std::fs::write(&ledger, format!("{}\n", kept[..kept.len() - 1].join("\n"))).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let created = lines
+                .iter()
+                .rposition(|l| l.contains("\"created\""))
+                .expect("a batch was created");
+            std::fs::write(&ledger, format!("{}\n", lines[..created].join("\n"))).unwrap();
         }
         let (settled, _) = run_to_end(&rig, &sent).await;
         assert_eq!(
             settled.answers.len(),
             12,
-            "stopped after step {stop_after} ({:?}): {:?}",
+            "{protocol:?} stopped after step {stop_after} ({:?}): {:?}",
             steps[stop_after - 1],
             settled.unresolved
         );
@@ -208,7 +241,13 @@ async fn stopped_dead_after_any_step_the_run_resumes_without_a_second_submission
 
 #[tokio::test]
 async fn a_cancelled_run_cancels_its_open_batches() {
-    let rig = rig().await;
+    for protocol in PROTOCOLS {
+        cancelled(protocol).await;
+    }
+}
+
+async fn cancelled(protocol: Protocol) {
+    let rig = rig(protocol).await;
     let sent = lines(&rig.settings, 4);
     let cancel = CancellationToken::new();
     let trip = cancel.clone();
@@ -226,4 +265,37 @@ async fn a_cancelled_run_cancels_its_open_batches() {
         "{ended:?}"
     );
     assert_eq!(rig.server.batch_stats().cancelled, 1);
+}
+
+#[tokio::test]
+async fn a_request_the_batch_refuses_is_not_sent_again_and_comes_back_with_its_reason() {
+    for protocol in PROTOCOLS {
+        refused(protocol).await;
+    }
+}
+
+async fn refused(protocol: Protocol) {
+    let options = BatchOptions {
+        refuse_every: Some(4),
+        ..BatchOptions::default()
+    };
+    let rig = rig_with(protocol, options).await;
+    let sent = lines(&rig.settings, 9);
+    let (settled, _) = run_to_end(&rig, &sent).await;
+    // The 4th and 8th requests are refused with a 400: not worth a second
+    // batch, so there is none, and the caller is told why.
+    assert_eq!(settled.answers.len(), 7);
+    assert_eq!(settled.batches, 1, "a 400 is not sent again");
+    assert_eq!(rig.server.batch_stats().lines_submitted, 9);
+    let refused: BTreeSet<&String> = settled.unresolved.keys().collect();
+    assert_eq!(
+        refused,
+        BTreeSet::from([&sent[3].custom_id, &sent[7].custom_id])
+    );
+    for reason in settled.unresolved.values() {
+        assert!(
+            reason.contains("HTTP 400") && reason.contains("cannot be taken by a batch"),
+            "{protocol:?}: {reason}"
+        );
+    }
 }

@@ -1,5 +1,6 @@
-//! `quire review --batch` against the scripted server's Batch API, over real
-//! HTTP: the readings' first calls go through batches (failed and expired
+//! `quire review --batch` against the scripted server's Batch APIs (OpenAI's,
+//! and Anthropic's Message Batches), over real HTTP: the readings' first
+//! calls go through batches (failed and expired
 //! lines sent again in a second round), each reading is accepted from its
 //! batch answer as an interactive one would be, and a review killed with
 //! SIGKILL after each step of its ledger resumes with no batch submitted
@@ -9,8 +10,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use quire::llm::ModelSettings;
-use quire::llm::batch::openai::BatchApi;
+use quire::llm::{ModelSettings, Protocol};
 use quire::review::batches::Ledger;
 use quire::workspace::Workspace;
 use serde_json::Value;
@@ -81,21 +81,31 @@ fn calls(ws: &Path) -> Vec<Value> {
 }
 
 /// Each shard of the workspace's ledger has exactly one batch at the server.
-async fn one_batch_per_shard(server: &ScriptedServer, ws: &Path) -> usize {
+async fn one_batch_per_shard(server: &ScriptedServer, ws: &Path, protocol: Protocol) -> usize {
     let ledger = Ledger::load(&Workspace::open_read_only(ws).unwrap()).unwrap();
     let settings = ModelSettings {
         base_url: server.base_url(),
         model: "scripted-reader".into(),
+        protocol,
         ..ModelSettings::default()
     };
-    let api = BatchApi::new(&settings, None).unwrap();
-    super::batch_support::assert_one_batch_per_shard(server, &api, &ledger).await
+    super::batch_support::assert_one_batch_per_shard(server, &settings, &ledger).await
 }
 
 #[tokio::test]
 async fn a_review_reads_its_papers_from_batch_answers_checked_as_any_reading() {
+    for protocol in [Protocol::Openai, Protocol::Anthropic] {
+        read_from_batches(protocol).await;
+    }
+}
+
+async fn read_from_batches(protocol: Protocol) {
     let server = batch_server(Duration::ZERO).await;
-    let config = scripted_config(&server.base_url(), PROFILE);
+    let profile = match protocol {
+        Protocol::Openai => PROFILE.to_owned(),
+        Protocol::Anthropic => format!("{PROFILE}protocol = \"anthropic\"\n"),
+    };
+    let config = scripted_config(&server.base_url(), &profile);
     let data = tempfile::tempdir().unwrap();
     let folder = folder_of(&dev_pdfs("databases", 4));
     let ws = data.path().join("ws");
@@ -121,7 +131,7 @@ async fn a_review_reads_its_papers_from_batch_answers_checked_as_any_reading() {
     // The first calls of every part went through batches: a second round
     // for the lines that failed or expired, and each part asked once.
     let stats = server.batch_stats();
-    let batches = one_batch_per_shard(&server, &ws).await;
+    let batches = one_batch_per_shard(&server, &ws, protocol).await;
     assert!(batches >= 2, "a second round for failed and expired lines");
     let ledger = Ledger::load(&workspace).unwrap();
     let first_round: usize = ledger
@@ -150,7 +160,7 @@ async fn a_review_reads_its_papers_from_batch_answers_checked_as_any_reading() {
     );
     let interactive: usize = reader_calls(&server.requests()).values().sum();
     eprintln!(
-        "batch review: {first_round} first calls, {batches} batches, {} lines submitted, {interactive} reading calls asked interactively",
+        "batch review ({protocol:?}): {first_round} first calls, {batches} batches, {} lines submitted, {interactive} reading calls asked interactively",
         stats.lines_submitted
     );
     assert_eq!(reader(false), interactive);
@@ -206,14 +216,14 @@ async fn killed_after_each_ledger_step_the_review_resumes_with_one_batch_per_sha
     }
     let status = finished.expect("a run went to the end");
     assert!(status.success());
-    for kind in ["started", "sharded", "uploaded", "created", "finished"] {
+    for kind in ["started", "round", "uploaded", "created", "finished"] {
         assert!(
             kinds_killed_after.iter().any(|k| k == kind),
             "never killed after a {kind} step: {kinds_killed_after:?}"
         );
     }
 
-    one_batch_per_shard(&server, &ws).await;
+    one_batch_per_shard(&server, &ws, Protocol::Openai).await;
     let workspace = Workspace::open_read_only(&ws).unwrap();
     assert_eq!(results(&workspace).len(), 3, "no result lost");
     let ledger = Ledger::load(&workspace).unwrap();

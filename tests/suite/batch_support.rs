@@ -1,18 +1,23 @@
-//! What the batch tests share: a scripted server playing the Batch API with
+//! What the batch tests share: a scripted server playing the Batch APIs with
 //! a client for it, and the check that no shard of a ledger was submitted
 //! twice.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use quire::llm::ModelSettings;
+use quire::llm::batch::BatchService;
+use quire::llm::batch::anthropic::MessageBatches;
 use quire::llm::batch::openai::BatchApi;
+use quire::llm::{ModelSettings, Protocol};
 use quire::review::batches::Ledger;
 use quire::review::batches::driver::{RUN_KEY, SHARD_KEY};
 use testkit::{BatchOptions, ScriptedServer, ServerOptions};
 
-/// A scripted server whose Batch API behaves as `batch` says, a client for
-/// it, and the settings the client was made from.
-pub(crate) async fn batch_server(batch: BatchOptions) -> (ScriptedServer, BatchApi, ModelSettings) {
+/// A scripted server whose Batch APIs behave as `batch` says, and settings
+/// for it speaking `protocol`.
+pub(crate) async fn scripted_batches(
+    batch: BatchOptions,
+    protocol: Protocol,
+) -> (ScriptedServer, ModelSettings) {
     let server = ScriptedServer::start(ServerOptions {
         batch,
         ..ServerOptions::default()
@@ -22,35 +27,65 @@ pub(crate) async fn batch_server(batch: BatchOptions) -> (ScriptedServer, BatchA
     let settings = ModelSettings {
         base_url: server.base_url(),
         model: "scripted-reader".into(),
+        protocol,
         ..ModelSettings::default()
     };
+    (server, settings)
+}
+
+/// The OpenAI Batch API of a scripted server, with its settings.
+pub(crate) async fn batch_server(batch: BatchOptions) -> (ScriptedServer, BatchApi, ModelSettings) {
+    let (server, settings) = scripted_batches(batch, Protocol::Openai).await;
     let api = BatchApi::new(&settings, None).unwrap();
     (server, api, settings)
 }
 
-/// Each shard of `ledger` has exactly one batch at `server` (found by the
-/// run's metadata, as a restarted run finds them), and the server created
-/// no other. Returns how many batches there are.
+/// The Batch API `settings` speak to.
+pub(crate) fn service(settings: &ModelSettings) -> BatchService {
+    match settings.protocol {
+        Protocol::Openai => BatchService::OpenAi(BatchApi::new(settings, None).unwrap()),
+        Protocol::Anthropic => {
+            BatchService::Anthropic(MessageBatches::new(settings, None).unwrap())
+        }
+    }
+}
+
+/// Each shard of `ledger` has its own batch and the server created no
+/// other; an OpenAI batch is also found by the run's metadata, as a
+/// restarted run finds it. Returns how many batches there are.
 pub(crate) async fn assert_one_batch_per_shard(
     server: &ScriptedServer,
-    api: &BatchApi,
+    settings: &ModelSettings,
     ledger: &Ledger,
 ) -> usize {
-    let batches = api
-        .find(RUN_KEY, ledger.run.as_deref().unwrap())
-        .await
-        .unwrap();
-    let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
-    for batch in &batches {
-        *per_shard
-            .entry(batch.meta(SHARD_KEY).unwrap().to_owned())
-            .or_default() += 1;
-    }
-    assert!(
-        per_shard.values().all(|&n| n == 1),
-        "a shard was submitted twice: {per_shard:?}"
+    let ids: BTreeSet<&str> = ledger
+        .shards
+        .iter()
+        .map(|s| s.batch_id.as_deref().expect("every shard has a batch"))
+        .collect();
+    assert_eq!(ids.len(), ledger.shards.len(), "two shards share a batch");
+    assert_eq!(
+        server.batch_stats().batches_created,
+        ledger.shards.len(),
+        "a shard was submitted twice"
     );
-    assert_eq!(per_shard.len(), ledger.shards.len());
-    assert_eq!(server.batch_stats().batches_created, batches.len());
-    batches.len()
+    if settings.protocol == Protocol::Openai {
+        let api = BatchApi::new(settings, None).unwrap();
+        let batches = api
+            .find(RUN_KEY, ledger.run.as_deref().unwrap())
+            .await
+            .unwrap();
+        let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
+        for batch in &batches {
+            *per_shard
+                .entry(batch.meta(SHARD_KEY).unwrap().to_owned())
+                .or_default() += 1;
+        }
+        assert!(
+            per_shard.values().all(|&n| n == 1),
+            "a shard was submitted twice: {per_shard:?}"
+        );
+        assert_eq!(per_shard.len(), ledger.shards.len());
+    }
+    ledger.shards.len()
 }

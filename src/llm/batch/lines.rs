@@ -28,6 +28,11 @@ impl Limits {
         requests: 50_000,
         bytes: 200 * 1024 * 1024,
     };
+    /// Anthropic's: 100,000 requests and 256 MB a batch.
+    pub const ANTHROPIC: Limits = Limits {
+        requests: 100_000,
+        bytes: 256 * 1024 * 1024,
+    };
 }
 
 /// One request of a batch file.
@@ -110,7 +115,8 @@ impl LineOutcome {
     }
 }
 
-/// One line of an output or error file: its request's id and outcome.
+/// One line of a result file, OpenAI's (an output or error file) or
+/// Anthropic's (a message batch's results): its request's id and outcome.
 pub fn parse_result_line(line: &str) -> Result<(String, LineOutcome), String> {
     let value: Value =
         serde_json::from_str(line).map_err(|e| format!("a result line is not JSON: {e}"))?;
@@ -119,6 +125,9 @@ pub fn parse_result_line(line: &str) -> Result<(String, LineOutcome), String> {
         .and_then(Value::as_str)
         .ok_or("a result line has no custom_id")?
         .to_owned();
+    if let Some(result) = value.get("result") {
+        return Ok((custom_id, message_batch_outcome(result)));
+    }
     let error = value.get("error").filter(|e| !e.is_null());
     let response = value.get("response").filter(|r| !r.is_null());
     let outcome = match (response, error) {
@@ -166,6 +175,49 @@ pub fn parse_result_line(line: &str) -> Result<(String, LineOutcome), String> {
         }
     };
     Ok((custom_id, outcome))
+}
+
+/// The outcome a message batch's `result` says: `succeeded` with the
+/// message, `errored` with the API's error (its type read as the HTTP
+/// status the interactive API gives it, so a retry is judged the same way),
+/// or `canceled` / `expired`, never run.
+fn message_batch_outcome(result: &Value) -> LineOutcome {
+    let kind = result.get("type").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "succeeded" => {
+            let message = result.get("message").cloned().unwrap_or(Value::Null);
+            match crate::llm::anthropic::parse_response(&message) {
+                Ok(answer) => LineOutcome::Answered(answer),
+                Err(e) => LineOutcome::Failed {
+                    status: 200,
+                    message: e.to_string(),
+                },
+            }
+        }
+        "errored" => {
+            let error = result.pointer("/error/error").unwrap_or(&Value::Null);
+            let status = match error.get("type").and_then(Value::as_str) {
+                Some("invalid_request_error") => 400,
+                Some("authentication_error") => 401,
+                Some("permission_error") => 403,
+                Some("not_found_error") => 404,
+                Some("request_too_large") => 413,
+                Some("rate_limit_error") => 429,
+                Some("overloaded_error") => 529,
+                _ => 500,
+            };
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("no message")
+                .to_owned();
+            LineOutcome::Failed { status, message }
+        }
+        other => LineOutcome::NotRun {
+            code: other.to_owned(),
+            message: format!("the message batch's request was {other}"),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -287,5 +339,34 @@ mod tests {
         assert!(parse_result_line(busy).unwrap().1.is_retryable());
         assert!(parse_result_line("{not json").is_err());
         assert!(parse_result_line(r#"{"custom_id":"q","response":null,"error":null}"#).is_err());
+    }
+
+    #[test]
+    fn message_batch_result_lines_read_as_the_same_outcomes() {
+        let ok = r#"{"custom_id":"qabc","result":{"type":"succeeded","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"{\"score\": 7}"}],"stop_reason":"end_turn","usage":{"input_tokens":900,"output_tokens":40}}}}"#;
+        let (id, outcome) = parse_result_line(ok).unwrap();
+        assert_eq!(id, "qabc");
+        let LineOutcome::Answered(answer) = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(answer.text, "{\"score\": 7}");
+        assert_eq!(answer.usage.unwrap().input_tokens, 900);
+
+        let invalid = r#"{"custom_id":"qdef","result":{"type":"errored","error":{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}}}"#;
+        let (_, outcome) = parse_result_line(invalid).unwrap();
+        assert!(
+            matches!(&outcome, LineOutcome::Failed { status: 400, message } if message.contains("too long")),
+            "{outcome:?}"
+        );
+        assert!(!outcome.is_retryable());
+
+        let overloaded = r#"{"custom_id":"qghi","result":{"type":"errored","error":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}}"#;
+        assert!(parse_result_line(overloaded).unwrap().1.is_retryable());
+        for (kind, id) in [("expired", "qjkl"), ("canceled", "qmno")] {
+            let line = format!(r#"{{"custom_id":"{id}","result":{{"type":"{kind}"}}}}"#);
+            let (_, outcome) = parse_result_line(&line).unwrap();
+            assert!(matches!(&outcome, LineOutcome::NotRun { code, .. } if code == kind));
+            assert!(outcome.is_retryable());
+        }
     }
 }

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::Polled;
+use super::http::BatchHttp;
 use super::lines::{BatchLine, CHAT_ENDPOINT};
 use crate::llm::LlmError;
-use crate::llm::classify_http;
-use crate::llm::http::{auth_headers, http_client};
 use crate::llm::secrets::ApiKey;
 use crate::llm::settings::ModelSettings;
 
@@ -70,60 +70,42 @@ impl Batch {
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.metadata.as_ref()?.get(key).map(String::as_str)
     }
+
+    /// The batch in the terms both APIs share: its results are its output
+    /// and error files, and those and its request file are deleted once kept.
+    pub fn polled(&self) -> Polled {
+        let results: Vec<String> = [&self.output_file_id, &self.error_file_id]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let request_file = Some(self.input_file_id.clone()).filter(|id| !id.is_empty());
+        Polled {
+            id: self.id.clone(),
+            status: self.status.clone(),
+            finished: self.is_finished(),
+            counts: self.request_counts.unwrap_or_default(),
+            failure: self.failure(),
+            leftovers: request_file.into_iter().chain(results.clone()).collect(),
+            results,
+        }
+    }
 }
 
 /// The Batch API of one endpoint, with the profile's key.
 pub struct BatchApi {
-    base: String,
-    key: Option<ApiKey>,
-    http: reqwest::Client,
-    settings: ModelSettings,
+    wire: BatchHttp,
 }
 
 impl BatchApi {
     pub fn new(settings: &ModelSettings, key: Option<ApiKey>) -> Result<Self, LlmError> {
         Ok(Self {
-            base: settings.base_url.trim_end_matches('/').to_owned(),
-            key,
-            http: http_client(settings)?,
-            settings: settings.clone(),
+            wire: BatchHttp::new(settings, key)?,
         })
     }
 
     async fn send(&self, request: reqwest::RequestBuilder, what: &str) -> Result<String, LlmError> {
-        let url = format!("{} ({what})", self.base);
-        let response = request
-            .headers(auth_headers(self.settings.protocol, self.key.as_ref()))
-            .timeout(self.settings.request_timeout())
-            .send()
-            .await
-            .map_err(|e| LlmError::Unreachable {
-                url: url.clone(),
-                message: crate::net::failure_words(&e).to_owned(),
-            })?;
-        let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = response.text().await.map_err(|_| LlmError::CutStream)?;
-        if !status.is_success() {
-            return Err(classify_http(
-                status.as_u16(),
-                retry_after.as_deref(),
-                &body,
-            ));
-        }
-        Ok(body)
-    }
-
-    fn json<T: for<'de> Deserialize<'de>>(body: &str, what: &str) -> Result<T, LlmError> {
-        serde_json::from_str(body).map_err(|e| {
-            LlmError::Malformed(format!(
-                "the answer to {what} is not what the Batch API sends: {e}"
-            ))
-        })
+        self.wire.send(request, what).await
     }
 
     /// Upload `lines` as a request file named `name`; its file id.
@@ -147,15 +129,16 @@ impl BatchApi {
         body.extend_from_slice(file.as_bytes());
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         let request = self
+            .wire
             .http
-            .post(format!("{}/files", self.base))
+            .post(format!("{}/files", self.wire.base))
             .header(
                 reqwest::header::CONTENT_TYPE,
                 format!("multipart/form-data; boundary={boundary}"),
             )
             .body(body);
         let answer = self.send(request, "file upload").await?;
-        let uploaded: Value = Self::json(&answer, "a file upload")?;
+        let uploaded: Value = BatchHttp::json(&answer, "a file upload")?;
         uploaded
             .get("id")
             .and_then(Value::as_str)
@@ -170,8 +153,9 @@ impl BatchApi {
         metadata: &BTreeMap<String, String>,
     ) -> Result<Batch, LlmError> {
         let request = self
+            .wire
             .http
-            .post(format!("{}/batches", self.base))
+            .post(format!("{}/batches", self.wire.base))
             .json(&json!({
                 "input_file_id": file_id,
                 "endpoint": CHAT_ENDPOINT,
@@ -179,21 +163,25 @@ impl BatchApi {
                 "metadata": metadata,
             }));
         let answer = self.send(request, "batch create").await?;
-        Self::json(&answer, "a batch create")
+        BatchHttp::json(&answer, "a batch create")
     }
 
     pub async fn retrieve(&self, batch_id: &str) -> Result<Batch, LlmError> {
-        let request = self.http.get(format!("{}/batches/{batch_id}", self.base));
+        let request = self
+            .wire
+            .http
+            .get(format!("{}/batches/{batch_id}", self.wire.base));
         let answer = self.send(request, "batch retrieve").await?;
-        Self::json(&answer, "a batch retrieve")
+        BatchHttp::json(&answer, "a batch retrieve")
     }
 
     pub async fn cancel(&self, batch_id: &str) -> Result<Batch, LlmError> {
         let request = self
+            .wire
             .http
-            .post(format!("{}/batches/{batch_id}/cancel", self.base));
+            .post(format!("{}/batches/{batch_id}/cancel", self.wire.base));
         let answer = self.send(request, "batch cancel").await?;
-        Self::json(&answer, "a batch cancel")
+        BatchHttp::json(&answer, "a batch cancel")
     }
 
     /// Every batch whose metadata has `key` = `value`, newest first, paging
@@ -210,12 +198,12 @@ impl BatchApi {
         let mut found = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let mut url = format!("{}/batches?limit=100", self.base);
+            let mut url = format!("{}/batches?limit=100", self.wire.base);
             if let Some(after) = &after {
                 url.push_str(&format!("&after={after}"));
             }
-            let answer = self.send(self.http.get(url), "batch list").await?;
-            let page: Page = Self::json(&answer, "a batch list")?;
+            let answer = self.send(self.wire.http.get(url), "batch list").await?;
+            let page: Page = BatchHttp::json(&answer, "a batch list")?;
             let last = page
                 .last_id
                 .clone()
@@ -230,15 +218,19 @@ impl BatchApi {
 
     /// Delete a file (a request file, or a result file once kept).
     pub async fn delete_file(&self, file_id: &str) -> Result<(), LlmError> {
-        let request = self.http.delete(format!("{}/files/{file_id}", self.base));
+        let request = self
+            .wire
+            .http
+            .delete(format!("{}/files/{file_id}", self.wire.base));
         self.send(request, "file delete").await.map(|_| ())
     }
 
     /// A result or error file's text.
     pub async fn content(&self, file_id: &str) -> Result<String, LlmError> {
         let request = self
+            .wire
             .http
-            .get(format!("{}/files/{file_id}/content", self.base));
+            .get(format!("{}/files/{file_id}/content", self.wire.base));
         self.send(request, "file content").await
     }
 }

@@ -11,22 +11,32 @@
 //! 5xx, a 429, the window closing) go into a new round, up to `max_rounds`;
 //! what is still unanswered then is returned with the reason, for the caller
 //! to ask interactively or to report. Once a batch's results are kept, its
-//! files (the papers' text, the answers) are deleted at the provider.
+//! files (the papers' text, the answers) or the batch itself are deleted at
+//! the provider.
+//!
+//! OpenAI's batches are created over an uploaded file and carry metadata
+//! naming the run and the shard, by which they are found again. Anthropic's
+//! take their requests inline and carry none: the ledger records when a
+//! create was about to be sent, and a batch created since then holding the
+//! shard's number of requests, not yet any other shard's, is taken as its.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::ledger::{Ledger, Shard, Step, shard_path};
-use crate::llm::batch::openai::{Batch, BatchApi};
-use crate::llm::batch::{BatchLine, Limits, LineOutcome, shard};
+use super::ledger::{Ledger, Shard, ShardSize, Step, shard_path};
+use crate::llm::batch::{BatchLine, BatchService, Limits, LineOutcome, Polled, shard};
 use crate::llm::{ChatResponse, LlmError};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Metadata keys every batch carries, to be found again by.
 pub const RUN_KEY: &str = "quire_run";
 pub const SHARD_KEY: &str = "quire_shard";
+
+/// How far the provider's clock may be behind ours when a batch without
+/// metadata is matched by when it was created.
+const CLOCK_SKEW_SECS: u64 = 600;
 
 /// A batch as last polled, for the progress shown per shard.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +78,7 @@ pub enum DriveError {
 
 pub struct BatchDriver<'a> {
     pub ws: &'a Workspace,
-    pub api: &'a BatchApi,
+    pub api: &'a BatchService,
     pub limits: Limits,
     pub poll_every: Duration,
     pub max_rounds: u32,
@@ -112,9 +122,11 @@ impl BatchDriver<'_> {
             if outstanding.is_empty() || ledger.last_round() >= self.max_rounds {
                 return Ok(settle(&ledger, &wanted));
             }
+            // The round's shards are written, then recorded in one line.
             let round = ledger.last_round() + 1;
+            let mut shards = Vec::new();
             for requests in shard(outstanding, self.limits) {
-                let name = format!("r{round}-{}", ledger.shards.len());
+                let name = format!("r{round}-{}", ledger.shards.len() + shards.len());
                 let mut file = String::new();
                 for line in &requests {
                     file.push_str(&line.to_json_line());
@@ -122,13 +134,12 @@ impl BatchDriver<'_> {
                 }
                 self.ws.write(&shard_path(&name)?, file.as_bytes())?;
                 fresh.insert(name.clone());
-                let step = Step::Sharded {
+                shards.push(ShardSize {
                     shard: name,
-                    round,
                     requests: requests.len(),
-                };
-                self.record(&mut ledger, step, seen)?;
+                });
             }
+            self.record(&mut ledger, Step::Round { round, shards }, seen)?;
         }
     }
 
@@ -143,9 +154,9 @@ impl BatchDriver<'_> {
         Ok(())
     }
 
-    /// Every shard without a batch gets one: found by its metadata when a
-    /// kill came between creating it and recording it, else created (after
-    /// an upload, unless the upload was recorded).
+    /// Every shard without a batch gets one: found again when a kill came
+    /// between creating it and recording it, else created (after an upload,
+    /// unless the upload was recorded).
     async fn submit_open(
         &self,
         ledger: &mut Ledger,
@@ -166,61 +177,132 @@ impl BatchDriver<'_> {
         // A shard an earlier run wrote may have a batch that run created
         // but did not live to record.
         let existing = if open.iter().all(|s| fresh.contains(&s.name)) {
-            Vec::new()
+            BTreeMap::new()
         } else {
-            self.api.find(RUN_KEY, run).await?
+            self.existing(ledger, run, &open).await?
         };
         for shard in open {
             if cancel.is_cancelled() {
                 return Err(DriveError::Cancelled);
             }
-            if let Some(batch) = existing
-                .iter()
-                .find(|b| b.meta(SHARD_KEY) == Some(&shard.name))
-            {
-                let step = Step::Created {
-                    shard: shard.name.clone(),
-                    batch_id: batch.id.clone(),
-                };
-                self.record(ledger, step, seen)?;
-                continue;
-            }
-            let file_id = match shard.file_id {
-                Some(id) => id,
-                None => {
-                    let text = self.ws.read_string(&shard_path(&shard.name)?)?;
-                    let requests: Vec<BatchLine> = text
-                        .lines()
-                        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                        .map(|v| BatchLine {
-                            custom_id: v["custom_id"].as_str().unwrap_or_default().to_owned(),
-                            body: v["body"].clone(),
-                        })
-                        .collect();
-                    let id = self
-                        .api
-                        .upload(&format!("quire-{run}-{}.jsonl", shard.name), &requests)
-                        .await?;
-                    let step = Step::Uploaded {
-                        shard: shard.name.clone(),
-                        file_id: id.clone(),
-                    };
-                    self.record(ledger, step, seen)?;
-                    id
-                }
+            let batch_id = match existing.get(&shard.name) {
+                Some(found) => found.clone(),
+                None => self.create(ledger, run, &shard, seen).await?,
             };
-            let metadata = BTreeMap::from([
-                (RUN_KEY.to_owned(), run.to_owned()),
-                (SHARD_KEY.to_owned(), shard.name.clone()),
-            ]);
-            let batch = self.api.create(&file_id, &metadata).await?;
             let step = Step::Created {
                 shard: shard.name.clone(),
-                batch_id: batch.id,
+                batch_id,
             };
             self.record(ledger, step, seen)?;
         }
         Ok(())
+    }
+
+    /// The batches of `open` shards that exist at the API, by shard.
+    async fn existing(
+        &self,
+        ledger: &Ledger,
+        run: &str,
+        open: &[Shard],
+    ) -> Result<BTreeMap<String, String>, DriveError> {
+        let mut found = BTreeMap::new();
+        match self.api {
+            BatchService::OpenAi(api) => {
+                for batch in api.find(RUN_KEY, run).await? {
+                    if let Some(shard) = batch.meta(SHARD_KEY) {
+                        found.entry(shard.to_owned()).or_insert(batch.id.clone());
+                    }
+                }
+            }
+            BatchService::Anthropic(api) => {
+                let Some(since) = open.iter().filter_map(|s| s.submitting).min() else {
+                    return Ok(found);
+                };
+                let mut batches = api
+                    .created_since(since.saturating_sub(CLOCK_SKEW_SECS))
+                    .await?;
+                // Oldest first: each shard takes the first batch of its size
+                // created after it began to submit.
+                batches.reverse();
+                let mut claimed: BTreeSet<String> = ledger
+                    .shards
+                    .iter()
+                    .filter_map(|s| s.batch_id.clone())
+                    .collect();
+                for shard in open {
+                    let Some(at) = shard.submitting else { continue };
+                    let batch = batches.iter().find(|b| {
+                        !claimed.contains(&b.id)
+                            && b.total() == shard.requests as u64
+                            && b.created_unix().is_none_or(|t| t + CLOCK_SKEW_SECS >= at)
+                    });
+                    if let Some(batch) = batch {
+                        claimed.insert(batch.id.clone());
+                        found.insert(shard.name.clone(), batch.id.clone());
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Create the batch of `shard`; its id. Each step before the create is
+    /// recorded, so a kill during it is followed by a search, not a guess.
+    async fn create(
+        &self,
+        ledger: &mut Ledger,
+        run: &str,
+        shard: &Shard,
+        seen: &(dyn Fn(Seen<'_>) + Send + Sync),
+    ) -> Result<String, DriveError> {
+        match self.api {
+            BatchService::OpenAi(api) => {
+                let file_id = match &shard.file_id {
+                    Some(id) => id.clone(),
+                    None => {
+                        let requests = self.shard_lines(&shard.name)?;
+                        let name = format!("quire-{run}-{}.jsonl", shard.name);
+                        let id = api.upload(&name, &requests).await?;
+                        let step = Step::Uploaded {
+                            shard: shard.name.clone(),
+                            file_id: id.clone(),
+                        };
+                        self.record(ledger, step, seen)?;
+                        id
+                    }
+                };
+                let metadata = BTreeMap::from([
+                    (RUN_KEY.to_owned(), run.to_owned()),
+                    (SHARD_KEY.to_owned(), shard.name.clone()),
+                ]);
+                Ok(api.create(&file_id, &metadata).await?.id)
+            }
+            BatchService::Anthropic(api) => {
+                let requests = self.shard_lines(&shard.name)?;
+                let at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                let step = Step::Submitting {
+                    shard: shard.name.clone(),
+                    at,
+                };
+                self.record(ledger, step, seen)?;
+                Ok(api.create(&requests).await?.id)
+            }
+        }
+    }
+
+    /// The requests of the shard named `name`, from its file.
+    fn shard_lines(&self, name: &str) -> Result<Vec<BatchLine>, DriveError> {
+        let text = self.ws.read_string(&shard_path(name)?)?;
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|v| BatchLine {
+                custom_id: v["custom_id"].as_str().unwrap_or_default().to_owned(),
+                body: v["body"].clone(),
+            })
+            .collect())
     }
 
     /// Poll every open batch until each has ended, keeping its results.
@@ -251,15 +333,14 @@ impl BatchDriver<'_> {
             }
             for (name, batch_id) in open {
                 let batch = self.api.retrieve(&batch_id).await?;
-                let counts = batch.request_counts.unwrap_or_default();
                 seen(Seen::Polled(&Progress {
                     shard: name.clone(),
                     status: batch.status.clone(),
-                    completed: counts.completed,
-                    failed: counts.failed,
-                    total: counts.total,
+                    completed: batch.counts.completed,
+                    failed: batch.counts.failed,
+                    total: batch.counts.total,
                 }));
-                if batch.is_finished() {
+                if batch.finished {
                     self.finish(ledger, &name, &batch, seen).await?;
                 }
             }
@@ -280,21 +361,17 @@ impl BatchDriver<'_> {
         &self,
         ledger: &mut Ledger,
         name: &str,
-        batch: &Batch,
+        batch: &Polled,
         seen: &(dyn Fn(Seen<'_>) + Send + Sync),
     ) -> Result<(), DriveError> {
-        let mut answered = 0;
-        let mut failed = 0;
-        for (file, count) in [
-            (&batch.output_file_id, &mut answered),
-            (&batch.error_file_id, &mut failed),
-        ] {
-            if let Some(file) = file {
-                let text = self.api.content(file).await?;
-                *count = ledger.keep_results(self.ws, &text)?;
-            }
+        let (mut answered, mut failed) = (0, 0);
+        for from in &batch.results {
+            let text = self.api.results(from).await?;
+            let (yes, no) = ledger.keep_results(self.ws, &text)?;
+            answered += yes;
+            failed += no;
         }
-        let status = match batch.failure() {
+        let status = match &batch.failure {
             Some(why) => format!("failed: {why}"),
             None => batch.status.clone(),
         };
@@ -307,14 +384,9 @@ impl BatchDriver<'_> {
         self.record(ledger, step, seen)?;
         // Kept: the provider need not hold the papers or the answers any
         // longer. A kill before this leaves them, which is all it costs.
-        let files = [
-            Some(&batch.input_file_id).filter(|id| !id.is_empty()),
-            batch.output_file_id.as_ref(),
-            batch.error_file_id.as_ref(),
-        ];
-        for file in files.into_iter().flatten() {
-            if let Err(e) = self.api.delete_file(file).await {
-                tracing::warn!(file, error = %e, "could not delete a batch file at the provider");
+        for leftover in &batch.leftovers {
+            if let Err(e) = self.api.discard(leftover).await {
+                tracing::warn!(leftover, error = %e, "could not delete a batch's files at the provider");
             }
         }
         Ok(())

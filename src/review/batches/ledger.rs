@@ -1,12 +1,18 @@
 //! The ledger of a workspace's batches: `batches/ledger.jsonl`, one line per
 //! step, each synced before the step after it is taken.
 //!
-//! A shard's request file is written, then `sharded` is recorded: a kill
-//! before that leaves no shard, and the requests are sharded again. It is
+//! A round's request files are written, every shard of it, then `round` is
+//! recorded with them all in one line: a kill before that leaves no shard of
+//! the round, and its requests are sharded again; a kill never leaves half a
+//! round, whose other half would go out as the next round with one try
+//! fewer. Each shard is
 //! uploaded (`uploaded`, with the file id), then a batch is created over it
 //! (`created`, with the batch id). A kill between the upload and `created`
 //! cannot tell whether the batch exists: the driver asks the API for a batch
-//! whose metadata names this run and shard before it creates one. Its results
+//! whose metadata names this run and shard before it creates one. Anthropic's
+//! batches take their requests inline and carry no metadata: `submitting`
+//! (with the time) is recorded before the create, and a batch created since
+//! then with the shard's number of requests is the one. Its results
 //! are appended to `batches/answers.jsonl`, then `finished` is recorded: a
 //! kill between the two reads them again, and the duplicates say the same.
 
@@ -27,7 +33,13 @@ pub enum Step {
     Started {
         run: String,
     },
-    /// A shard's request file is written.
+    /// Every shard of a round is written to its request file.
+    Round {
+        round: u32,
+        shards: Vec<ShardSize>,
+    },
+    /// One shard's request file is written (as ledgers recorded shards one
+    /// by one before rounds were recorded whole; still read).
     Sharded {
         shard: String,
         round: u32,
@@ -36,6 +48,12 @@ pub enum Step {
     Uploaded {
         shard: String,
         file_id: String,
+    },
+    /// A create is about to be sent with the requests inline (Anthropic),
+    /// at this time (seconds since the epoch).
+    Submitting {
+        shard: String,
+        at: u64,
     },
     Created {
         shard: String,
@@ -50,6 +68,13 @@ pub enum Step {
     },
 }
 
+/// A shard of a round, as its `round` step names it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardSize {
+    pub shard: String,
+    pub requests: usize,
+}
+
 /// What the ledger knows of one shard.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Shard {
@@ -57,6 +82,8 @@ pub struct Shard {
     pub round: u32,
     pub requests: usize,
     pub file_id: Option<String>,
+    /// When a create with the requests inline was about to be sent.
+    pub submitting: Option<u64>,
     pub batch_id: Option<String>,
     pub finished: Option<String>,
 }
@@ -134,6 +161,16 @@ impl Ledger {
     pub fn apply(&mut self, step: &Step) {
         match step {
             Step::Started { run } => self.run = Some(run.clone()),
+            Step::Round { round, shards } => {
+                for s in shards {
+                    self.shards.push(Shard {
+                        name: s.shard.clone(),
+                        round: *round,
+                        requests: s.requests,
+                        ..Shard::default()
+                    });
+                }
+            }
             Step::Sharded {
                 shard,
                 round,
@@ -147,6 +184,11 @@ impl Ledger {
             Step::Uploaded { shard, file_id } => {
                 if let Some(s) = self.shard_mut(shard) {
                     s.file_id = Some(file_id.clone());
+                }
+            }
+            Step::Submitting { shard, at } => {
+                if let Some(s) = self.shard_mut(shard) {
+                    s.submitting = Some(*at);
                 }
             }
             Step::Created { shard, batch_id } => {
@@ -175,17 +217,25 @@ impl Ledger {
         Ok(())
     }
 
-    /// Keep a result file's lines (synced) and their outcomes.
-    pub fn keep_results(&mut self, ws: &Workspace, text: &str) -> Result<usize, WorkspaceError> {
-        let mut kept = 0;
+    /// Keep a result file's lines (synced) and their outcomes: how many
+    /// were answered, and how many not.
+    pub fn keep_results(
+        &mut self,
+        ws: &Workspace,
+        text: &str,
+    ) -> Result<(usize, usize), WorkspaceError> {
+        let mut kept = (0, 0);
         let mut block = String::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             match parse_result_line(line) {
                 Ok((id, outcome)) => {
+                    match outcome {
+                        LineOutcome::Answered(_) => kept.0 += 1,
+                        _ => kept.1 += 1,
+                    }
                     self.outcomes.insert(id, outcome);
                     block.push_str(line);
                     block.push('\n');
-                    kept += 1;
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "a result line that cannot be read is dropped")
@@ -203,5 +253,48 @@ impl Ledger {
     /// The round last sharded (0 before any).
     pub fn last_round(&self) -> u32 {
         self.shards.iter().map(|s| s.round).max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_recorded_whole_and_shards_recorded_one_by_one_load_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = Workspace::open_or_init(&dir.path().join("whole")).unwrap();
+        let mut ledger = Ledger::load(&whole).unwrap();
+        let sizes = [("r1-0", 10), ("r1-1", 4)];
+        let shards = sizes
+            .iter()
+            .map(|(shard, requests)| ShardSize {
+                shard: (*shard).into(),
+                requests: *requests,
+            })
+            .collect();
+        ledger
+            .record(&whole, Step::Round { round: 1, shards })
+            .unwrap();
+
+        let older = Workspace::open_or_init(&dir.path().join("older")).unwrap();
+        let mut one_by_one = Ledger::load(&older).unwrap();
+        for (shard, requests) in sizes {
+            let step = Step::Sharded {
+                shard: shard.into(),
+                round: 1,
+                requests,
+            };
+            one_by_one.record(&older, step).unwrap();
+        }
+        let loaded = Ledger::load(&whole).unwrap().shards;
+        assert_eq!(loaded, Ledger::load(&older).unwrap().shards);
+        let names: Vec<(&str, u32, usize)> = loaded
+            .iter()
+            .map(|s| (s.name.as_str(), s.round, s.requests))
+            .collect();
+        assert_eq!(names, [("r1-0", 1, 10), ("r1-1", 1, 4)]);
+        let text = std::fs::read_to_string(dir.path().join("whole/batches/ledger.jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 1, "a round is one line");
     }
 }

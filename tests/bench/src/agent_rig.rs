@@ -86,17 +86,17 @@ impl Drop for Server {
     }
 }
 
-/// The agent engine's setup against the scripted server: its model with a
-/// `window`-token context, `concurrency` calls at once, short backoffs, and
-/// every call also given to `extra_log`.
+/// The agent engine's setup against the scripted server at `base_url`: its
+/// model with a `window`-token context, `concurrency` calls at once, short
+/// backoffs, and every call also given to `extra_log`.
 pub(crate) fn scripted_setup(
-    server: &Server,
+    base_url: &str,
     concurrency: usize,
     window: u32,
     extra_log: Option<Arc<dyn CallLog>>,
 ) -> Result<AgentSetup, String> {
     let settings = ModelSettings {
-        base_url: server.base_url.clone(),
+        base_url: base_url.to_owned(),
         model: "scripted-reader".into(),
         context_window: window,
         max_output_tokens: 2048,
@@ -163,12 +163,14 @@ pub(crate) async fn corpus_texts(
 }
 
 /// A review workspace of `n` papers, the corpus texts repeated under distinct
-/// ids. Returns the tokens of paper text (four bytes a token, as the server
-/// counts).
+/// ids; with `distinct_works`, each repeat's title says which copy it is, so
+/// no two papers are read with the same request. Returns the tokens of paper
+/// text (four bytes a token, as the server counts).
 pub(crate) fn synthetic_workspace(
     root: &Path,
     texts: &[(PaperRecord, Vec<String>)],
     n: usize,
+    distinct_works: bool,
 ) -> Result<u64, String> {
     let err = |e: quire::workspace::WorkspaceError| e.to_string();
     let mut task = TaskMeta::new(
@@ -188,6 +190,10 @@ pub(crate) fn synthetic_workspace(
         paper.file = PathBuf::from(format!("/bench/copy-{i}.pdf"));
         paper.status = PaperStatus::Ok;
         paper.duplicates.clear();
+        let copy = i / texts.len();
+        if distinct_works && copy > 0 {
+            paper.title = paper.title.map(|t| format!("{t} (copy {copy})"));
+        }
         ws.save_paper(&paper).map_err(err)?;
         paper_text::save(&ws, &id, pages).map_err(err)?;
         tokens += (paper_text::render(pages).len() as u64).div_ceil(4);

@@ -63,6 +63,13 @@ enum BenchCommand {
     /// review's open, filter and sort, and the report, side by side at
     /// each size with their growth against linear.
     Large(super::bench_large::LargeBenchArgs),
+    /// A review of 10,000 papers read through the scripted Batch API, its
+    /// process killed with SIGKILL after each step of its ledger: shards,
+    /// batches, requests answered and lost, papers read.
+    Batch(super::bench_batch::BatchBenchArgs),
+    /// One life of `bench batch`'s review (run and killed by it).
+    #[command(hide = true)]
+    BatchChild(super::bench_batch::BatchChildArgs),
 }
 
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
@@ -73,6 +80,8 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Some(BenchCommand::Zotero(zotero)) => super::bench_zotero::run(zotero).await,
         Some(BenchCommand::Snowball(snowball)) => super::bench_snowball::run(snowball).await,
         Some(BenchCommand::Large(large)) => super::bench_large::run(large).await,
+        Some(BenchCommand::Batch(batch)) => super::bench_batch::run(batch).await,
+        Some(BenchCommand::BatchChild(child)) => super::bench_batch::child(child).await,
         None => bench(args).await,
     };
     match outcome {

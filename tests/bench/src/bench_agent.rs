@@ -81,7 +81,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
     let mut stable = Vec::new();
     for &n in &args.sizes {
         let root = scratch.path().join(format!("agent-{n}"));
-        let paper_tokens = synthetic_workspace(&root, &texts, n)?;
+        let paper_tokens = synthetic_workspace(&root, &texts, n, false)?;
         let t = Instant::now();
         let (report, calls) = review(&root, &server, &args, out.clone(), n, false, None).await?;
         let wall = t.elapsed();
@@ -150,7 +150,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
     let mut growth = Vec::new();
     for n in [10usize, 80] {
         let root = scratch.path().join(format!("baseline-{n}"));
-        synthetic_workspace(&root, &texts, n)?;
+        synthetic_workspace(&root, &texts, n, false)?;
         baseline_specs(&root)?;
         let (_, calls) = review(&root, &server, &args, out.clone(), n, true, None).await?;
         let agent: Vec<&Call> = calls.iter().filter(|c| c.agent != "reader").collect();
@@ -181,7 +181,7 @@ pub(crate) async fn run(args: AgentBenchArgs) -> Result<(), String> {
 
     // Resume: stop a run of 80 halfway, resume it, compare with a clean run.
     let root = scratch.path().join("resume-80");
-    synthetic_workspace(&root, &texts, 80)?;
+    synthetic_workspace(&root, &texts, 80, false)?;
     let spent = resume_cost(&root, &server, &args, out.clone()).await?;
     // The clean run is the 80-paper run above.
     let clean: u64 = out.total_for(80, false);
@@ -345,7 +345,12 @@ async fn review(
         mine: Mutex::new(Vec::new()),
     });
     let window = if baseline { 1_000_000 } else { 32_768 };
-    let setup = scripted_setup(server, args.concurrency, window, Some(log.clone()))?;
+    let setup = scripted_setup(
+        &server.base_url,
+        args.concurrency,
+        window,
+        Some(log.clone()),
+    )?;
     let cancel = CancellationToken::new();
     let watch = Arc::new(Watch {
         stop_after: stop_after.map(|n| (n, cancel.clone())),
@@ -418,7 +423,7 @@ async fn fallible_figures(
 ) -> Result<(), String> {
     let server = Server::start(args.latency_ms, args.concurrency, None, Some(rate))?;
     let root = scratch.join("fallible-80");
-    let paper_tokens = synthetic_workspace(&root, texts, 80)?;
+    let paper_tokens = synthetic_workspace(&root, texts, 80, false)?;
     let (outcome, calls) = review(&root, &server, args, out, 80, false, None).await?;
     let ws = Workspace::open_read_only(&root).map_err(|e| e.to_string())?;
     let (mut verified, mut dropped, mut reasked) = (0, 0, 0);

@@ -133,7 +133,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
     let mut maxima: BTreeMap<usize, u64> = BTreeMap::new();
     for &n in &args.sizes {
         let root = scratch.path().join(format!("ask-{n}"));
-        let paper_tokens = synthetic_workspace(&root, &texts, n)?;
+        let paper_tokens = synthetic_workspace(&root, &texts, n, false)?;
         let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
         log.take();
         let t = Instant::now();
@@ -237,7 +237,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
     println!("\nExtraction table, 5 columns (templates), every paper");
     for &n in &args.table_sizes {
         let root = scratch.path().join(format!("table-{n}"));
-        synthetic_workspace(&root, &texts, n)?;
+        synthetic_workspace(&root, &texts, n, false)?;
         let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
         let five: Vec<Column> = columns::templates().into_iter().take(5).collect();
         columns::save(&ws, &five).map_err(|e| e.to_string())?;

@@ -193,9 +193,9 @@ async fn scripted_scores(
     scratch: &Path,
 ) -> Result<Vec<(PathBuf, f64)>, String> {
     let root = scratch.join(format!("scripted-{topic}"));
-    synthetic_workspace(&root, texts, texts.len())?;
+    synthetic_workspace(&root, texts, texts.len(), false)?;
     let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
-    let setup = scripted_setup(server, 8, 32_768, None)?;
+    let setup = scripted_setup(&server.base_url, 8, 32_768, None)?;
     let spec = ReviewSpec {
         question: question.to_owned(),
         criteria: Vec::new(),

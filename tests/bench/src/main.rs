@@ -6,6 +6,7 @@
 //! cargo run --release -p quire-bench -- bench [DIR]           # extraction vs pdftotext, reading order
 //! cargo run --release -p quire-bench -- bench agent           # the agent runtime against the scripted server
 //! cargo run --release -p quire-bench -- bench large           # a review of 10,000 papers
+//! cargo run --release -p quire-bench -- bench batch           # 10,000 papers through batches, killed at each step
 //! cargo run --release -p quire-bench -- eval [--corpus DIR]   # ROC-AUC of the offline ranking
 //! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
 //! cargo run --release -p quire-bench -- eval screening        # the validation flow, corpus topics as labels
@@ -19,6 +20,7 @@ mod asreview;
 mod bench;
 mod bench_agent;
 mod bench_ask;
+mod bench_batch;
 mod bench_large;
 mod bench_screening;
 mod bench_snowball;

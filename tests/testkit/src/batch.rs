@@ -10,7 +10,9 @@
 //! batch keeps no order), and spoils lines on request: a 500 in the error
 //! file, or the line never run because the window closed (status `expired`).
 //! A line is spoiled only the first time its id is seen, as a retry in a new
-//! batch then succeeds.
+//! batch then succeeds; a request the API refuses (a 400) is refused in every
+//! batch, as a real one is. Anthropic's Message Batches share these files'
+//! fates and counts ([`crate::message_batches`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -23,6 +25,20 @@ use crate::request::{Protocol, RecordedRequest};
 use crate::script::Quirks;
 use crate::tokenizer::Tokenizer;
 
+/// What the server says of a request it refuses.
+pub(crate) const REFUSED: &str = "the request cannot be taken by a batch";
+
+/// What becomes of one line when its batch ends.
+pub(crate) enum Fate {
+    Answered,
+    /// A 500, the first time the id is seen.
+    Failed,
+    /// Never run, the first time the id is seen.
+    Expired,
+    /// A 400, every time.
+    Refused,
+}
+
 /// How the batch endpoints misbehave.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BatchOptions {
@@ -30,6 +46,9 @@ pub struct BatchOptions {
     pub fail_every: Option<usize>,
     /// Every n-th line is never run: the batch ends `expired`.
     pub expire_every: Option<usize>,
+    /// Every n-th request id the server sees is refused with a 400, in
+    /// every batch it comes in (a request the batch cannot take).
+    pub refuse_every: Option<usize>,
     /// Every batch fails validation with this message.
     pub invalid: Option<String>,
     /// Added before every answer of the batch endpoints (time for a test
@@ -50,6 +69,8 @@ pub struct BatchStats {
     /// Files deleted, and files the server still holds.
     pub files_deleted: usize,
     pub files_held: usize,
+    /// Message batches deleted (Anthropic's; OpenAI's delete files).
+    pub batches_deleted: usize,
 }
 
 struct StoredBatch {
@@ -93,22 +114,25 @@ impl StoredBatch {
 }
 
 #[derive(Default)]
-struct State {
+pub(crate) struct State {
     files: BTreeMap<String, String>,
     batches: Vec<StoredBatch>,
+    /// Anthropic's message batches ([`crate::message_batches`]).
+    pub(crate) message_batches: Vec<crate::message_batches::MessageBatch>,
     seen: BTreeSet<String>,
-    next: u64,
-    stats: BatchStats,
+    refused: BTreeSet<String>,
+    pub(crate) next: u64,
+    pub(crate) stats: BatchStats,
 }
 
 /// The batch endpoints' files and batches.
 pub struct BatchStore {
-    options: BatchOptions,
+    pub(crate) options: BatchOptions,
     tokenizer: Tokenizer,
     state: Mutex<State>,
 }
 
-type Reply = (u16, Value);
+pub(crate) type Reply = (u16, Value);
 
 impl BatchStore {
     pub fn new(options: BatchOptions, tokenizer: Tokenizer) -> Self {
@@ -119,7 +143,7 @@ impl BatchStore {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -146,6 +170,9 @@ impl BatchStore {
         body: &[u8],
     ) -> Option<Reply> {
         let parts: Vec<&str> = path.trim_start_matches("/v1/").split('/').collect();
+        if let ["messages", "batches", rest @ ..] = parts.as_slice() {
+            return self.route_messages(method, rest, query, body);
+        }
         Some(match (method, parts.as_slice()) {
             ("POST", ["files"]) => self.upload(headers, body),
             ("DELETE", ["files", id]) => {
@@ -326,6 +353,53 @@ impl BatchStore {
         (200, state.batches[index].json())
     }
 
+    /// What becomes of the `n`-th line (0-based) of a batch ending now.
+    pub(crate) fn fate(&self, state: &mut State, n: usize, custom_id: &str) -> Fate {
+        let first_time = state.seen.insert(custom_id.to_owned());
+        let nth =
+            |every: Option<usize>| every.is_some_and(|e| (n + 1).is_multiple_of(e)) && first_time;
+        if first_time
+            && self
+                .options
+                .refuse_every
+                .is_some_and(|e| state.seen.len().is_multiple_of(e))
+        {
+            state.refused.insert(custom_id.to_owned());
+        }
+        if state.refused.contains(custom_id) {
+            Fate::Refused
+        } else if nth(self.options.expire_every) {
+            Fate::Expired
+        } else if nth(self.options.fail_every) {
+            Fate::Failed
+        } else {
+            Fate::Answered
+        }
+    }
+
+    /// The reader's answer to a line's `body`, as `protocol` sends it.
+    pub(crate) fn answer(&self, state: &mut State, protocol: Protocol, body: &Value) -> Value {
+        let recorded = RecordedRequest {
+            protocol,
+            path: match protocol {
+                Protocol::OpenAi => "/v1/chat/completions".into(),
+                Protocol::Anthropic => "/v1/messages".into(),
+            },
+            headers: Vec::new(),
+            body: body.clone(),
+        };
+        let (text, calls) = reader::answer(&recorded);
+        state.next += 1;
+        let answer = Answer {
+            text,
+            calls,
+            model: recorded.model().to_owned(),
+            prompt_tokens: self.tokenizer.count(&recorded),
+            serial: state.next,
+        };
+        render::whole(protocol, &answer, &Quirks::default())
+    }
+
     fn finish(&self, state: &mut State, index: usize) {
         let file_id = state.batches[index].input_file_id.clone();
         let input = state.files.get(&file_id).cloned().unwrap_or_default();
@@ -334,38 +408,26 @@ impl BatchStore {
         for (n, line) in input.lines().enumerate() {
             let request: Value = serde_json::from_str(line).unwrap_or(Value::Null);
             let custom_id = request["custom_id"].as_str().unwrap_or("").to_owned();
-            let first_time = state.seen.insert(custom_id.clone());
-            let nth = |every: Option<usize>| {
-                every.is_some_and(|e| (n + 1).is_multiple_of(e)) && first_time
-            };
+            let fate = self.fate(state, n, &custom_id);
             state.next += 1;
             let request_id = format!("batch_req_{}", state.next);
-            if nth(self.options.expire_every) {
-                expired = true;
-                errors.push(json!({"id": request_id, "custom_id": custom_id, "response": null,
-                    "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}));
-            } else if nth(self.options.fail_every) {
-                errors.push(json!({"id": request_id, "custom_id": custom_id,
+            match fate {
+                Fate::Refused => errors.push(json!({"id": request_id, "custom_id": custom_id,
+                    "response": {"status_code": 400, "request_id": request_id, "body": render::error_body(Protocol::OpenAi, 400, REFUSED)},
+                    "error": null})),
+                Fate::Expired => {
+                    expired = true;
+                    errors.push(json!({"id": request_id, "custom_id": custom_id, "response": null,
+                        "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}));
+                }
+                Fate::Failed => errors.push(json!({"id": request_id, "custom_id": custom_id,
                     "response": {"status_code": 500, "request_id": request_id, "body": render::error_body(Protocol::OpenAi, 500, "the server had an error processing your request")},
-                    "error": null}));
-            } else {
-                let recorded = RecordedRequest {
-                    protocol: Protocol::OpenAi,
-                    path: "/v1/chat/completions".into(),
-                    headers: Vec::new(),
-                    body: request["body"].clone(),
-                };
-                let (text, calls) = reader::answer(&recorded);
-                let answer = Answer {
-                    text,
-                    calls,
-                    model: recorded.model().to_owned(),
-                    prompt_tokens: self.tokenizer.count(&recorded),
-                    serial: state.next,
-                };
-                let body = render::whole(Protocol::OpenAi, &answer, &Quirks::default());
-                output.push(json!({"id": request_id, "custom_id": custom_id,
-                    "response": {"status_code": 200, "request_id": request_id, "body": body}, "error": null}));
+                    "error": null})),
+                Fate::Answered => {
+                    let body = self.answer(state, Protocol::OpenAi, &request["body"]);
+                    output.push(json!({"id": request_id, "custom_id": custom_id,
+                        "response": {"status_code": 200, "request_id": request_id, "body": body}, "error": null}));
+                }
             }
         }
         // A batch keeps no order.
@@ -406,11 +468,11 @@ impl BatchStore {
     }
 }
 
-fn bad(message: &str) -> Reply {
+pub(crate) fn bad(message: &str) -> Reply {
     (400, render::error_body(Protocol::OpenAi, 400, message))
 }
 
-fn not_found(id: &str) -> Reply {
+pub(crate) fn not_found(id: &str) -> Reply {
     (
         404,
         render::error_body(Protocol::OpenAi, 404, &format!("No such object: {id}")),

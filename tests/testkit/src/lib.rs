@@ -18,6 +18,7 @@ mod citation_graph;
 mod digest;
 pub mod fallible;
 mod http;
+pub mod message_batches;
 pub mod pdf;
 mod protocol;
 pub mod quote_match;

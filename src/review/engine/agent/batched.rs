@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::domain::ReviewDomain;
 use crate::agent::{RunEvent, RuntimeError};
 use crate::blocking::blocking;
-use crate::llm::batch::{BatchLine, Limits};
+use crate::llm::batch::BatchLine;
 use crate::review::ReviewSpec;
 use crate::review::batches::driver::{DriveError, Seen};
 use crate::review::batches::{BatchDriver, Ledger, Step};
@@ -65,7 +65,7 @@ pub async fn read_through_batches(
         Some(Err(e)) => return Err(RuntimeError::Batch(e.to_string())),
         None => {
             return Err(RuntimeError::Batch(
-                "the profile's endpoint has no Batch API Quire speaks: batches go to OpenAI-compatible endpoints (OpenAI, vllm run-batch behind one, a LiteLLM proxy)".into(),
+                "the profile's endpoint has no Batch API Quire speaks: batches go to OpenAI-compatible endpoints (OpenAI, vllm run-batch behind one, a LiteLLM proxy) and to Anthropic".into(),
             ));
         }
     };
@@ -77,7 +77,7 @@ pub async fn read_through_batches(
     let driver = BatchDriver {
         ws,
         api: &api,
-        limits: Limits::OPENAI,
+        limits: api.limits(),
         poll_every: mode.poll_every,
         max_rounds: MAX_ROUNDS,
     };
@@ -174,6 +174,7 @@ async fn requests_for_unread(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::batches::ledger::ShardSize;
 
     #[test]
     fn open_batches_are_taken_up_by_a_run_that_did_not_ask_for_them() {
@@ -192,10 +193,12 @@ mod tests {
         let mut ledger = Ledger::load(&ws).unwrap();
         for step in [
             Step::Started { run: "r".into() },
-            Step::Sharded {
-                shard: "r1-0".into(),
+            Step::Round {
                 round: 1,
-                requests: 3,
+                shards: vec![ShardSize {
+                    shard: "r1-0".into(),
+                    requests: 3,
+                }],
             },
             Step::Created {
                 shard: "r1-0".into(),

@@ -54,9 +54,10 @@ export function ReadingChoices({
           <span>Run as a batch (cheaper, slower)</span>
         </label>
         <small class="field__hint" data-testid="batch-hint">
-          Readings go through the model&rsquo;s Batch API: about half the price, answered within 24 hours; you can close
-          Quire meanwhile. The papers&rsquo; text is uploaded as files the provider keeps under its terms for stored files,
-          not those of ordinary calls, until the batch ends (Quire then deletes them): check them before sending
+          Readings go through the model&rsquo;s Batch API (OpenAI-compatible or Anthropic): about half the price,
+          answered within 24 hours; you can close Quire meanwhile. The papers&rsquo; text stays with the provider longer
+          than an ordinary call&rsquo;s: OpenAI keeps it as files under its terms for stored files, Anthropic with the
+          batch for up to 29 days, until Quire has the answers and deletes it there. Check those terms before sending
           unpublished work.
         </small>
       </div>

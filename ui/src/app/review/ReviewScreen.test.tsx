@@ -117,7 +117,9 @@ describe("a new review", () => {
     await type("[data-testid=pilot-size]", "2");
     expect($("[data-testid=start]")?.textContent).toBe("Run pilot on 2 papers");
     // A batch says where the papers go before it is chosen.
-    expect($("[data-testid=batch-hint]")?.textContent).toContain("provider keeps under its terms for stored files");
+    const hint = $("[data-testid=batch-hint]")?.textContent.replace(/\s+/g, " ");
+    expect(hint).toContain("OpenAI keeps it as files under its terms for stored files");
+    expect(hint).toContain("Anthropic with the batch for up to 29 days");
     await click("[data-testid=batch]");
     await click("[data-testid=start]");
     expect(platform.launches[0]).toMatchObject({ engine: "agent", question: "Which indexes help?", pilot: 2, batch: true });
