@@ -33,7 +33,7 @@ const STATUS_LINES: Record<RunView["status"], string> = {
   cancelled: "Cancelled. The work done so far is kept; resume to go on.",
 };
 
-/** A Batch API status in words. */
+/** A Batch API status in words (OpenAI's and Anthropic's). */
 function batchStatus(status: string): string {
   const words: Record<string, string> = {
     submitted: "submitted",
@@ -45,6 +45,8 @@ function batchStatus(status: string): string {
     failed: "refused by the provider",
     cancelling: "cancelling",
     cancelled: "cancelled",
+    canceling: "cancelling",
+    ended: "done",
   };
   return words[status] ?? status;
 }
