@@ -47,7 +47,7 @@ pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
 /// `QUIRE_BATCH_POLL_SECS` says.
 const APP_BATCH_POLL: Duration = Duration::from_secs(30);
 
-fn app_batch_poll() -> Duration {
+pub(crate) fn app_batch_poll() -> Duration {
     std::env::var("QUIRE_BATCH_POLL_SECS")
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())

@@ -3,6 +3,7 @@
 //! table as it stands, the researcher's corrections, and its exports.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -14,6 +15,7 @@ use crate::agent::Caps;
 use crate::blocking::blocking;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
+use crate::review::batches::BatchMode;
 use crate::review::table::fill::{FillOutcome, OnFillProgress, fill};
 use crate::review::table::{self, Column, TableView, columns};
 use crate::workspace::Workspace;
@@ -116,6 +118,13 @@ pub struct FillParams {
     pub max_tokens: Option<u64>,
     #[serde(default)]
     pub max_cost_usd: Option<f64>,
+    /// Send the fill's calls through the profile's Batch API first.
+    #[serde(default)]
+    pub batch: bool,
+    /// Seconds between asking an open batch how far it got (the app's
+    /// `QUIRE_BATCH_POLL_SECS`, else 30, when not given).
+    #[serde(default)]
+    pub batch_poll_secs: Option<f64>,
 }
 
 /// Fill every cell that is not current for the papers of the scope.
@@ -134,7 +143,14 @@ pub async fn table_fill(
     let model = RunModel::prepare(ctx, params.profile.as_deref(), &caps).await?;
     let counted = model.counted(&ws, caps);
     let scope = params.scope.unwrap_or(Scope::Included);
-    let filled = fill(&ws, &scope, &ask_model(&counted), &cancel, progress).await;
+    let batch = params.batch.then(|| BatchMode {
+        poll_every: params
+            .batch_poll_secs
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or_else(super::reviews::app_batch_poll, Duration::from_secs_f64),
+    });
+    let model = ask_model(&counted);
+    let filled = fill(&ws, &scope, &model, batch, &cancel, progress).await;
     counted.close().await?;
     Ok(filled?)
 }

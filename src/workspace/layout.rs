@@ -74,7 +74,12 @@ pub const DOWNLOADS_DIR: &str = "downloads";
 
 /// Calls sent through a Batch API: `ledger.jsonl` (each shard's steps),
 /// `<shard>.jsonl` (its request file) and `answers.jsonl` (the results).
+/// The review's readings keep theirs here; other work in a folder of its own
+/// under it.
 pub const BATCHES_DIR: &str = "batches";
+
+/// The extraction table's fills sent through a Batch API, as [`BATCHES_DIR`].
+pub const TABLE_BATCHES_DIR: &str = "batches/table";
 
 /// Files and folders only Quire itself may write: the agent can read the action
 /// logs, task metadata, agent specs and paper records, but must not rewrite

@@ -77,6 +77,7 @@ fn lines(settings: &ModelSettings, count: usize) -> Vec<BatchLine> {
 fn driver(rig: &Rig) -> BatchDriver<'_> {
     BatchDriver {
         ws: &rig.ws,
+        dir: "batches",
         api: &rig.api,
         limits: LIMITS,
         poll_every: Duration::from_millis(1),

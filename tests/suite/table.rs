@@ -1,12 +1,15 @@
 //! The extraction table through the CLI against the scripted model server:
 //! columns from templates and the researcher's own, a fill whose every
 //! quoted cell is on its page, a new or redefined column reading only that
-//! column, corrections no fill overwrites, and the CSV export.
+//! column, corrections no fill overwrites, the CSV export, and a fill sent
+//! through a Batch API.
 
 use std::path::Path;
 
+use quire::llm::Protocol;
+use quire::review::batches::Ledger;
 use serde_json::Value;
-use testkit::{ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, ScriptedServer, ServerOptions};
 
 use super::support::{
     dev_pdfs, folder_of, json_files_in, offline_review, one_call_at_a_time, quire_await,
@@ -420,4 +423,105 @@ async fn columns_are_copied_from_another_review_and_one_without_columns_is_refus
         .map(|c| c["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["dataset", "method"]);
+}
+
+#[tokio::test]
+async fn a_fill_as_a_batch_reads_its_cells_from_batch_answers_and_a_second_sends_nothing() {
+    for protocol in [Protocol::Openai, Protocol::Anthropic] {
+        fill_as_a_batch(protocol).await;
+    }
+}
+
+async fn fill_as_a_batch(protocol: Protocol) {
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(
+        data.path(),
+        folder.path(),
+        "How do databases recover from crashes?",
+    );
+    let (server, _) = super::batch_support::scripted_batches(
+        BatchOptions {
+            fail_every: Some(3),
+            ..BatchOptions::default()
+        },
+        protocol,
+    )
+    .await;
+    let profile = match protocol {
+        Protocol::Openai => "",
+        Protocol::Anthropic => "protocol = \"anthropic\"\n",
+    };
+    let config = scripted_config(&server.base_url(), profile);
+    let (c, d) = (config.path(), data.path());
+    quire_ok(
+        c,
+        d,
+        &[
+            "table",
+            "columns",
+            &ws,
+            "--template",
+            "dataset",
+            "--template",
+            "sample-size",
+        ],
+    )
+    .await;
+    let fill = [
+        "table",
+        "fill",
+        &ws,
+        "--papers",
+        "all",
+        "--batch",
+        "--batch-poll",
+        "0.01",
+        "--json",
+    ];
+    let filled: Value = serde_json::from_str(&quire_ok(c, d, &fill).await).unwrap();
+    assert_eq!(filled["read"], 3, "{protocol:?}: {filled}");
+    assert!(filled["cellsFilled"].as_u64().unwrap() >= 3, "{filled}");
+
+    // Every first call went into a batch (a second round for the lines that
+    // failed), none to the chat endpoint; the review's own ledger untouched.
+    let workspace = Workspace::open_read_only(Path::new(&ws)).unwrap();
+    let ledger = Ledger::load_in(&workspace, "batches/table").unwrap();
+    let first_round: usize = ledger
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum();
+    assert!(first_round >= 3, "{protocol:?}: {:?}", ledger.shards);
+    assert!(
+        ledger.shards.iter().any(|s| s.round == 2),
+        "failed lines sent again"
+    );
+    let settings = quire::llm::ModelSettings {
+        base_url: server.base_url(),
+        model: "scripted-reader".into(),
+        protocol,
+        ..quire::llm::ModelSettings::default()
+    };
+    super::batch_support::assert_one_batch_per_shard(&server, &settings, &ledger).await;
+    assert!(
+        user_messages_under(&server, "for a table").is_empty(),
+        "{protocol:?}: the batches, not the chat endpoint, filled the cells"
+    );
+    assert!(Ledger::load(&workspace).unwrap().shards.is_empty());
+    let calls: Vec<Value> = std::fs::read_to_string(Path::new(&ws).join("model-calls.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|c: &Value| c["purpose"] == "table_fill")
+        .collect();
+    assert_eq!(calls.len(), first_round, "one call record per part");
+    assert!(calls.iter().all(|c| c["endpoint"] == "batch"), "{calls:?}");
+
+    // Every cell current: a second fill as a batch reads and sends nothing.
+    let before = server.batch_stats();
+    let again: Value = serde_json::from_str(&quire_ok(c, d, &fill).await).unwrap();
+    assert_eq!(again["read"], 0, "{again}");
+    assert_eq!(server.batch_stats(), before);
 }

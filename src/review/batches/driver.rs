@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::ledger::{Ledger, Shard, ShardSize, Step, shard_path};
+use super::ledger::{Ledger, Shard, ShardSize, Step};
 use crate::llm::batch::{BatchLine, BatchService, Limits, LineOutcome, Polled, shard};
 use crate::llm::{ChatResponse, LlmError};
 use crate::workspace::{Workspace, WorkspaceError};
@@ -78,6 +78,8 @@ pub enum DriveError {
 
 pub struct BatchDriver<'a> {
     pub ws: &'a Workspace,
+    /// The folder of `ws` the run's ledger is kept in.
+    pub dir: &'a str,
     pub api: &'a BatchService,
     pub limits: Limits,
     pub poll_every: Duration,
@@ -92,7 +94,7 @@ impl BatchDriver<'_> {
         seen: &(dyn Fn(Seen<'_>) + Send + Sync),
         cancel: &CancellationToken,
     ) -> Result<Settled, DriveError> {
-        let mut ledger = Ledger::load(self.ws)?;
+        let mut ledger = Ledger::load_in(self.ws, self.dir)?;
         let run = match ledger.run.clone() {
             Some(run) => run,
             None => {
@@ -132,7 +134,7 @@ impl BatchDriver<'_> {
                     file.push_str(&line.to_json_line());
                     file.push('\n');
                 }
-                self.ws.write(&shard_path(&name)?, file.as_bytes())?;
+                self.ws.write(&ledger.shard_path(&name)?, file.as_bytes())?;
                 fresh.insert(name.clone());
                 shards.push(ShardSize {
                     shard: name,
@@ -260,7 +262,7 @@ impl BatchDriver<'_> {
                 let file_id = match &shard.file_id {
                     Some(id) => id.clone(),
                     None => {
-                        let requests = self.shard_lines(&shard.name)?;
+                        let requests = self.shard_lines(ledger, &shard.name)?;
                         let name = format!("quire-{run}-{}.jsonl", shard.name);
                         let id = api.upload(&name, &requests).await?;
                         let step = Step::Uploaded {
@@ -278,7 +280,7 @@ impl BatchDriver<'_> {
                 Ok(api.create(&file_id, &metadata).await?.id)
             }
             BatchService::Anthropic(api) => {
-                let requests = self.shard_lines(&shard.name)?;
+                let requests = self.shard_lines(ledger, &shard.name)?;
                 let at = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
@@ -293,8 +295,8 @@ impl BatchDriver<'_> {
     }
 
     /// The requests of the shard named `name`, from its file.
-    fn shard_lines(&self, name: &str) -> Result<Vec<BatchLine>, DriveError> {
-        let text = self.ws.read_string(&shard_path(name)?)?;
+    fn shard_lines(&self, ledger: &Ledger, name: &str) -> Result<Vec<BatchLine>, DriveError> {
+        let text = self.ws.read_string(&ledger.shard_path(name)?)?;
         Ok(text
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

@@ -91,28 +91,13 @@ pub struct Shard {
 /// A workspace's ledger as read, with its answers.
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
+    /// The folder it is kept in ([`BATCHES_DIR`] for the review's readings).
+    pub dir: String,
     pub run: Option<String>,
     /// In the order they were sharded.
     pub shards: Vec<Shard>,
     /// The last outcome of each request id.
     pub outcomes: BTreeMap<String, LineOutcome>,
-}
-
-fn path(name: &str) -> Result<WsPath, WorkspaceError> {
-    WsPath::parse(&format!("{BATCHES_DIR}/{name}"))
-}
-
-pub fn ledger_path() -> Result<WsPath, WorkspaceError> {
-    path("ledger.jsonl")
-}
-
-pub fn answers_path() -> Result<WsPath, WorkspaceError> {
-    path("answers.jsonl")
-}
-
-/// Where a shard's request file is.
-pub fn shard_path(shard: &str) -> Result<WsPath, WorkspaceError> {
-    path(&format!("{shard}.jsonl"))
 }
 
 /// Lines of `text`, a torn last one (a kill mid-write) left out.
@@ -125,22 +110,31 @@ fn whole_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 impl Ledger {
-    /// The ledger and answers of `ws` (empty when it has none).
+    /// The ledger and answers of the review's readings in `ws` (empty when
+    /// it has none).
     pub fn load(ws: &Workspace) -> Result<Self, WorkspaceError> {
+        Self::load_in(ws, BATCHES_DIR)
+    }
+
+    /// The ledger and answers kept in `dir` of `ws`.
+    pub fn load_in(ws: &Workspace, dir: &str) -> Result<Self, WorkspaceError> {
         let read = |p: &WsPath| match ws.read_string(p) {
             Ok(text) => Ok(text),
             Err(WorkspaceError::NotFound { .. }) => Ok(String::new()),
             Err(e) => Err(e),
         };
-        let mut ledger = Ledger::default();
-        for line in whole_lines(&read(&ledger_path()?)?) {
+        let mut ledger = Ledger {
+            dir: dir.to_owned(),
+            ..Ledger::default()
+        };
+        for line in whole_lines(&read(&ledger.path("ledger.jsonl")?)?) {
             let Ok(step) = serde_json::from_str::<Step>(line) else {
                 tracing::warn!(%line, "a ledger line that is not a step is skipped");
                 continue;
             };
             ledger.apply(&step);
         }
-        for line in whole_lines(&read(&answers_path()?)?) {
+        for line in whole_lines(&read(&ledger.path("answers.jsonl")?)?) {
             match parse_result_line(line) {
                 Ok((id, outcome)) => {
                     ledger.outcomes.insert(id, outcome);
@@ -151,6 +145,15 @@ impl Ledger {
             }
         }
         Ok(ledger)
+    }
+
+    fn path(&self, name: &str) -> Result<WsPath, WorkspaceError> {
+        WsPath::parse(&format!("{}/{name}", self.dir))
+    }
+
+    /// Where a shard's request file is.
+    pub fn shard_path(&self, shard: &str) -> Result<WsPath, WorkspaceError> {
+        self.path(&format!("{shard}.jsonl"))
     }
 
     fn shard_mut(&mut self, name: &str) -> Option<&mut Shard> {
@@ -206,12 +209,12 @@ impl Ledger {
 
     /// Record `step` (synced), then hold it.
     pub fn record(&mut self, ws: &Workspace, step: Step) -> Result<(), WorkspaceError> {
-        let ledger = ledger_path()?;
+        let ledger = self.path("ledger.jsonl")?;
         let line = serde_json::to_string(&step).map_err(|e| WorkspaceError::Corrupt {
             path: ledger.to_string(),
             reason: e.to_string(),
         })?;
-        ws.create_dir_all(&WsPath::parse(BATCHES_DIR)?)?;
+        ws.create_dir_all(&WsPath::parse(&self.dir)?)?;
         ws.append_line(&ledger, &line)?;
         self.apply(&step);
         Ok(())
@@ -244,8 +247,8 @@ impl Ledger {
         }
         if !block.is_empty() {
             // One append for the file: one sync, not one per line.
-            ws.create_dir_all(&WsPath::parse(BATCHES_DIR)?)?;
-            ws.append_line(&answers_path()?, block.trim_end())?;
+            ws.create_dir_all(&WsPath::parse(&self.dir)?)?;
+            ws.append_line(&self.path("answers.jsonl")?, block.trim_end())?;
         }
         Ok(kept)
     }

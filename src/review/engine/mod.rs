@@ -51,12 +51,7 @@ pub struct AgentSetup {
     pub batch: Option<BatchMode>,
 }
 
-/// How a review's reading calls go through a Batch API.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BatchMode {
-    /// How often an open batch is asked how far it got.
-    pub poll_every: Duration,
-}
+pub use crate::review::batches::BatchMode;
 
 /// A dual-read review's second reader: the policy, and the model that reads
 /// the second time when it is not the first's.

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::chunks::Chunk;
 use super::{MIN_PART_BYTES, parse};
-use crate::llm::{ChatRequest, LlmError, Message, ModelClient};
+use crate::llm::{ChatRequest, LlmError, Message, ModelClient, ModelSettings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JsonCallError {
@@ -29,6 +29,23 @@ impl JsonCallError {
     }
 }
 
+/// The request [`json_call`] sends for `messages` under `settings`.
+fn request(settings: &ModelSettings, messages: Vec<Message>) -> ChatRequest {
+    ChatRequest {
+        messages,
+        max_tokens: Some(settings.max_output_tokens),
+        stream: settings.stream,
+        cache_prefix: true,
+        ..ChatRequest::default()
+    }
+}
+
+/// The first request [`json_call`] sends to ask `user` under `system`: what
+/// a batch can answer ahead of it.
+pub fn first_request(settings: &ModelSettings, system: &str, user: String) -> ChatRequest {
+    request(settings, vec![Message::system(system), Message::user(user)])
+}
+
 /// Ask `user` under `system`; returns the object and the calls it took.
 /// `again` says, on a second ask, what the object holds.
 pub async fn json_call(
@@ -39,16 +56,9 @@ pub async fn json_call(
     again: &str,
     cancel: &CancellationToken,
 ) -> Result<(Map<String, Value>, u32), JsonCallError> {
-    let settings = client.settings();
     let mut messages = vec![Message::system(system), Message::user(user)];
     for attempt in 1..=2 {
-        let request = ChatRequest {
-            messages: messages.clone(),
-            max_tokens: Some(settings.max_output_tokens),
-            stream: settings.stream,
-            cache_prefix: true,
-            ..ChatRequest::default()
-        };
+        let request = request(client.settings(), messages.clone());
         let answer = client.complete(&request, purpose, cancel).await?;
         if let Some(object) = parse::json_object(&answer.text) {
             return Ok((object, attempt));

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::columns::{Column, Kind};
 use super::number;
-use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::review::reading::json_call::{JsonCallError, json_call_parts};
+use crate::llm::{ChatRequest, ModelClient};
+use crate::review::reading::json_call::{JsonCallError, first_request, json_call_parts};
 use crate::review::reading::{chunks, verify};
 use crate::workspace::PaperRecord;
 use crate::workspace::records::now_rfc3339;
@@ -84,16 +84,8 @@ pub async fn fill(
     if pages.iter().all(|p| p.trim().is_empty()) {
         return Err(FillError::NoText);
     }
-    let settings = client.prompt_settings();
-    let asked = column_lines(columns);
-    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(&asked));
-    let parts = chunks::split(pages, budget);
-    let model = settings.model.clone();
-    let mut lead = String::new();
-    if let Some(title) = &paper.title {
-        lead.push_str(&format!("Paper: {title}\n"));
-    }
-    lead.push_str(&format!("Columns:\n{asked}\n"));
+    let model = client.prompt_settings().model.clone();
+    let (parts, lead) = plan(client, paper, pages, columns);
     let read = json_call_parts(
         client,
         SYSTEM_PROMPT,
@@ -125,6 +117,44 @@ pub async fn fill(
         .zip(columns)
         .map(|(cell, column)| cell.unwrap_or_else(|| empty(column, &model, "not read")))
         .collect())
+}
+
+/// A paper's parts as a fill reads them, and the lead each part's message
+/// starts with (its title, the columns asked).
+fn plan(
+    client: &ModelClient,
+    paper: &PaperRecord,
+    pages: &[String],
+    columns: &[Column],
+) -> (Vec<chunks::Chunk>, String) {
+    let settings = client.prompt_settings();
+    let asked = column_lines(columns);
+    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(&asked));
+    let mut lead = String::new();
+    if let Some(title) = &paper.title {
+        lead.push_str(&format!("Paper: {title}\n"));
+    }
+    lead.push_str(&format!("Columns:\n{asked}\n"));
+    (chunks::split(pages, budget), lead)
+}
+
+/// The requests a fill of `columns` for `paper` starts with, one per part,
+/// as [`fill`] will send them: what a batch can answer ahead of it.
+pub fn first_requests(
+    client: &ModelClient,
+    paper: &PaperRecord,
+    pages: &[String],
+    columns: &[Column],
+) -> Vec<ChatRequest> {
+    if pages.iter().all(|p| p.trim().is_empty()) {
+        return Vec::new();
+    }
+    let (parts, lead) = plan(client, paper, pages, columns);
+    let total = parts.len();
+    parts
+        .iter()
+        .map(|part| first_request(client.settings(), SYSTEM_PROMPT, part.message(&lead, total)))
+        .collect()
 }
 
 /// How good a cell is: a value with a verified quote, confident, first.

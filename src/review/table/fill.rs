@@ -2,7 +2,10 @@
 //! not current (new, redefined, or read by another model) are read in one
 //! call per paper, through the one batch reader ([`read_many`]: the model's
 //! concurrency, the run's caps, cancel, a typed end); what is current is
-//! never read again.
+//! never read again. As a batch, the first call of each part is answered
+//! ahead through the profile's Batch API ([`crate::review::batches::ahead`],
+//! its ledger in `batches/table`), and the cells are then read from those
+//! answers through the same checks.
 
 use std::sync::Arc;
 
@@ -10,12 +13,17 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{Column, cells, columns, load_cells, save_cells};
+use crate::agent::RuntimeError;
 use crate::blocking::blocking;
 use crate::llm::ModelClient;
+use crate::llm::batch::BatchLine;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
+use crate::review::batches::Progress;
+use crate::review::batches::ahead::{AheadError, BatchMode, answer_ahead, batch_mode};
 use crate::review::reading::batch::{Ended, Job, Limits, ReadError, ReadingModel, read_many};
 use crate::review::{ReviewError, paper_text};
+use crate::workspace::layout::TABLE_BATCHES_DIR;
 use crate::workspace::{PaperRecord, Workspace};
 
 /// How a fill went.
@@ -48,16 +56,28 @@ pub enum FillProgress {
     Current,
     /// A paper read, or whose reading failed.
     Read { title: String, failed: bool },
+    /// A batch of the fill's calls (`shard`) as last polled: the Batch API's
+    /// status (`submitted` before its first poll) and its requests done.
+    Batch {
+        shard: String,
+        status: String,
+        completed: u64,
+        failed: u64,
+        total: u64,
+    },
 }
 
 /// A fill's progress callback.
 pub type OnFillProgress = Arc<dyn Fn(FillProgress) + Send + Sync>;
 
-/// Fill the table for the papers of `scope`; where it is goes to `progress`.
+/// Fill the table for the papers of `scope`, as a batch when `batch` says
+/// so (or when an earlier fill left batches open); where it is goes to
+/// `progress`.
 pub async fn fill(
     ws: &Workspace,
     scope: &Scope,
     model: &ReadingModel,
+    batch: Option<BatchMode>,
     cancel: &CancellationToken,
     progress: OnFillProgress,
 ) -> Result<FillOutcome, ReviewError> {
@@ -77,13 +97,21 @@ pub async fn fill(
     progress(FillProgress::Started {
         papers: outcome.papers,
     });
+    let batch = {
+        let ws = ws.clone();
+        blocking(move || Ok::<_, ReviewError>(batch_mode(&ws, TABLE_BATCHES_DIR, batch)?)).await?
+    };
     // What each paper still needs, read from the workspace in one pass:
     // papers whose every cell is current are done, and count as read before.
-    let (jobs, current) = {
-        let (ws, model_id) = (ws.clone(), model_id.clone());
+    // As a batch, the first requests of those reads too.
+    let (jobs, current, lines) = {
+        let (ws, model_id, client) = (ws.clone(), model_id.clone(), model.client.clone());
+        let ahead = batch.is_some();
         blocking(move || {
             let mut jobs = Vec::new();
             let mut current = 0;
+            let mut lines = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
             for paper in papers {
                 let existing = load_cells(&ws, &paper.id)?;
                 let needed: Vec<Column> = all_columns
@@ -100,6 +128,14 @@ pub async fn fill(
                     continue;
                 }
                 let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
+                if ahead {
+                    for request in cells::first_requests(&client, &paper, &pages, &needed) {
+                        let line = BatchLine::new(client.settings(), &request);
+                        if seen.insert(line.custom_id.clone()) {
+                            lines.push(line);
+                        }
+                    }
+                }
                 jobs.push(Job {
                     index: jobs.len(),
                     prompt_tokens: crate::review::reading::chunks::rough_tokens(&pages) + 1_200,
@@ -111,12 +147,31 @@ pub async fn fill(
                     },
                 });
             }
-            Ok::<_, ReviewError>((jobs, current))
+            Ok::<_, ReviewError>((jobs, current, lines))
         })
         .await?
     };
     for _ in 0..current {
         progress(FillProgress::Current);
+    }
+    if let Some(mode) = batch {
+        let shown = progress.clone();
+        let polled = move |p: &Progress| {
+            shown(FillProgress::Batch {
+                shard: p.shard.clone(),
+                status: p.status.clone(),
+                completed: p.completed,
+                failed: p.failed,
+                total: p.total,
+            });
+        };
+        let client = &model.client;
+        answer_ahead(ws, TABLE_BATCHES_DIR, client, &lines, mode, &polled, cancel)
+            .await
+            .map_err(|e| match e {
+                AheadError::Workspace(e) => ReviewError::Workspace(e),
+                AheadError::Batch(why) => ReviewError::Runtime(RuntimeError::Batch(why)),
+            })?;
     }
     let titles: Vec<String> = jobs.iter().map(|j| title(&j.work.paper)).collect();
     let limits = Limits {

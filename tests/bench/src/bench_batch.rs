@@ -32,8 +32,8 @@ use quire::llm::batch::LineOutcome;
 use quire::llm::batch::lines::request_id;
 use quire::llm::batch::openai::BatchApi;
 use quire::review::PaperResult;
+use quire::review::batches::Ledger;
 use quire::review::batches::driver::{RUN_KEY, SHARD_KEY};
-use quire::review::batches::{Ledger, ledger::shard_path};
 use quire::review::engine::BatchMode;
 use quire::review::engine::agent as agent_engine;
 use quire::review::{EngineKind, ReviewSpec};
@@ -275,7 +275,7 @@ async fn check(root: &Path, server: &ScriptedServer, said: &str) -> Result<Vec<S
     let mut lines_in_shards = 0;
     for shard in &ledger.shards {
         let text = ws
-            .read_string(&shard_path(&shard.name).map_err(err)?)
+            .read_string(&ledger.shard_path(&shard.name).map_err(err)?)
             .map_err(err)?;
         let round = by_round.entry(shard.round).or_default();
         for line in text.lines() {

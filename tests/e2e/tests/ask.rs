@@ -2,8 +2,8 @@
 //! question answered by the scripted model server over HTTP, a citation that
 //! opens the paper at the quoted page with the quote marked, the question
 //! kept in the history, priced first and stopped by a token cap; then the
-//! extraction table priced and filled from the same papers. Ignored by a plain `cargo test`, like the
-//! other end-to-end tests.
+//! extraction table priced and filled from the same papers, as a batch.
+//! Ignored by a plain `cargo test`, like the other end-to-end tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -20,7 +20,11 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
     let server = ModelServer::start(&["scripted-reader"], &[])?;
     let data = tempfile::tempdir()?;
     let config = server.profile_in(data.path(), "")?;
-    let app = App::start_with(&[("QUIRE_CONFIG_DIR", &config.to_string_lossy())]).await?;
+    let app = App::start_with(&[
+        ("QUIRE_CONFIG_DIR", &config.to_string_lossy()),
+        ("QUIRE_BATCH_POLL_SECS", "0.05"),
+    ])
+    .await?;
     let papers = folder_of_papers("databases", 4)?;
     open_folder_review(&app, papers.path(), 4).await?;
 
@@ -126,11 +130,23 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
         .wait_text("[data-testid=spend-line]", UI_TIMEOUT)
         .await?;
     assert!(estimate.contains("papers to read · "), "{estimate}");
+    // Filled as a batch: the scripted server's Batch API answers every
+    // paper's first calls, and the cells are read from those answers.
+    app.click("[data-testid=table-batch]").await?;
+    let terms = app
+        .wait_text("[data-testid=table-batch-hint]", UI_TIMEOUT)
+        .await?;
+    assert!(terms.contains("Anthropic with the batch"), "{terms}");
     app.click("[data-testid=table-fill]").await?;
     let outcome = app
         .wait_text("[data-testid=table-outcome]", UI_TIMEOUT)
         .await?;
     assert!(outcome.starts_with("4 papers: 4 read now"), "{outcome}");
+    let batches = app.text_contents("[data-testid=table-batches] li").await?;
+    assert!(
+        !batches.is_empty() && batches.iter().all(|b| b.contains("· done · ")),
+        "{batches:?}"
+    );
     let pages = app.text_contents("[data-testid=cell-page]").await?;
     assert!(pages.len() >= 4, "{pages:?}");
     app.screenshot("table").await?;

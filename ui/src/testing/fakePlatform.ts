@@ -1308,6 +1308,12 @@ export class FakePlatform implements Platform {
     let filled = 0;
     let unsure = 0;
     onProgress({ type: "started", papers: inScope.length });
+    if (params.batch) {
+      // Like the core: the papers still to read go into one batch first.
+      const toRead = inScope.filter((p) => columns.some((c) => !(cells.get(p.id)?.has(c.id) ?? false))).length;
+      onProgress({ type: "batch", shard: "r1-0", status: "submitted", completed: 0, failed: 0, total: 0 });
+      onProgress({ type: "batch", shard: "r1-0", status: "completed", completed: toRead, failed: 0, total: toRead });
+    }
     inScope.forEach((p, i) => {
       const row = cells.get(p.id) ?? new Map<string, ShownCell>();
       if (columns.every((c) => row.has(c.id))) onProgress({ type: "current" });

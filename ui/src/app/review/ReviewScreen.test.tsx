@@ -364,6 +364,26 @@ describe("the extraction table", () => {
     await settle();
   });
 
+  it("fills as a batch when asked, saying where the papers go and showing each batch", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    platform.tableCols.set(ROOT, [{ id: "dataset", name: "Dataset", instruction: "The dataset.", kind: { kind: "text" } }]);
+    await click("[data-testid=to-table]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=table-fill]")).not.toBeNull();
+    });
+    expect($("[data-testid=table-batch-hint]")).toBeNull();
+    await click("[data-testid=table-batch]");
+    const hint = $("[data-testid=table-batch-hint]")?.textContent ?? "";
+    expect(hint).toContain("OpenAI keeps it as files under its terms for stored files");
+    expect(hint).toContain("Anthropic with the batch for up to 29 days");
+    await click("[data-testid=table-fill]");
+    await settle();
+    expect(platform.fills.at(-1)).toMatchObject({ workspace: ROOT, batch: true });
+    expect($("[data-testid=table-batches]")?.textContent).toBe("r1-0 · done · 3 of 3 answered");
+    expect($("[data-testid=table-outcome]")?.textContent).toBe("3 papers: 3 read now, 3 cells filled, 1 of them unsure");
+  });
+
   it("copies another review's columns, and says when it has none", async () => {
     await runToResults();
     const other = "/data/workspaces/ml";

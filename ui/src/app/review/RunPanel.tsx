@@ -3,7 +3,7 @@
 
 import type { PaperPhase, PaperRow } from "../../platform";
 import { TokenChart } from "./TokenChart";
-import { cost, count, duration } from "./format";
+import { batchLine, cost, count, duration } from "./format";
 import { type RunView, etaSeconds, isOver, phaseCounts, progressOf } from "./runView";
 import { titleOf } from "./table";
 
@@ -32,24 +32,6 @@ const STATUS_LINES: Record<RunView["status"], string> = {
   failed: "The run stopped with an error.",
   cancelled: "Cancelled. The work done so far is kept; resume to go on.",
 };
-
-/** A Batch API status in words (OpenAI's and Anthropic's). */
-function batchStatus(status: string): string {
-  const words: Record<string, string> = {
-    submitted: "submitted",
-    validating: "submitted, being checked",
-    in_progress: "running",
-    finalizing: "finishing",
-    completed: "done",
-    expired: "done (some requests ran out of time)",
-    failed: "refused by the provider",
-    cancelling: "cancelling",
-    cancelled: "cancelled",
-    canceling: "cancelling",
-    ended: "done",
-  };
-  return words[status] ?? status;
-}
 
 function phaseOf(run: RunView, paper: PaperRow): PaperPhase {
   const live = run.phases[paper.id];
@@ -141,9 +123,7 @@ export function RunPanel({ run, papers, now, onCancel, onResume, onShowResults }
               <ul class="activity" data-testid="batches">
                 {Object.entries(run.batches).map(([shard, b]) => (
                   <li key={shard} class="activity__item">
-                    <strong>{shard}</strong> · {batchStatus(b.status)}
-                    {b.total > 0 && ` · ${count(b.completed)} of ${count(b.total)} answered`}
-                    {b.failed > 0 && ` · ${count(b.failed)} to ask again`}
+                    {batchLine(shard, b)}
                   </li>
                 ))}
               </ul>

@@ -20,9 +20,13 @@ import {
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
-import { count, place } from "./format";
+import { batchLine, count, place } from "./format";
 import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
+
+/** Where a batch sends the papers, said before it is chosen. */
+const BATCH_TERMS =
+  "The fill's calls go through the model's Batch API (OpenAI-compatible or Anthropic): about half the price, answered within 24 hours; a fill stopped or closed takes its batches up again. The papers' text stays with the provider longer than an ordinary call's: OpenAI keeps it as files under its terms for stored files, Anthropic with the batch for up to 29 days, until Quire has the answers and deletes it there.";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
 
@@ -44,15 +48,25 @@ function kindOf(type: string, extra: string): ColumnKind | null {
   }
 }
 
+/** A batch of a fill's calls as last polled. */
+interface BatchState {
+  status: string;
+  completed: number;
+  failed: number;
+  total: number;
+}
+
 /** Where a fill is, from its progress events. */
 interface Filling {
   papers: number;
   current: number;
   read: number;
   failed: number;
+  /** A fill run as a batch: its batches by shard. */
+  batches: Record<string, BatchState>;
 }
 
-const NO_FILL: Filling = { papers: 0, current: 0, read: 0, failed: 0 };
+const NO_FILL: Filling = { papers: 0, current: 0, read: 0, failed: 0, batches: {} };
 
 function advanceFill(state: Filling, p: FillProgress): Filling {
   switch (p.type) {
@@ -62,6 +76,10 @@ function advanceFill(state: Filling, p: FillProgress): Filling {
       return { ...state, current: state.current + 1 };
     case "read":
       return { ...state, read: state.read + 1, failed: state.failed + (p.failed ? 1 : 0) };
+    case "batch": {
+      const { shard, status, completed, failed, total } = p;
+      return { ...state, batches: { ...state.batches, [shard]: { status, completed, failed, total } } };
+    }
   }
 }
 
@@ -107,6 +125,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
   const [sort, setSort] = useState<{ column: number; descending: boolean } | null>(null);
   const [editing, setEditing] = useState<{ paper: string; column: string; value: string } | null>(null);
   const [filling, setFilling] = useState<Filling>(NO_FILL);
+  const [batch, setBatch] = useState(false);
   const [otherReviews, setOtherReviews] = useState<WorkspaceSummary[]>([]);
   const [openPdf, pdfViewer] = usePdfViewer(platform);
 
@@ -134,7 +153,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
     // `load` closes over the workspace and the scope only.
   }, [platform, workspace, scope]);
 
-  const fillParams = (): FillParams => ({ workspace, scope, ...capsParams(caps) });
+  const fillParams = (): FillParams => ({ workspace, scope, ...capsParams(caps), batch });
 
   const act = async (work: () => Promise<unknown>) => {
     setError(null);
@@ -295,6 +314,10 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
           <span>only rows with unsure values</span>
         </label>
         <ScopePicker reviewed={reviewed} papers={papers} value={scope} onChange={setScope} testid="table-scope" />
+        <label class="pilot__choice" title={BATCH_TERMS}>
+          <input type="checkbox" data-testid="table-batch" checked={batch} disabled={busy} onChange={(e) => { setBatch(e.currentTarget.checked); }} />
+          <span>Run as a batch (cheaper, slower)</span>
+        </label>
         <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0 || !scopeReady(scope)} onClick={() => void fill()}>
           {busy ? "Reading the papers…" : "Fill the table"}
         </button>
@@ -324,10 +347,27 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
         onEstimate={() => void estimateCost()}
         disabled={busy || columns.length === 0 || !scopeReady(scope)}
       />
+      {batch && !busy && (
+        <small class="field__hint" data-testid="table-batch-hint">
+          {BATCH_TERMS}
+        </small>
+      )}
       {busy && (
         <p class="muted" role="status" data-testid="table-progress">
           {fillingLine(filling)}
         </p>
+      )}
+      {Object.keys(filling.batches).length > 0 && (
+        <>
+          <h3 class="subhead">Batches</h3>
+          <ul class="activity" data-testid="table-batches">
+            {Object.entries(filling.batches).map(([shard, b]) => (
+              <li key={shard} class="activity__item">
+                {batchLine(shard, b)}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       {outcome !== null && (
         <p class="muted" role="status" data-testid="table-outcome">

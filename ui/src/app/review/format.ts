@@ -15,6 +15,33 @@ export function cost(usd: number | null): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** A Batch API status in words (OpenAI's and Anthropic's). */
+export function batchStatus(status: string): string {
+  const words: Record<string, string> = {
+    submitted: "submitted",
+    validating: "submitted, being checked",
+    in_progress: "running",
+    finalizing: "finishing",
+    completed: "done",
+    expired: "done (some requests ran out of time)",
+    failed: "refused by the provider",
+    cancelling: "cancelling",
+    cancelled: "cancelled",
+    canceling: "cancelling",
+    ended: "done",
+  };
+  return words[status] ?? status;
+}
+
+/** "r1-0 · running · 3 of 10 answered · 1 to ask again". */
+export function batchLine(shard: string, b: { status: string; completed: number; failed: number; total: number }): string {
+  return (
+    `${shard} · ${batchStatus(b.status)}` +
+    (b.total > 0 ? ` · ${count(b.completed)} of ${count(b.total)} answered` : "") +
+    (b.failed > 0 ? ` · ${count(b.failed)} to ask again` : "")
+  );
+}
+
 /** "45 s", "12 min", "2 h 5 min". */
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

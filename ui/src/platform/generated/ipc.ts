@@ -1276,7 +1276,7 @@ failure: string | null, };
 /**
  * Where a fill is, for a host's progress display.
  */
-export type FillProgress = { "type": "started", papers: number, } | { "type": "current" } | { "type": "read", title: string, failed: boolean, };
+export type FillProgress = { "type": "started", papers: number, } | { "type": "current" } | { "type": "read", title: string, failed: boolean, } | { "type": "batch", shard: string, status: string, completed: number, failed: number, total: number, };
 
 /**
  * A change to the table's columns; what is not given is left as it is.
@@ -1302,7 +1302,16 @@ from?: string | null, };
 /**
  * Filling the table.
  */
-export type FillParams = { workspace: string, scope?: AskScope | null, profile?: string | null, maxTokens?: number | null, maxCostUsd?: number | null, };
+export type FillParams = { workspace: string, scope?: AskScope | null, profile?: string | null, maxTokens?: number | null, maxCostUsd?: number | null, 
+/**
+ * Send the fill's calls through the profile's Batch API first.
+ */
+batch: boolean, 
+/**
+ * Seconds between asking an open batch how far it got (the app's
+ * `QUIRE_BATCH_POLL_SECS`, else 30, when not given).
+ */
+batchPollSecs?: number | null, };
 
 /**
  * The researcher's value for a cell (or, with `None`, the extracted value
