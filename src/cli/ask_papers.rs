@@ -30,6 +30,8 @@ pub(crate) struct AskPapersArgs {
     offline: bool,
     #[command(flatten)]
     spend: super::SpendArgs,
+    #[command(flatten)]
+    batch: super::BatchArgs,
     /// Print the record (answer, sources, coverage) as JSON.
     #[arg(long)]
     json: bool,
@@ -61,6 +63,8 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
         offline: args.offline,
         max_tokens: args.spend.max_tokens,
         max_cost_usd: args.spend.max_cost,
+        batch: args.batch.batch,
+        batch_poll_secs: args.batch.poll_secs(),
     };
     if args.spend.estimate {
         let estimate = ask_estimate(&ctx, params).await?;
@@ -82,6 +86,13 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
                 if answers { "answers:" } else { "no answer:" }
             ),
             Progress::Composing { sources } => eprintln!("composing from {sources} sources"),
+            Progress::Batch {
+                shard,
+                status,
+                completed,
+                total,
+                ..
+            } => eprintln!("  batch {shard}: {status}, {completed} of {total} answered"),
         }
     });
     let record = ask_papers(&ctx, params, cancel, progress).await;

@@ -250,6 +250,37 @@ pub(crate) struct SpendArgs {
     pub estimate: bool,
 }
 
+/// Sending a command's model calls through a Batch API.
+#[derive(Args)]
+pub(crate) struct BatchArgs {
+    /// Send the papers' calls through the profile's Batch API first
+    /// (OpenAI-compatible or Anthropic): about half the price, answered
+    /// within 24 hours. Killed or stopped, the same command finds its
+    /// batches again. The papers' text stays with the provider until the
+    /// batch ends and Quire deletes it (OpenAI: as stored files; Anthropic:
+    /// with the batch, up to 29 days): check those terms before sending
+    /// unpublished papers.
+    #[arg(long)]
+    pub batch: bool,
+    /// With --batch: seconds between asking an open batch how far it got.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch")]
+    pub batch_poll: f64,
+}
+
+impl BatchArgs {
+    /// The poll as a command's params take it.
+    pub fn poll_secs(&self) -> Option<f64> {
+        Some(self.batch_poll.max(0.001))
+    }
+
+    /// The batch mode asked for, if any.
+    pub fn mode(&self) -> Option<quire::review::batches::BatchMode> {
+        self.batch.then(|| quire::review::batches::BatchMode {
+            poll_every: std::time::Duration::from_secs_f64(self.batch_poll.max(0.001)),
+        })
+    }
+}
+
 pub(crate) fn cancel_on_ctrl_c(
     what: &'static str,
 ) -> (

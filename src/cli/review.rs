@@ -93,18 +93,9 @@ pub(crate) struct ReviewArgs {
     /// pilot to check before the rest is read (agent engine).
     #[arg(long, value_name = "N")]
     pilot: Option<usize>,
-    /// Send the papers' readings through the profile's Batch API first (agent
-    /// engine; OpenAI-compatible or Anthropic): about half the price,
-    /// answered within 24 hours. Killed or stopped, the same command finds
-    /// its batches again. The papers' text stays with the provider until
-    /// the batch ends and Quire deletes it (OpenAI: as stored files;
-    /// Anthropic: with the batch, up to 29 days): check those terms before
-    /// sending unpublished papers.
-    #[arg(long)]
-    batch: bool,
-    /// With --batch: seconds between asking an open batch how far it got.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch")]
-    batch_poll: f64,
+    /// Readings as a batch (agent engine).
+    #[command(flatten)]
+    batch: super::BatchArgs,
     /// Read every paper twice, independently (agent engine), reconciling the
     /// two readings by this policy: `agree-to-exclude` (excluded only when
     /// both exclude), `tie-breaker` (a third reading decides a disagreement)
@@ -257,9 +248,7 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
         pilot: args.pilot,
         dual,
         second_profile: args.second_profile.clone(),
-        batch: args.batch.then(|| quire::review::engine::BatchMode {
-            poll_every: std::time::Duration::from_secs_f64(args.batch_poll.max(0.001)),
-        }),
+        batch: args.batch.mode(),
     };
 
     if args.estimate {
@@ -273,7 +262,7 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
             "a pilot reads papers with a model; it is for --engine agent",
         ));
     }
-    if args.batch && engine != EngineKind::Agent {
+    if args.batch.batch && engine != EngineKind::Agent {
         return Err(CommandError::invalid(
             "batch_needs_agent",
             "a batch sends the papers' readings to a model; it is for --engine agent",

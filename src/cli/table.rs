@@ -62,17 +62,8 @@ pub(crate) struct FillArgs {
     papers: String,
     #[command(flatten)]
     spend: super::SpendArgs,
-    /// Send the fill's calls through the profile's Batch API first
-    /// (OpenAI-compatible or Anthropic): about half the price, answered
-    /// within 24 hours. Killed or stopped, the same command finds its
-    /// batches again. The papers' text stays with the provider until the
-    /// batch ends and Quire deletes it (OpenAI: as stored files; Anthropic:
-    /// with the batch, up to 29 days): check those terms first.
-    #[arg(long)]
-    batch: bool,
-    /// With --batch: seconds between asking an open batch how far it got.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch")]
-    batch_poll: f64,
+    #[command(flatten)]
+    batch: super::BatchArgs,
     #[arg(long)]
     json: bool,
 }
@@ -178,8 +169,8 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
         profile: args.spend.profile.clone(),
         max_tokens: args.spend.max_tokens,
         max_cost_usd: args.spend.max_cost,
-        batch: args.batch,
-        batch_poll_secs: Some(args.batch_poll.max(0.001)),
+        batch: args.batch.batch,
+        batch_poll_secs: args.batch.poll_secs(),
     };
     if args.spend.estimate {
         let estimate = table_estimate(&ctx, params).await?;

@@ -42,6 +42,13 @@ pub struct AskParams {
     pub max_tokens: Option<u64>,
     #[serde(default)]
     pub max_cost_usd: Option<f64>,
+    /// Send each paper's calls through the profile's Batch API first.
+    #[serde(default)]
+    pub batch: bool,
+    /// Seconds between asking an open batch how far it got (the app's
+    /// `QUIRE_BATCH_POLL_SECS`, else 30, when not given).
+    #[serde(default)]
+    pub batch_poll_secs: Option<f64>,
 }
 
 /// Ask the papers; progress goes to `progress`, `cancel` stops it (asking
@@ -64,6 +71,7 @@ pub async fn ask_papers(
         question: params.question.clone(),
         scope: params.scope.clone().unwrap_or(Scope::Included),
         read_all: params.read_all,
+        batch: super::reviews::batch_asked(params.batch, params.batch_poll_secs),
     };
     if params.offline {
         return Ok(run(&ws, request, None, cancel, progress).await?);
@@ -150,6 +158,7 @@ pub async fn ask_estimate(
         question: params.question.clone(),
         scope: params.scope.clone().unwrap_or(Scope::Included),
         read_all: params.read_all,
+        batch: None,
     };
     Ok(crate::review::ask::run::estimate(&ws, request, &model.settings, &model.prices).await?)
 }

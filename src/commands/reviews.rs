@@ -28,6 +28,7 @@ use crate::index::WorkspaceSnapshot;
 use crate::llm::ModelSettings;
 use crate::llm::accounting::PriceTable;
 use crate::pdf::ingest::IngestOptions;
+use crate::review::batches::BatchMode;
 use crate::review::dual::Policy;
 use crate::review::engine::DualSetup;
 use crate::review::estimate::{Estimate, estimate};
@@ -47,7 +48,17 @@ pub const CANCEL_GRACE: Duration = Duration::from_secs(1);
 /// `QUIRE_BATCH_POLL_SECS` says.
 const APP_BATCH_POLL: Duration = Duration::from_secs(30);
 
-pub(crate) fn app_batch_poll() -> Duration {
+/// Batch mode as a command's params ask for it: `asked`, polling every
+/// `poll_secs` (else as [`app_batch_poll`] says).
+pub(crate) fn batch_asked(asked: bool, poll_secs: Option<f64>) -> Option<BatchMode> {
+    asked.then(|| BatchMode {
+        poll_every: poll_secs
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or_else(app_batch_poll, Duration::from_secs_f64),
+    })
+}
+
+fn app_batch_poll() -> Duration {
     std::env::var("QUIRE_BATCH_POLL_SECS")
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
@@ -597,9 +608,7 @@ async fn launch_params(
         pilot: params.pilot,
         dual: params.dual,
         second_profile: params.second_profile,
-        batch: params.batch.then_some(crate::review::engine::BatchMode {
-            poll_every: app_batch_poll(),
-        }),
+        batch: batch_asked(params.batch, None),
     })
 }
 

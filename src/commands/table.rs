@@ -3,7 +3,6 @@
 //! table as it stands, the researcher's corrections, and its exports.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -15,7 +14,6 @@ use crate::agent::Caps;
 use crate::blocking::blocking;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
-use crate::review::batches::BatchMode;
 use crate::review::table::fill::{FillOutcome, OnFillProgress, fill};
 use crate::review::table::{self, Column, TableView, columns};
 use crate::workspace::Workspace;
@@ -143,12 +141,7 @@ pub async fn table_fill(
     let model = RunModel::prepare(ctx, params.profile.as_deref(), &caps).await?;
     let counted = model.counted(&ws, caps);
     let scope = params.scope.unwrap_or(Scope::Included);
-    let batch = params.batch.then(|| BatchMode {
-        poll_every: params
-            .batch_poll_secs
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .map_or_else(super::reviews::app_batch_poll, Duration::from_secs_f64),
-    });
+    let batch = super::reviews::batch_asked(params.batch, params.batch_poll_secs);
     let model = ask_model(&counted);
     let filled = fill(&ws, &scope, &model, batch, &cancel, progress).await;
     counted.close().await?;

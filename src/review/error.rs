@@ -81,3 +81,13 @@ impl ReviewError {
         }
     }
 }
+
+impl From<crate::review::batches::ahead::AheadError> for ReviewError {
+    fn from(e: crate::review::batches::ahead::AheadError) -> Self {
+        use crate::review::batches::ahead::AheadError;
+        match e {
+            AheadError::Workspace(e) => Self::Workspace(e),
+            AheadError::Batch(why) => Self::Runtime(RuntimeError::Batch(why)),
+        }
+    }
+}

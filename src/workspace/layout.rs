@@ -81,6 +81,9 @@ pub const BATCHES_DIR: &str = "batches";
 /// The extraction table's fills sent through a Batch API, as [`BATCHES_DIR`].
 pub const TABLE_BATCHES_DIR: &str = "batches/table";
 
+/// Questions' papers read through a Batch API, as [`BATCHES_DIR`].
+pub const ASK_BATCHES_DIR: &str = "batches/ask";
+
 /// Files and folders only Quire itself may write: the agent can read the action
 /// logs, task metadata, agent specs and paper records, but must not rewrite
 /// history, its own instructions, or a paper's text and result (results are

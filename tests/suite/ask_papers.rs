@@ -1,12 +1,15 @@
 //! Asking a review's papers through the CLI: passages with no model; with
 //! the scripted model server (real HTTP), an answer whose every citation is
 //! a source whose quote is on its page; a second asking reads no paper
-//! again; a cap stops it before any paper is read; and the history.
+//! again; a cap stops it before any paper is read; the history; and a
+//! question whose papers are read through a Batch API.
 
 use std::path::Path;
 
+use quire::llm::Protocol;
+use quire::review::batches::Ledger;
 use serde_json::Value;
-use testkit::{ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, ScriptedServer, ServerOptions};
 
 use super::support::{
     dev_pdfs, folder_of, json_files_in, offline_review, one_call_at_a_time, quire_await,
@@ -374,4 +377,82 @@ async fn papers_named_twice_are_read_once() {
     .await;
     assert_eq!(record["coverage"]["considered"], 2, "{record}");
     assert_eq!(asked_of_papers(&server), 2, "each paper read once");
+}
+
+#[tokio::test]
+async fn a_question_asked_as_a_batch_reads_its_papers_from_batch_answers() {
+    for protocol in [Protocol::Openai, Protocol::Anthropic] {
+        asked_as_a_batch(protocol).await;
+    }
+}
+
+async fn asked_as_a_batch(protocol: Protocol) {
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
+    let ws_path = Path::new(&ws);
+    let (server, _) = super::batch_support::scripted_batches(
+        BatchOptions {
+            expire_every: Some(2),
+            ..BatchOptions::default()
+        },
+        protocol,
+    )
+    .await;
+    let profile = match protocol {
+        Protocol::Openai => "",
+        Protocol::Anthropic => "protocol = \"anthropic\"\n",
+    };
+    let config = scripted_config(&server.base_url(), profile);
+    let args = [
+        &ws,
+        QUESTION,
+        "--papers",
+        "all",
+        "--read-all",
+        "--batch",
+        "--batch-poll",
+        "0.01",
+    ];
+    let answered = ask(config.path(), data.path(), &args).await;
+    assert_eq!(answered["status"], "done", "{protocol:?}: {answered}");
+    assert_eq!(answered["coverage"]["read"], 3, "{answered}");
+    assert_sources_on_their_pages(ws_path, &answered);
+
+    // The papers were read from the batches (a second round for the lines
+    // that expired), none at the chat endpoint; the answer itself is one
+    // call composed there.
+    let workspace = Workspace::open_read_only(ws_path).unwrap();
+    let ledger = Ledger::load_in(&workspace, "batches/ask").unwrap();
+    let first_round: usize = ledger
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum();
+    assert!(first_round >= 3, "{:?}", ledger.shards);
+    assert!(
+        ledger.shards.iter().any(|s| s.round == 2),
+        "expired lines sent again"
+    );
+    assert_eq!(
+        asked_of_papers(&server),
+        0,
+        "{protocol:?}: no paper asked at the chat endpoint"
+    );
+    let settings = quire::llm::ModelSettings {
+        base_url: server.base_url(),
+        model: "scripted-reader".into(),
+        protocol,
+        ..quire::llm::ModelSettings::default()
+    };
+    super::batch_support::assert_one_batch_per_shard(&server, &settings, &ledger).await;
+    let calls: Vec<Value> = std::fs::read_to_string(ws_path.join("model-calls.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|c: &Value| c["purpose"] == "ask_paper")
+        .collect();
+    assert_eq!(calls.len(), first_round, "one call record per part");
+    assert!(calls.iter().all(|c| c["endpoint"] == "batch"), "{calls:?}");
 }

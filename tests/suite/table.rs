@@ -525,3 +525,51 @@ async fn fill_as_a_batch(protocol: Protocol) {
     assert_eq!(again["read"], 0, "{again}");
     assert_eq!(server.batch_stats(), before);
 }
+
+#[tokio::test]
+async fn a_capped_fill_as_a_batch_sends_no_batch_past_its_cap() {
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(
+        data.path(),
+        folder.path(),
+        "How do databases recover from crashes?",
+    );
+    let (server, _) =
+        super::batch_support::scripted_batches(BatchOptions::default(), Protocol::Openai).await;
+    let config = scripted_config(&server.base_url(), "");
+    let (c, d) = (config.path(), data.path());
+    quire_ok(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
+    // A cap below one paper's reading: no batch is submitted (it would
+    // spend past the cap), and the fill stops as an interactive one does.
+    let capped: Value = serde_json::from_str(
+        &quire_ok(
+            c,
+            d,
+            &[
+                "table",
+                "fill",
+                &ws,
+                "--papers",
+                "all",
+                "--batch",
+                "--batch-poll",
+                "0.01",
+                "--max-tokens",
+                "500",
+                "--json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
+    assert!(
+        capped["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("500")),
+        "{capped}"
+    );
+    assert_eq!(capped["read"], 0, "{capped}");
+    assert_eq!(server.batch_stats().batches_created, 0);
+    assert!(server.requests().is_empty(), "nothing was sent");
+}

@@ -12,9 +12,9 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::PROMPT_VERSION;
-use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::review::reading::json_call::{JsonCallError, json_call_parts};
+use crate::llm::{ChatRequest, ModelClient};
+use crate::review::reading::json_call::{JsonCallError, first_request, json_call_parts};
 use crate::review::reading::{chunks, injection, verify};
 use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
@@ -101,6 +101,42 @@ pub fn cache(ws: &Workspace, key: &str, answer: &PaperAnswer) -> Result<(), Work
     ws.write_json(&cache_path(key)?, answer)
 }
 
+/// A paper's parts as a question reads them, and the lead each part's
+/// message starts with (the question, the title).
+fn plan(
+    client: &ModelClient,
+    paper: &PaperRecord,
+    pages: &[String],
+    question: &str,
+) -> (Vec<chunks::Chunk>, String) {
+    let settings = client.prompt_settings();
+    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(question));
+    let mut lead = format!("Question: {}\n", question.trim());
+    if let Some(title) = &paper.title {
+        lead.push_str(&format!("Paper: {title}\n"));
+    }
+    (chunks::split(pages, budget), lead)
+}
+
+/// The requests asking `question` of `paper` starts with, one per part, as
+/// [`answer`] will send them: what a batch can answer ahead of it.
+pub fn first_requests(
+    client: &ModelClient,
+    paper: &PaperRecord,
+    pages: &[String],
+    question: &str,
+) -> Vec<ChatRequest> {
+    if pages.iter().all(|p| p.trim().is_empty()) {
+        return Vec::new();
+    }
+    let (parts, lead) = plan(client, paper, pages, question);
+    let total = parts.len();
+    parts
+        .iter()
+        .map(|part| first_request(client.settings(), SYSTEM_PROMPT, part.message(&lead, total)))
+        .collect()
+}
+
 /// Ask one paper; parts in page order, their claims together.
 pub async fn answer(
     client: &ModelClient,
@@ -112,9 +148,7 @@ pub async fn answer(
     if pages.iter().all(|p| p.trim().is_empty()) {
         return Err(AskReadError::NoText);
     }
-    let settings = client.prompt_settings();
-    let budget = chunks::text_budget(&settings, FIXED_TOKENS + count_tokens(question));
-    let parts = chunks::split(pages, budget);
+    let (parts, lead) = plan(client, paper, pages, question);
     let mut whole = PaperAnswer {
         paper: paper.id.0.clone(),
         answers: false,
@@ -123,10 +157,6 @@ pub async fn answer(
         quotes_dropped: 0,
         calls: 0,
     };
-    let mut lead = format!("Question: {}\n", question.trim());
-    if let Some(title) = &paper.title {
-        lead.push_str(&format!("Paper: {title}\n"));
-    }
     let read = json_call_parts(
         client,
         SYSTEM_PROMPT,

@@ -16,13 +16,17 @@ use super::paper::{self, PaperAnswer};
 use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, ask_id, save};
 use crate::blocking::blocking;
 use crate::llm::accounting::count_tokens;
+use crate::llm::batch::BatchLine;
 use crate::review::ReviewError;
+use crate::review::batches::Progress as BatchProgress;
+use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode};
 use crate::review::inputs::InputsFile;
 use crate::review::reading::batch::{
     Ended, Job, Limits, Outcomes, ReadError, ReadingModel, read_many,
 };
 use crate::workspace::PaperRecord;
 use crate::workspace::Workspace;
+use crate::workspace::layout::ASK_BATCHES_DIR;
 use crate::workspace::records::now_rfc3339;
 
 /// What a question asks of which papers.
@@ -32,6 +36,9 @@ pub struct AskRequest {
     pub scope: Scope,
     /// Read every paper in scope, not only the best candidates.
     pub read_all: bool,
+    /// Send each paper's first calls through the profile's Batch API
+    /// ([`crate::review::batches::ahead`], the ledger in `batches/ask`).
+    pub batch: Option<BatchMode>,
 }
 
 /// Where a run is, for a host's progress display.
@@ -45,6 +52,16 @@ pub enum Progress {
     Read { title: String, answers: bool },
     /// Every paper read: the answer is being composed from the sources.
     Composing { sources: usize },
+    /// A batch of the papers' calls (`shard`) as last polled: the Batch
+    /// API's status (`submitted` before its first poll) and its requests
+    /// done.
+    Batch {
+        shard: String,
+        status: String,
+        completed: u64,
+        failed: u64,
+        total: u64,
+    },
 }
 
 /// Ask `request` of the papers in `ws`; the record is kept in `asks/<id>/`
@@ -112,7 +129,18 @@ pub async fn run(
         record.coverage.contributed = distinct_papers(&record.sources);
         return finish(ws, &keeps, record, Status::Done).await;
     };
-    let (answers, ended) = read_all(ws, &question, &chosen, &model, &cancel, &progress).await?;
+    let batch = {
+        let (ws, asked) = (ws.clone(), request.batch);
+        blocking(move || Ok::<_, ReviewError>(batch_mode(&ws, ASK_BATCHES_DIR, asked)?)).await?
+    };
+    let reading = Reading {
+        question: &question,
+        model: &model,
+        batch,
+        cancel: &cancel,
+        progress: &progress,
+    };
+    let (answers, ended) = read_all(ws, &chosen, &reading).await?;
     // Read means answered now or before; a run stopped early read fewer.
     record.papers_read.clear();
     for (candidate, answer) in chosen.iter().zip(&answers) {
@@ -250,23 +278,47 @@ const CLAIM_TOKENS: u64 = 90;
 
 type Answers = Outcomes<PaperAnswer>;
 
+/// How a question's papers are read.
+struct Reading<'a> {
+    question: &'a str,
+    model: &'a ReadingModel,
+    /// As a batch: the first call of each part answered ahead.
+    batch: Option<BatchMode>,
+    cancel: &'a CancellationToken,
+    progress: &'a Arc<dyn Fn(Progress) + Send + Sync>,
+}
+
 /// Read every candidate (cached answers first) through the one batch
 /// reader; returns each one's answer (or why it failed, or `None` when never
 /// read) and how the reading ended.
 async fn read_all(
     ws: &Workspace,
-    question: &str,
     chosen: &[Candidate],
-    model: &ReadingModel,
-    cancel: &CancellationToken,
-    progress: &Arc<dyn Fn(Progress) + Send + Sync>,
+    reading: &Reading<'_>,
 ) -> Result<(Answers, Ended), ReviewError> {
+    let Reading {
+        question,
+        model,
+        batch,
+        cancel,
+        progress,
+    } = *reading;
     let model_id = model.client.settings().model.clone();
     let mut cached: Vec<Option<PaperAnswer>> = Vec::new();
     let mut jobs = Vec::new();
+    let mut lines = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for (i, c) in chosen.iter().enumerate() {
         let key = paper::cache_key(&c.paper, question, &model_id);
         let answer = paper::cached(ws, &key)?;
+        if answer.is_none() && batch.is_some() {
+            for request in paper::first_requests(&model.client, &c.paper, &c.pages, question) {
+                let line = BatchLine::new(model.client.settings(), &request);
+                if seen.insert(line.custom_id.clone()) {
+                    lines.push(line);
+                }
+            }
+        }
         if answer.is_none() {
             jobs.push(Job {
                 index: i,
@@ -281,6 +333,29 @@ async fn read_all(
         papers: chosen.len(),
         cached: read_before,
     });
+    if let Some(mode) = batch {
+        let polled = |p: &BatchProgress| {
+            progress(Progress::Batch {
+                shard: p.shard.clone(),
+                status: p.status.clone(),
+                completed: p.completed,
+                failed: p.failed,
+                total: p.total,
+            });
+        };
+        let client = &model.client;
+        answer_ahead(
+            ws,
+            ASK_BATCHES_DIR,
+            client,
+            &model.budget,
+            &lines,
+            mode,
+            &polled,
+            cancel,
+        )
+        .await?;
+    }
     let limits = Limits {
         concurrency: model.client.settings().total_concurrency(),
         budget: &model.budget,

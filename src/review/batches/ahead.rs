@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::driver::{DriveError, Seen};
 use super::{BatchDriver, Ledger, Progress};
+use crate::agent::Budget;
 use crate::llm::ModelClient;
 use crate::llm::batch::BatchLine;
 use crate::workspace::{Workspace, WorkspaceError};
@@ -57,14 +58,33 @@ pub fn batch_mode(
     }))
 }
 
-/// Get `lines` answered through `client`'s Batch API, their ledger in `dir`
-/// of `ws`, and have `client` answer those calls from the results. Each
-/// batch's progress goes to `progress`. A cancel cancels the open batches
-/// and returns: the caller sees the cancel and stops.
+/// The lines a run's caps leave room for, in order, each taken at its
+/// prompt (four bytes a token) and its answer cap: a batch must not spend
+/// past a cap the run would stop at. The rest are asked as the run goes,
+/// where the caps stop it cleanly. With no cap, all of them.
+fn within_caps<'a>(lines: &'a [BatchLine], budget: &Budget) -> &'a [BatchLine] {
+    let (mut input, mut output) = (0u64, 0u64);
+    for (i, line) in lines.iter().enumerate() {
+        input += (line.body.to_string().len() as u64).div_ceil(4);
+        output += line.body["max_tokens"].as_u64().unwrap_or(0);
+        if budget.check(input, output).is_err() {
+            return &lines[..i];
+        }
+    }
+    lines
+}
+
+/// Get `lines` answered through `client`'s Batch API, as many as `budget`'s
+/// caps leave room for, their ledger in `dir` of `ws`, and have `client`
+/// answer those calls from the results. Each batch's progress goes to
+/// `progress`. A cancel cancels the open batches and returns: the caller
+/// sees the cancel and stops.
+#[allow(clippy::too_many_arguments)]
 pub async fn answer_ahead(
     ws: &Workspace,
     dir: &str,
     client: &ModelClient,
+    budget: &Budget,
     lines: &[BatchLine],
     mode: BatchMode,
     progress: &(dyn Fn(&Progress) + Send + Sync),
@@ -79,6 +99,15 @@ pub async fn answer_ahead(
             ));
         }
     };
+    let sent = within_caps(lines, budget);
+    if sent.len() < lines.len() {
+        tracing::info!(
+            sent = sent.len(),
+            planned = lines.len(),
+            "the run's caps leave room for only some requests in batches; the rest are asked as the run goes"
+        );
+    }
+    let lines = sent;
     if lines.is_empty() {
         return Ok(());
     }

@@ -13,14 +13,13 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{Column, cells, columns, load_cells, save_cells};
-use crate::agent::RuntimeError;
 use crate::blocking::blocking;
 use crate::llm::ModelClient;
 use crate::llm::batch::BatchLine;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
 use crate::review::batches::Progress;
-use crate::review::batches::ahead::{AheadError, BatchMode, answer_ahead, batch_mode};
+use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode};
 use crate::review::reading::batch::{Ended, Job, Limits, ReadError, ReadingModel, read_many};
 use crate::review::{ReviewError, paper_text};
 use crate::workspace::layout::TABLE_BATCHES_DIR;
@@ -166,12 +165,17 @@ pub async fn fill(
             });
         };
         let client = &model.client;
-        answer_ahead(ws, TABLE_BATCHES_DIR, client, &lines, mode, &polled, cancel)
-            .await
-            .map_err(|e| match e {
-                AheadError::Workspace(e) => ReviewError::Workspace(e),
-                AheadError::Batch(why) => ReviewError::Runtime(RuntimeError::Batch(why)),
-            })?;
+        answer_ahead(
+            ws,
+            TABLE_BATCHES_DIR,
+            client,
+            &model.budget,
+            &lines,
+            mode,
+            &polled,
+            cancel,
+        )
+        .await?;
     }
     let titles: Vec<String> = jobs.iter().map(|j| title(&j.work.paper)).collect();
     let limits = Limits {

@@ -143,6 +143,7 @@ pub(crate) async fn run(args: AskBenchArgs) -> Result<(), String> {
                 question: args.question.clone(),
                 scope: Scope::All,
                 read_all: true,
+                batch: None,
             },
             Some(ReadingModel {
                 client: model.client.clone(),
@@ -284,6 +285,7 @@ async fn fill_all(
         ws,
         &Scope::All,
         model,
+        None,
         &CancellationToken::new(),
         Arc::new(|_| {}),
     )

@@ -159,6 +159,7 @@ pub(crate) async fn run(corpus: &Path, args: AskEvalArgs) -> Result<(), String> 
                     question: question.clone(),
                     scope: Scope::All,
                     read_all,
+                    batch: None,
                 },
                 Some(ReadingModel {
                     client: client.clone(),

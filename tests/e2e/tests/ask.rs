@@ -1,8 +1,9 @@
 //! Asking the papers in the real app under Xvfb: a review of real papers, a
 //! question answered by the scripted model server over HTTP, a citation that
 //! opens the paper at the quoted page with the quote marked, the question
-//! kept in the history, priced first and stopped by a token cap; then the
-//! extraction table priced and filled from the same papers, as a batch.
+//! kept in the history, priced first, stopped by a token cap, then asked as
+//! a batch; then the extraction table priced and filled from the same
+//! papers, as a batch.
 //! Ignored by a plain `cargo test`, like the other end-to-end tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -68,8 +69,10 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
     assert!(stopped.contains("1000"), "{stopped}");
     app.screenshot("ask-stopped").await?;
 
-    // Without the cap, asked again, it is answered.
+    // Without the cap, asked again as a batch, it is answered: the papers
+    // read from the scripted Batch API's answers.
     app.retype("[data-testid=cap-tokens]", "").await?;
+    app.click("[data-testid=ask-batch]").await?;
     app.click("[data-testid=ask-submit]").await?;
     eventually("the answer", UI_TIMEOUT, || async {
         if let Some(error) = app.text_content("[data-testid=ask] [role=alert]").await? {
@@ -84,6 +87,11 @@ async fn a_question_is_answered_across_the_papers_with_citations_that_open_the_p
         .wait_text("[data-testid=ask-coverage]", UI_TIMEOUT)
         .await?;
     assert!(coverage.starts_with("4 papers considered"), "{coverage}");
+    let batches = app.text_contents("[data-testid=ask-batches] li").await?;
+    assert!(
+        !batches.is_empty() && batches.iter().all(|b| b.contains("· done · ")),
+        "{batches:?}"
+    );
     assert!(coverage.contains("scripted-reader"), "{coverage}");
     let history = app
         .wait_text("[data-testid=ask-history]", UI_TIMEOUT)

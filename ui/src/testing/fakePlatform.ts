@@ -1157,6 +1157,11 @@ export class FakePlatform implements Platform {
     const stopped = hasModel ? FakePlatform.capHit(inScope.length, params.maxTokens) : null;
     if (hasModel && stopped === null) {
       onProgress({ type: "reading", papers: inScope.length, cached: 0 });
+      if (params.batch) {
+        // Like the core: every paper's first calls go into one batch first.
+        onProgress({ type: "batch", shard: "r1-0", status: "submitted", completed: 0, failed: 0, total: 0 });
+        onProgress({ type: "batch", shard: "r1-0", status: "ended", completed: inScope.length, failed: 0, total: inScope.length });
+      }
       inScope.forEach((p, i) => {
         onProgress({ type: "read", title: p.title ?? p.file, answers: i < 2 });
       });

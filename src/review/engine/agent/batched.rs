@@ -55,12 +55,22 @@ pub async fn read_through_batches(
         });
     };
     let client = domain.reader.client();
-    ahead::answer_ahead(ws, BATCHES_DIR, client, &lines, mode, &progress, cancel)
-        .await
-        .map_err(|e| match e {
-            AheadError::Workspace(e) => RuntimeError::from(e),
-            AheadError::Batch(why) => RuntimeError::Batch(why),
-        })
+    let budget = &domain.budget;
+    ahead::answer_ahead(
+        ws,
+        BATCHES_DIR,
+        client,
+        budget,
+        &lines,
+        mode,
+        &progress,
+        cancel,
+    )
+    .await
+    .map_err(|e| match e {
+        AheadError::Workspace(e) => RuntimeError::from(e),
+        AheadError::Batch(why) => RuntimeError::Batch(why),
+    })
 }
 
 /// The first request of each part of every paper not yet read, once each.

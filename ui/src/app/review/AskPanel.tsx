@@ -18,6 +18,7 @@ import {
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
+import { BatchChoice, BatchList, type BatchStates, withBatch } from "./Batches";
 import { count, place } from "./format";
 import { inline } from "./markdown";
 import { ScopePicker, scopeReady } from "./ScopePicker";
@@ -39,9 +40,11 @@ interface Asking {
   read: number;
   answered: number;
   composing: number | null;
+  /** A question asked as a batch: its batches by shard. */
+  batches: BatchStates;
 }
 
-const NOT_STARTED: Asking = { papers: 0, cached: 0, read: 0, answered: 0, composing: null };
+const NOT_STARTED: Asking = { papers: 0, cached: 0, read: 0, answered: 0, composing: null, batches: {} };
 
 function advance(state: Asking, p: AskProgress): Asking {
   switch (p.type) {
@@ -51,6 +54,8 @@ function advance(state: Asking, p: AskProgress): Asking {
       return { ...state, read: state.read + 1, answered: state.answered + (p.answers ? 1 : 0) };
     case "composing":
       return { ...state, composing: p.sources };
+    case "batch":
+      return { ...state, batches: withBatch(state.batches, p) };
   }
 }
 
@@ -125,6 +130,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
   const [question, setQuestion] = useState("");
   const [scope, setScope] = useState<AskScope>(reviewed ? { kind: "included" } : { kind: "all" });
   const [readAll, setReadAll] = useState(false);
+  const [batch, setBatch] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState<AskRecord | null>(null);
@@ -160,7 +166,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
     estimating.clear();
   }, [question, scope, readAll]);
 
-  const params = (): AskParams => ({ workspace, question, scope, readAll, offline: false, ...capsParams(caps) });
+  const params = (): AskParams => ({ workspace, question, scope, readAll, offline: false, ...capsParams(caps), batch });
   const ready = question.trim() !== "" && scopeReady(scope);
 
   const estimateCost = async () => {
@@ -230,6 +236,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
               />
               <span>read every one, not only the best matches</span>
             </label>
+            <BatchChoice checked={batch} busy={busy} onChange={setBatch} testid="ask-batch" />
             {busy && (
               <button type="button" class="button" data-testid="ask-cancel" onClick={() => void platform.cancelAsk(workspace)}>
                 Cancel
@@ -251,6 +258,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
               {askingLine(asking)}
             </p>
           )}
+          <BatchList batches={asking.batches} testid="ask-batches" />
           {noModel && (
             <p class="muted" data-testid="spend-no-model">
               No model is set up: asking gives the best-matching passages, at no cost.

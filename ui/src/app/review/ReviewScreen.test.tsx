@@ -188,6 +188,24 @@ describe("a new review", () => {
 });
 
 describe("asking the papers", () => {
+  it("asks as a batch when chosen, saying where the papers go and showing each batch", async () => {
+    await runToResults();
+    platform.ollamaModels = ["qwen3:8b"];
+    await click("[data-testid=to-ask]");
+    await vi.waitFor(() => {
+      expect($("[data-testid=ask]")).not.toBeNull();
+    });
+    await type("[data-testid=ask-question]", "How fast do they recover?");
+    expect($("[data-testid=ask-batch-hint]")).toBeNull();
+    await click("[data-testid=ask-batch]");
+    expect($("[data-testid=ask-batch-hint]")?.textContent).toContain("Anthropic with the batch for up to 29 days");
+    await click("[data-testid=ask-submit]");
+    await settle();
+    expect(platform.askCalls[0]).toMatchObject({ question: "How fast do they recover?", batch: true });
+    expect($("[data-testid=ask-batches]")?.textContent).toBe("r1-0 · done · 3 of 3 answered");
+    expect($("[data-testid=ask-answer]")?.textContent).toContain("measures recovery in 3 seconds [1]");
+  });
+
   it("answers with citations that open the paper at the quoted page, and keeps the question", async () => {
     await runToResults();
     // A model is there when the question is asked.

@@ -20,13 +20,10 @@ import {
 } from "../../platform";
 import { usePdfViewer } from "./usePdfViewer";
 import { plural } from "../format";
-import { batchLine, count, place } from "./format";
+import { BatchChoice, BatchList, type BatchStates, withBatch } from "./Batches";
+import { count, place } from "./format";
 import { ScopePicker, scopeReady } from "./ScopePicker";
 import { type CapsText, NO_CAPS, SpendControls, capsParams, useEstimate } from "./Spend";
-
-/** Where a batch sends the papers, said before it is chosen. */
-const BATCH_TERMS =
-  "The fill's calls go through the model's Batch API (OpenAI-compatible or Anthropic): about half the price, answered within 24 hours; a fill stopped or closed takes its batches up again. The papers' text stays with the provider longer than an ordinary call's: OpenAI keeps it as files under its terms for stored files, Anthropic with the batch for up to 29 days, until Quire has the answers and deletes it there.";
 
 const TEMPLATES = ["study-design", "dataset", "sample-size", "method", "metric-and-result", "limitations"];
 
@@ -48,14 +45,6 @@ function kindOf(type: string, extra: string): ColumnKind | null {
   }
 }
 
-/** A batch of a fill's calls as last polled. */
-interface BatchState {
-  status: string;
-  completed: number;
-  failed: number;
-  total: number;
-}
-
 /** Where a fill is, from its progress events. */
 interface Filling {
   papers: number;
@@ -63,7 +52,7 @@ interface Filling {
   read: number;
   failed: number;
   /** A fill run as a batch: its batches by shard. */
-  batches: Record<string, BatchState>;
+  batches: BatchStates;
 }
 
 const NO_FILL: Filling = { papers: 0, current: 0, read: 0, failed: 0, batches: {} };
@@ -76,10 +65,8 @@ function advanceFill(state: Filling, p: FillProgress): Filling {
       return { ...state, current: state.current + 1 };
     case "read":
       return { ...state, read: state.read + 1, failed: state.failed + (p.failed ? 1 : 0) };
-    case "batch": {
-      const { shard, status, completed, failed, total } = p;
-      return { ...state, batches: { ...state.batches, [shard]: { status, completed, failed, total } } };
-    }
+    case "batch":
+      return { ...state, batches: withBatch(state.batches, p) };
   }
 }
 
@@ -314,10 +301,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
           <span>only rows with unsure values</span>
         </label>
         <ScopePicker reviewed={reviewed} papers={papers} value={scope} onChange={setScope} testid="table-scope" />
-        <label class="pilot__choice" title={BATCH_TERMS}>
-          <input type="checkbox" data-testid="table-batch" checked={batch} disabled={busy} onChange={(e) => { setBatch(e.currentTarget.checked); }} />
-          <span>Run as a batch (cheaper, slower)</span>
-        </label>
+        <BatchChoice checked={batch} busy={busy} onChange={setBatch} testid="table-batch" />
         <button type="button" class="button button--primary" data-testid="table-fill" disabled={busy || columns.length === 0 || !scopeReady(scope)} onClick={() => void fill()}>
           {busy ? "Reading the papers…" : "Fill the table"}
         </button>
@@ -347,28 +331,12 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
         onEstimate={() => void estimateCost()}
         disabled={busy || columns.length === 0 || !scopeReady(scope)}
       />
-      {batch && !busy && (
-        <small class="field__hint" data-testid="table-batch-hint">
-          {BATCH_TERMS}
-        </small>
-      )}
       {busy && (
         <p class="muted" role="status" data-testid="table-progress">
           {fillingLine(filling)}
         </p>
       )}
-      {Object.keys(filling.batches).length > 0 && (
-        <>
-          <h3 class="subhead">Batches</h3>
-          <ul class="activity" data-testid="table-batches">
-            {Object.entries(filling.batches).map(([shard, b]) => (
-              <li key={shard} class="activity__item">
-                {batchLine(shard, b)}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <BatchList batches={filling.batches} testid="table-batches" />
       {outcome !== null && (
         <p class="muted" role="status" data-testid="table-outcome">
           {outcome}

@@ -1157,7 +1157,16 @@ profile?: string | null,
 /**
  * No model: the best-matching passages, not an answer.
  */
-offline: boolean, maxTokens?: number | null, maxCostUsd?: number | null, };
+offline: boolean, maxTokens?: number | null, maxCostUsd?: number | null, 
+/**
+ * Send each paper's calls through the profile's Batch API first.
+ */
+batch: boolean, 
+/**
+ * Seconds between asking an open batch how far it got (the app's
+ * `QUIRE_BATCH_POLL_SECS`, else 30, when not given).
+ */
+batchPollSecs?: number | null, };
 
 /**
  * What a run would spend.
@@ -1175,7 +1184,7 @@ costUsd: number | null, };
 /**
  * Where a run is, for a host's progress display.
  */
-export type AskProgress = { "type": "reading", papers: number, cached: number, } | { "type": "read", title: string, answers: boolean, } | { "type": "composing", sources: number, };
+export type AskProgress = { "type": "reading", papers: number, cached: number, } | { "type": "read", title: string, answers: boolean, } | { "type": "composing", sources: number, } | { "type": "batch", shard: string, status: string, completed: number, failed: number, total: number, };
 
 /**
  * What a cell holds.
