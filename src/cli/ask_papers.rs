@@ -136,11 +136,21 @@ pub(crate) fn print_estimate(
         e.calls,
         e.input_tokens,
         e.output_tokens,
-        e.cost_usd
-            .map(|c| format!("about ${c:.2}"))
-            .unwrap_or_else(|| "unknown (no price for this model)".into())
+        price(e.cost_usd)
     );
+    if e.calls > 0 {
+        println!(
+            "as a batch (--batch): cost {}, answered within {} hours",
+            price(e.batch.cost_usd),
+            e.batch.wait_hours
+        );
+    }
     Ok(())
+}
+
+fn price(usd: Option<f64>) -> String {
+    usd.map(|c| format!("about ${c:.2}"))
+        .unwrap_or_else(|| "unknown (no price for this model)".into())
 }
 
 pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {

@@ -66,7 +66,7 @@ pub struct Estimate {
 
 /// A run whose readings go through a Batch API: the readings at the batch
 /// price, the rest as ever, and the longest wait for them.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BatchPrice {

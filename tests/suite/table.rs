@@ -109,6 +109,7 @@ async fn cells_cite_quotes_on_their_pages_and_only_new_or_changed_columns_are_re
     )
     .unwrap();
     assert_eq!(estimate["papers"], 5, "{estimate}");
+    assert_eq!(estimate["batch"]["waitHours"], 24, "priced as a batch too");
     assert!(server.requests().is_empty(), "an estimate calls no model");
 
     // The first fill reads every paper once, for all three columns at once.

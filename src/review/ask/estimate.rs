@@ -1,12 +1,15 @@
 //! What asking a question, or filling the table, would take before anything
 //! is spent: the papers still to read (cached answers and current cells
 //! cost nothing), their calls (one per page-aligned part), tokens in and
-//! out, and the cost from the price table.
+//! out, and the cost from the price table; and the same with the papers'
+//! calls sent as a batch.
 
 use serde::Serialize;
 
 use crate::llm::accounting::{PriceTable, count_tokens};
+use crate::llm::batch::{BATCH_PRICE_SHARE, BATCH_WINDOW_HOURS};
 use crate::llm::{ModelSettings, Usage};
+use crate::review::estimate::BatchPrice;
 use crate::review::reading::chunks;
 use crate::workspace::PaperRecord;
 
@@ -28,6 +31,8 @@ pub struct Estimate {
     pub output_tokens: u64,
     /// `None` when the model has no price in the table.
     pub cost_usd: Option<f64>,
+    /// The papers' calls sent as a batch (`--batch`), the composing as ever.
+    pub batch: BatchPrice,
 }
 
 impl Estimate {
@@ -44,6 +49,13 @@ impl Estimate {
 
     /// Add the composing calls of `sources` expected sources and price it all.
     pub fn finish(mut self, model: &str, prices: &PriceTable, composing: u64) -> Self {
+        let papers_cost = prices.cost(
+            model,
+            Usage {
+                input_tokens: self.input_tokens,
+                output_tokens: self.output_tokens,
+            },
+        );
         self.calls += composing;
         self.input_tokens += composing * (super::compose::CALL_BUDGET_TOKENS + 300);
         self.output_tokens += composing * 400;
@@ -54,6 +66,13 @@ impl Estimate {
                 output_tokens: self.output_tokens,
             },
         );
+        self.batch = BatchPrice {
+            cost_usd: self
+                .cost_usd
+                .zip(papers_cost)
+                .map(|(all, papers)| all - papers * (1.0 - BATCH_PRICE_SHARE)),
+            wait_hours: BATCH_WINDOW_HOURS,
+        };
         self
     }
 }
@@ -72,4 +91,39 @@ pub fn of_papers<'a>(
         }
     }
     estimate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_a_batch_the_papers_calls_cost_half_and_the_composing_as_ever() {
+        let settings = ModelSettings {
+            model: "gpt-4o-mini".into(),
+            ..ModelSettings::default()
+        };
+        let prices = PriceTable::builtin();
+        let pages = vec!["Write-ahead logging makes commits durable. ".repeat(400)];
+        let mut papers_only = Estimate::default();
+        papers_only.add_paper(&settings, &pages);
+        papers_only.add_paper(&settings, &pages);
+        let with_composing = papers_only.clone().finish(&settings.model, &prices, 1);
+        let papers_only = papers_only.finish(&settings.model, &prices, 0);
+        let (all, papers) = (
+            with_composing.cost_usd.unwrap(),
+            papers_only.cost_usd.unwrap(),
+        );
+        let composing = all - papers;
+        assert!(composing > 0.0 && papers > 0.0);
+        let batch = with_composing.batch.cost_usd.unwrap();
+        assert!(
+            (batch - (papers * 0.5 + composing)).abs() < 1e-12,
+            "{batch} vs {papers}/2 + {composing}"
+        );
+        assert_eq!(with_composing.batch.wait_hours, 24);
+
+        let unpriced = Estimate::default().finish("no-such-model", &prices, 1);
+        assert_eq!(unpriced.batch.cost_usd, None);
+    }
 }

@@ -1119,7 +1119,9 @@ export class FakePlatform implements Platform {
 
   private estimateOf(papers: number, reused: number): WorkEstimate {
     const tokens = papers * FakePlatform.PAPER_TOKENS;
-    return { papers, reused, calls: papers === 0 ? 0 : papers + 1, inputTokens: tokens, outputTokens: papers * 500, costUsd: papers * 0.02 };
+    // Like the core: the papers' calls at half the price as a batch (the fake prices only those).
+    const costUsd = papers * 0.02;
+    return { papers, reused, calls: papers === 0 ? 0 : papers + 1, inputTokens: tokens, outputTokens: papers * 500, costUsd, batch: { costUsd: costUsd / 2, waitHours: 24 } };
   }
 
   private noModel(): Promise<never> | null {

@@ -251,6 +251,7 @@ export function AskPanel({ platform, workspace, reviewed, papers }: AskPanelProp
             onCaps={setCaps}
             estimating={estimating}
             onEstimate={() => void estimateCost()}
+        batch={batch}
             disabled={busy || !ready}
           />
           {busy && (

@@ -199,6 +199,10 @@ describe("asking the papers", () => {
     expect($("[data-testid=ask-batch-hint]")).toBeNull();
     await click("[data-testid=ask-batch]");
     expect($("[data-testid=ask-batch-hint]")?.textContent).toContain("Anthropic with the batch for up to 29 days");
+    // Priced as a batch too, before anything is spent.
+    await click("[data-testid=spend-estimate]");
+    await settle();
+    expect($("[data-testid=spend-batch]")?.textContent).toBe("As a batch: $0.03, answered within 24 hours");
     await click("[data-testid=ask-submit]");
     await settle();
     expect(platform.askCalls[0]).toMatchObject({ question: "How fast do they recover?", batch: true });

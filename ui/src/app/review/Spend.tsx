@@ -134,12 +134,15 @@ export function SpendControls({
   estimating,
   onEstimate,
   disabled,
+  batch,
 }: {
   caps: CapsText;
   onCaps: (caps: CapsText) => void;
   estimating: Estimating;
   onEstimate: () => void;
   disabled: boolean;
+  /** Run as a batch: the estimate says that price too. */
+  batch?: boolean;
 }) {
   const { estimate, busy } = estimating;
   return (
@@ -151,6 +154,11 @@ export function SpendControls({
       {estimate !== null && (
         <p class="muted spend__line" data-testid="spend-line" role="status">
           {estimateLine(estimate)}
+        </p>
+      )}
+      {estimate !== null && batch === true && estimate.calls > 0 && (
+        <p class="muted spend__line" data-testid="spend-batch">
+          As a batch: {cost(estimate.batch.costUsd)}, answered within {estimate.batch.waitHours} hours
         </p>
       )}
     </div>

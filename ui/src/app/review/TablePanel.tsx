@@ -329,6 +329,7 @@ export function TablePanel({ platform, workspace, reviewed, papers }: TablePanel
         onCaps={setCaps}
         estimating={estimating}
         onEstimate={() => void estimateCost()}
+        batch={batch}
         disabled={busy || columns.length === 0 || !scopeReady(scope)}
       />
       {busy && (

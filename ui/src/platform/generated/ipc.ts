@@ -1179,7 +1179,11 @@ reused: number, calls: number, inputTokens: number, outputTokens: number,
 /**
  * `None` when the model has no price in the table.
  */
-costUsd: number | null, };
+costUsd: number | null, 
+/**
+ * The papers' calls sent as a batch (`--batch`), the composing as ever.
+ */
+batch: BatchPrice, };
 
 /**
  * Where a run is, for a host's progress display.
