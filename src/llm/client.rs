@@ -54,9 +54,10 @@ pub struct ModelClient {
     /// (o200k) in one prompt: prompts are sized by it (see
     /// [`Self::prompt_settings`]).
     density: AtomicU64,
-    /// Answers a Batch API already gave, by request id: a call whose request
-    /// is among them is answered from here, not sent.
-    batch_answers: std::sync::OnceLock<Arc<BTreeMap<String, ChatResponse>>>,
+    /// Answers Batch APIs already gave, by request id: a call whose request
+    /// is among them is answered from here, not sent. `None` until a batch
+    /// has answered (the density is then fixed, see [`Self::learn_density`]).
+    batch_answers: std::sync::RwLock<Option<BTreeMap<String, ChatResponse>>>,
 }
 
 /// Quire's own count, per thousand tokens, until the server shows more.
@@ -83,18 +84,27 @@ impl ModelClient {
             base_backoff: BASE_BACKOFF,
             served_window: tokio::sync::OnceCell::new(),
             density: AtomicU64::new(PER_MILLE),
-            batch_answers: std::sync::OnceLock::new(),
+            batch_answers: std::sync::RwLock::new(None),
         }
     }
 
     /// Answer calls from `answers` (a Batch API's, by request id) from now
-    /// on; calls not among them are sent as ever. Set once per client.
+    /// on, beside those of earlier batches (a dual-read review's second
+    /// reading is batched after its first); calls not among them are sent
+    /// as ever.
     pub fn answer_from_batch(&self, answers: BTreeMap<String, ChatResponse>) {
-        if self.batch_answers.set(Arc::new(answers)).is_err() {
-            tracing::warn!(
-                "batch answers were already set for this client; the new ones are ignored"
-            );
-        }
+        let mut held = self
+            .batch_answers
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.get_or_insert_with(BTreeMap::new).extend(answers);
+    }
+
+    fn batch_answered(&self) -> bool {
+        self.batch_answers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
     }
 
     /// The Batch API of the profile's (first) endpoint, when its protocol
@@ -105,9 +115,16 @@ impl ModelClient {
 
     /// The batch's answer to `request`, if it gave one.
     fn batched(&self, request: &ChatRequest) -> Option<ChatResponse> {
-        let answers = self.batch_answers.get()?;
+        if !self.batch_answered() {
+            return None;
+        }
         let id = super::batch::BatchLine::new(self.settings(), request).custom_id;
-        answers.get(&id).cloned()
+        self.batch_answers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()?
+            .get(&id)
+            .cloned()
     }
 
     /// Record every attempt in `log`.
@@ -165,7 +182,7 @@ impl ModelClient {
         // Papers were cut into parts for a batch at the density then known;
         // cut differently later, their parts would no longer be the
         // requests the batch answered.
-        if self.batch_answers.get().is_some() {
+        if self.batch_answered() {
             return;
         }
         // A count well under the bytes over four is a large vocabulary or a

@@ -300,3 +300,25 @@ async fn refused(protocol: Protocol) {
         );
     }
 }
+
+#[tokio::test]
+async fn a_later_run_with_new_requests_gives_them_their_own_tries() {
+    // A first run took two rounds (lines failing and expiring the first
+    // time); papers added, their requests get their own three tries, not
+    // what the first run's rounds left.
+    let rig = rig(Protocol::Openai).await;
+    let first = lines(&rig.settings, 12);
+    let (settled, _) = run_to_end(&rig, &first).await;
+    assert_eq!(settled.answers.len(), 12);
+    let mut more = first.clone();
+    more.extend(lines(&rig.settings, 20).split_off(12));
+    let before = rig.server.batch_stats().lines_submitted;
+    let (settled, _) = run_to_end(&rig, &more).await;
+    assert_eq!(settled.answers.len(), 20, "{:?}", settled.unresolved);
+    let sent = rig.server.batch_stats().lines_submitted - before;
+    // The 8 new ones in one batch (its 3rd and 6th fail, its 5th expires),
+    // those 3 again in a second: none of the 12 answered before.
+    assert_eq!(sent, 8 + 3);
+    let ledger = Ledger::load(&rig.ws).unwrap();
+    assert!(ledger.attempts.values().all(|&n| n <= 3));
+}

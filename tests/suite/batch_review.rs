@@ -229,3 +229,64 @@ async fn killed_after_each_ledger_step_the_review_resumes_with_one_batch_per_sha
     let ledger = Ledger::load(&workspace).unwrap();
     assert!(ledger.shards.iter().all(|s| s.finished.is_some()));
 }
+
+#[tokio::test]
+async fn a_dual_read_review_as_a_batch_sends_its_second_reading_through_batches_too() {
+    let server = batch_server(Duration::ZERO).await;
+    let config = scripted_config(&server.base_url(), PROFILE);
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let ws = data.path().join("ws");
+    let dual = |mut command: tokio::process::Command| {
+        command.args(["--dual", "flag"]);
+        command
+    };
+    show_protocol(&mut dual(review(
+        config.path(),
+        data.path(),
+        &ws,
+        folder.path(),
+    )))
+    .await;
+    let out = dual(review(config.path(), data.path(), &ws, folder.path()))
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Each reading has its own ledger, every first call of it in a batch.
+    let workspace = Workspace::open_read_only(&ws).unwrap();
+    let first_calls = |dir: &str| -> usize {
+        Ledger::load_in(&workspace, dir)
+            .unwrap()
+            .shards
+            .iter()
+            .filter(|s| s.round == 1)
+            .map(|s| s.requests)
+            .sum()
+    };
+    let (first, second) = (first_calls("batches"), first_calls("batches/second"));
+    assert!(first >= 3 && second >= 3, "first {first}, second {second}");
+    let batched = calls(&ws)
+        .iter()
+        .filter(|c| c["purpose"] == "reader" && c["endpoint"] == "batch")
+        .count();
+    assert_eq!(batched, first + second, "both readings answered by batches");
+    for paper in workspace.papers().unwrap() {
+        let second = workspace
+            .read_paper_file::<quire::review::PaperResult>(
+                &paper.id,
+                quire::workspace::PaperFile::SecondResult,
+            )
+            .unwrap();
+        assert!(second.is_some(), "{:?} has a second reading", paper.title);
+    }
+    eprintln!(
+        "dual batch review: {first} first and {second} second reading calls from batches, {} asked interactively",
+        reader_calls(&server.requests()).values().sum::<usize>()
+    );
+}

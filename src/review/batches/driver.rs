@@ -107,23 +107,33 @@ impl BatchDriver<'_> {
         // Shards this run wrote: no batch of theirs can exist at the API
         // yet, so none is looked for.
         let mut fresh = BTreeSet::new();
+        // Rounds sharded by this call: a request that never gets a result
+        // (its batch refused whole) is not sent on and on.
+        let mut rounds_here = 0;
         loop {
             self.submit_open(&mut ledger, &run, &fresh, seen, cancel)
                 .await?;
             self.follow_open(&mut ledger, seen, cancel).await?;
+            // A request is sent again while its last result is worth another
+            // try and it has had fewer than `max_rounds`: counted per
+            // request, so a later run's new requests (papers added to a
+            // review) get their own tries.
             let outstanding: Vec<BatchLine> = lines
                 .iter()
                 .filter(|l| {
-                    ledger
-                        .outcomes
-                        .get(&l.custom_id)
-                        .is_none_or(LineOutcome::is_retryable)
+                    let tries = ledger.attempts.get(&l.custom_id).copied().unwrap_or(0);
+                    tries < self.max_rounds
+                        && ledger
+                            .outcomes
+                            .get(&l.custom_id)
+                            .is_none_or(LineOutcome::is_retryable)
                 })
                 .cloned()
                 .collect();
-            if outstanding.is_empty() || ledger.last_round() >= self.max_rounds {
+            if outstanding.is_empty() || rounds_here >= self.max_rounds {
                 return Ok(settle(&ledger, &wanted));
             }
+            rounds_here += 1;
             // The round's shards are written, then recorded in one line.
             let round = ledger.last_round() + 1;
             let mut shards = Vec::new();

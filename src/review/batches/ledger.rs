@@ -98,6 +98,8 @@ pub struct Ledger {
     pub shards: Vec<Shard>,
     /// The last outcome of each request id.
     pub outcomes: BTreeMap<String, LineOutcome>,
+    /// How many results each request id has had (one a batch it was in).
+    pub attempts: BTreeMap<String, u32>,
 }
 
 /// Lines of `text`, a torn last one (a kill mid-write) left out.
@@ -137,6 +139,7 @@ impl Ledger {
         for line in whole_lines(&read(&ledger.path("answers.jsonl")?)?) {
             match parse_result_line(line) {
                 Ok((id, outcome)) => {
+                    *ledger.attempts.entry(id.clone()).or_default() += 1;
                     ledger.outcomes.insert(id, outcome);
                 }
                 Err(e) => {
@@ -236,6 +239,7 @@ impl Ledger {
                         LineOutcome::Answered(_) => kept.0 += 1,
                         _ => kept.1 += 1,
                     }
+                    *self.attempts.entry(id.clone()).or_default() += 1;
                     self.outcomes.insert(id, outcome);
                     block.push_str(line);
                     block.push('\n');

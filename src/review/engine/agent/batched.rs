@@ -7,7 +7,9 @@
 //! and each reading goes through the same acceptance as an interactive one:
 //! the cut-prompt check, the quotes checked against the pages, coherence.
 //! What the batches did not answer (a re-ask, a part found too long, a
-//! request refused or never run three times) is asked interactively.
+//! request refused or never run three times) is asked interactively. A
+//! dual-read review batches its second (and tie-breaking) reading the same
+//! way once the first is done, each in a ledger of its own.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -21,17 +23,31 @@ use crate::llm::batch::BatchLine;
 use crate::review::ReviewSpec;
 use crate::review::batches::Progress;
 use crate::review::batches::ahead::{self, AheadError, BatchMode};
+use crate::review::dual::Slot;
 use crate::review::paper_text;
 use crate::review::reading::PaperInput;
 use crate::workspace::Workspace;
 use crate::workspace::layout::BATCHES_DIR;
 
-/// How this run uses batches: as asked, or as a run before it left them.
+/// The ledger folder of a reading's batches: the first reading's in
+/// `batches`, a dual-read review's second and tie-breaking readings each in
+/// one of their own under it.
+fn ledger_dir(slot: Slot) -> &'static str {
+    match slot {
+        Slot::First => BATCHES_DIR,
+        Slot::Second => "batches/second",
+        Slot::Tiebreak => "batches/tiebreak",
+    }
+}
+
+/// How `slot`'s reading uses batches: as asked, or as a run before it left
+/// them.
 pub fn batch_mode(
     ws: &Workspace,
+    slot: Slot,
     asked: Option<BatchMode>,
 ) -> Result<Option<BatchMode>, RuntimeError> {
-    Ok(ahead::batch_mode(ws, BATCHES_DIR, asked)?)
+    Ok(ahead::batch_mode(ws, ledger_dir(slot), asked)?)
 }
 
 /// Ask the first calls of every unread paper's reading through the
@@ -58,7 +74,7 @@ pub async fn read_through_batches(
     let budget = &domain.budget;
     ahead::answer_ahead(
         ws,
-        BATCHES_DIR,
+        ledger_dir(domain.slot),
         client,
         budget,
         &lines,

@@ -44,7 +44,7 @@ pub async fn run(
 ) -> Result<AgentRun, RuntimeError> {
     let pass = Pass::start(ws, spec, engine)?;
     pass.publish_protocol()?;
-    if let Some(mode) = super::batched::batch_mode(ws, engine.batch)? {
+    if let Some(mode) = super::batched::batch_mode(ws, Slot::First, engine.batch)? {
         super::batched::read_through_batches(ws, spec, &pass.domain, mode, &engine.cancel).await?;
     }
     if let Some(papers) = engine.pilot {
@@ -217,6 +217,7 @@ impl<'a> Pass<'a> {
             client,
             |id| read_first.contains(id),
         )?;
+        self.batch_ahead(&second).await?;
         let ended = sweep(&second, CoveredBy::Reading).await;
         if ended != Outcome::Done || *policy != Policy::TieBreaker {
             return Ok(ended);
@@ -237,7 +238,19 @@ impl<'a> Pass<'a> {
             first_client,
             |id| disagreeing.contains(id),
         )?;
+        self.batch_ahead(&third).await?;
         Ok(sweep(&third, CoveredBy::Reading).await)
+    }
+
+    /// A further reading's first calls through batches, when the run reads
+    /// as a batch (or left that reading's batches open).
+    async fn batch_ahead(&self, domain: &Arc<ReviewDomain>) -> Result<(), RuntimeError> {
+        let (ws, engine) = (self.ws, self.engine);
+        if let Some(mode) = super::batched::batch_mode(ws, domain.slot, engine.batch)? {
+            super::batched::read_through_batches(ws, self.spec, domain, mode, &engine.cancel)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Whether a paper's first two readings disagree (one keeps it, the
