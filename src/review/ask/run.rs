@@ -16,10 +16,9 @@ use super::paper::{self, PaperAnswer};
 use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, ask_id, save};
 use crate::blocking::blocking;
 use crate::llm::accounting::count_tokens;
-use crate::llm::batch::BatchLine;
 use crate::review::ReviewError;
 use crate::review::batches::Progress as BatchProgress;
-use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode};
+use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode, plan_lines};
 use crate::review::inputs::InputsFile;
 use crate::review::reading::batch::{
     Ended, Job, Limits, Outcomes, ReadError, ReadingModel, read_many,
@@ -306,19 +305,9 @@ async fn read_all(
     let model_id = model.client.settings().model.clone();
     let mut cached: Vec<Option<PaperAnswer>> = Vec::new();
     let mut jobs = Vec::new();
-    let mut lines = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
     for (i, c) in chosen.iter().enumerate() {
         let key = paper::cache_key(&c.paper, question, &model_id);
         let answer = paper::cached(ws, &key)?;
-        if answer.is_none() && batch.is_some() {
-            for request in paper::first_requests(&model.client, &c.paper, &c.pages, question) {
-                let line = BatchLine::new(model.client.settings(), &request);
-                if seen.insert(line.custom_id.clone()) {
-                    lines.push(line);
-                }
-            }
-        }
         if answer.is_none() {
             jobs.push(Job {
                 index: i,
@@ -334,6 +323,18 @@ async fn read_all(
         cached: read_before,
     });
     if let Some(mode) = batch {
+        // The papers still to read, planned as paper::answer asks them, off
+        // the async threads (the jobs handed over and back).
+        let (client, asked) = (model.client.clone(), question.to_owned());
+        let (planned, lines) = blocking(move || {
+            let lines = plan_lines(&jobs, client.settings(), |job| {
+                let (paper, pages, _) = &job.work;
+                Ok::<_, ReviewError>(paper::first_requests(&client, paper, pages, &asked))
+            })?;
+            Ok::<_, ReviewError>((jobs, lines))
+        })
+        .await?;
+        jobs = planned;
         let polled = |p: &BatchProgress| {
             progress(Progress::Batch {
                 shard: p.shard.clone(),

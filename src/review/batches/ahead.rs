@@ -8,6 +8,7 @@
 //! three times) is asked interactively. The review's readings and the
 //! table's fills use it, each with its own ledger folder.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -15,8 +16,9 @@ use tokio_util::sync::CancellationToken;
 use super::driver::{DriveError, Seen};
 use super::{BatchDriver, Ledger, Progress};
 use crate::agent::Budget;
-use crate::llm::ModelClient;
+use crate::blocking::on_every_core;
 use crate::llm::batch::BatchLine;
+use crate::llm::{ChatRequest, ModelClient, ModelSettings};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Requests a Batch API gets another try at, in a new batch, at most.
@@ -56,6 +58,28 @@ pub fn batch_mode(
     Ok(open.then_some(BatchMode {
         poll_every: RESUMED_POLL,
     }))
+}
+
+/// The batch lines of every item's first requests, each request once, in
+/// item order. Planning tokenizes each paper's text (10,000 papers are
+/// minutes on one core), so every core plans its share.
+pub fn plan_lines<T: Sync, E: Send>(
+    items: &[T],
+    settings: &ModelSettings,
+    first_requests: impl Fn(&T) -> Result<Vec<ChatRequest>, E> + Sync,
+) -> Result<Vec<BatchLine>, E> {
+    let planned = on_every_core(items, |item| {
+        Ok(first_requests(item)?
+            .iter()
+            .map(|request| BatchLine::new(settings, request))
+            .collect::<Vec<_>>())
+    })?;
+    let mut seen = BTreeSet::new();
+    Ok(planned
+        .into_iter()
+        .flatten()
+        .filter(|line| seen.insert(line.custom_id.clone()))
+        .collect())
 }
 
 /// The lines a run's caps leave room for, in order, each taken at its

@@ -15,11 +15,10 @@ use tokio_util::sync::CancellationToken;
 use super::{Column, cells, columns, load_cells, save_cells};
 use crate::blocking::blocking;
 use crate::llm::ModelClient;
-use crate::llm::batch::BatchLine;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
 use crate::review::batches::Progress;
-use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode};
+use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode, plan_lines};
 use crate::review::reading::batch::{Ended, Job, Limits, ReadError, ReadingModel, read_many};
 use crate::review::{ReviewError, paper_text};
 use crate::workspace::layout::TABLE_BATCHES_DIR;
@@ -109,8 +108,7 @@ pub async fn fill(
         blocking(move || {
             let mut jobs = Vec::new();
             let mut current = 0;
-            let mut lines = Vec::new();
-            let mut seen = std::collections::BTreeSet::new();
+
             for paper in papers {
                 let existing = load_cells(&ws, &paper.id)?;
                 let needed: Vec<Column> = all_columns
@@ -127,14 +125,6 @@ pub async fn fill(
                     continue;
                 }
                 let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
-                if ahead {
-                    for request in cells::first_requests(&client, &paper, &pages, &needed) {
-                        let line = BatchLine::new(client.settings(), &request);
-                        if seen.insert(line.custom_id.clone()) {
-                            lines.push(line);
-                        }
-                    }
-                }
                 jobs.push(Job {
                     index: jobs.len(),
                     prompt_tokens: crate::review::reading::chunks::rough_tokens(&pages) + 1_200,
@@ -146,6 +136,15 @@ pub async fn fill(
                     },
                 });
             }
+            let lines = match ahead {
+                true => plan_lines(&jobs, client.settings(), |job| {
+                    let w = &job.work;
+                    Ok::<_, ReviewError>(cells::first_requests(
+                        &client, &w.paper, &w.pages, &w.needed,
+                    ))
+                })?,
+                false => Vec::new(),
+            };
             Ok::<_, ReviewError>((jobs, current, lines))
         })
         .await?

@@ -11,7 +11,6 @@
 //! dual-read review batches its second (and tie-breaking) reading the same
 //! way once the first is done, each in a ledger of its own.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -107,22 +106,12 @@ async fn requests_for_unread(
     let (ws, spec, reader) = (ws.clone(), spec.clone(), domain.reader.clone());
     blocking(move || {
         let settings = reader.client().settings().clone();
-        let mut seen = BTreeSet::new();
-        let mut lines = Vec::new();
-        for paper in unread {
+        let lines = ahead::plan_lines(&unread, &settings, |paper| {
             // A paper with no text to read is reported by its reading.
             let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
             let input = PaperInput::for_review(&spec, paper.title.as_deref(), &pages);
-            let Ok(requests) = reader.first_requests(&input) else {
-                continue;
-            };
-            for request in &requests {
-                let line = BatchLine::new(&settings, request);
-                if seen.insert(line.custom_id.clone()) {
-                    lines.push(line);
-                }
-            }
-        }
+            Ok::<_, RuntimeError>(reader.first_requests(&input).unwrap_or_default())
+        })?;
         Ok::<_, RuntimeError>(lines)
     })
     .await
