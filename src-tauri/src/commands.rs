@@ -223,9 +223,7 @@ pub async fn review_open(
     ctx: State<'_, AppContext>,
     workspace: PathBuf,
 ) -> Result<ReviewView, CommandError> {
-    let view = view::review_open(&ctx, workspace).await;
-    crate::heap::give_back_later();
-    view
+    crate::heap::giving_back(view::review_open(&ctx, workspace).await)
 }
 
 /// Build a review's rows ahead of its open.
@@ -234,9 +232,7 @@ pub async fn review_warm(
     ctx: State<'_, AppContext>,
     workspace: PathBuf,
 ) -> Result<(), CommandError> {
-    let warmed = view::review_warm(&ctx, workspace).await;
-    crate::heap::give_back_later();
-    warmed
+    crate::heap::giving_back(view::review_warm(&ctx, workspace).await)
 }
 
 /// A page of the review's rows under the table's filters and order.
@@ -246,9 +242,7 @@ pub async fn review_rows(
     workspace: PathBuf,
     query: RowQuery,
 ) -> Result<RowsPage, CommandError> {
-    let page = view::review_rows(&ctx, workspace, query).await;
-    crate::heap::give_back_later();
-    page
+    crate::heap::giving_back(view::review_rows(&ctx, workspace, query).await)
 }
 
 #[tauri::command]
