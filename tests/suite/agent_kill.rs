@@ -3,14 +3,13 @@
 //! result was already written is read again, and no file of Quire's is torn.
 
 use std::collections::BTreeSet;
-use std::process::Stdio;
 use std::time::Duration;
 
 use quire::workspace::Workspace;
 use testkit::{ScriptedServer, ServerOptions};
 
-use super::agent_review::{QUESTION, assert_no_torn_json, reader_calls, results};
-use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
+use super::agent_review::{agent_review_command, assert_no_torn_json, reader_calls, results};
+use super::support::{dev_pdfs, folder_of, scripted_config};
 
 fn reviewed_titles(root: &std::path::Path) -> BTreeSet<String> {
     match Workspace::open_read_only(root) {
@@ -40,30 +39,9 @@ async fn killed_at_ten_random_moments_the_review_resumes_and_reads_no_paper_twic
     eprintln!("kill points from seed {seed} (QUIRE_KILL_SEED={seed} repeats them)");
     let mut rng = fastrand::Rng::with_seed(seed);
     let review = || {
-        let mut command = tokio::process::Command::new(quire_bin());
-        command
-            .args([
-                "review",
-                "--engine",
-                "agent",
-                "--approve",
-                "--json",
-                "-q",
-                QUESTION,
-                "--workspace",
-            ])
-            .arg(&ws)
-            .arg(folder.path())
-            .env("QUIRE_CONFIG_DIR", config.path())
-            .env("QUIRE_DATA_DIR", data.path())
-            // Hermetic: no lookups in the scholarly indexes.
-            .env("QUIRE_OFFLINE", "1")
-            .env("QUIRE_SECRET_STORE", "file")
-            .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        command.spawn().unwrap()
+        agent_review_command(config.path(), data.path(), &ws, folder.path())
+            .spawn()
+            .unwrap()
     };
 
     // The protocol is drafted and shown first; no paper is read by that run.

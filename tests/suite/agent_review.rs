@@ -27,6 +27,41 @@ use super::support::{dev_pdfs, every_file, quire_bin};
 pub const QUESTION: &str =
     "How do distributed systems reach consensus, replicate state and tolerate failures?";
 
+/// `quire review` of `folder` into `ws` with the agent engine, the drafted
+/// protocol approved, against the scripted server `config` names, hermetic
+/// (no lookups, no keyring, no local Ollama): the command the kill tests
+/// start and kill.
+pub fn agent_review_command(
+    config: &Path,
+    data: &Path,
+    ws: &Path,
+    folder: &Path,
+) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(super::support::quire_bin());
+    command
+        .args([
+            "review",
+            "--engine",
+            "agent",
+            "--approve",
+            "--json",
+            "-q",
+            QUESTION,
+        ])
+        .arg("--workspace")
+        .arg(ws)
+        .arg(folder)
+        .env("QUIRE_CONFIG_DIR", config)
+        .env("QUIRE_DATA_DIR", data)
+        .env("QUIRE_OFFLINE", "1")
+        .env("QUIRE_SECRET_STORE", "file")
+        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
 /// A scripted server that wants a key, and the data folder of one test.
 pub struct Rig {
     pub server: ScriptedServer,

@@ -7,7 +7,6 @@
 //! twice and no result lost.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use quire::llm::{ModelSettings, Protocol};
@@ -16,8 +15,8 @@ use quire::workspace::Workspace;
 use serde_json::Value;
 use testkit::{BatchOptions, ScriptedServer, ServerOptions};
 
-use super::agent_review::{QUESTION, assert_no_torn_json, reader_calls, results};
-use super::support::{dev_pdfs, folder_of, quire_bin, scripted_config};
+use super::agent_review::{agent_review_command, assert_no_torn_json, reader_calls, results};
+use super::support::{dev_pdfs, folder_of, scripted_config};
 
 /// A small window, so papers are read in several parts.
 const PROFILE: &str = "context_window = 6144\nmax_output_tokens = 1024\n";
@@ -37,27 +36,8 @@ async fn batch_server(delay: Duration) -> ScriptedServer {
 }
 
 fn review(config: &Path, data: &Path, ws: &Path, folder: &Path) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(quire_bin());
-    command
-        .args(["review", "--engine", "agent", "--approve", "--json"])
-        .args([
-            "--batch",
-            "--batch-poll",
-            "0.01",
-            "-q",
-            QUESTION,
-            "--workspace",
-        ])
-        .arg(ws)
-        .arg(folder)
-        .env("QUIRE_CONFIG_DIR", config)
-        .env("QUIRE_DATA_DIR", data)
-        .env("QUIRE_OFFLINE", "1")
-        .env("QUIRE_SECRET_STORE", "file")
-        .env("QUIRE_OLLAMA_URL", "http://127.0.0.1:9")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+    let mut command = agent_review_command(config, data, ws, folder);
+    command.args(["--batch", "--batch-poll", "0.01"]);
     command
 }
 
