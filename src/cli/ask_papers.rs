@@ -86,13 +86,10 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
                 if answers { "answers:" } else { "no answer:" }
             ),
             Progress::Composing { sources } => eprintln!("composing from {sources} sources"),
-            Progress::Batch {
-                shard,
-                status,
-                completed,
-                total,
-                ..
-            } => eprintln!("  batch {shard}: {status}, {completed} of {total} answered"),
+            Progress::Batch(b) => eprintln!(
+                "  batch {}: {}, {} of {} answered",
+                b.shard, b.status, b.completed, b.total
+            ),
         }
     });
     let record = ask_papers(&ctx, params, cancel, progress).await;

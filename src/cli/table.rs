@@ -189,13 +189,10 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
             FillProgress::Read { title, failed } => {
                 eprintln!("  {} {title}", if failed { "failed:" } else { "read:" })
             }
-            FillProgress::Batch {
-                shard,
-                status,
-                completed,
-                total,
-                ..
-            } => eprintln!("  batch {shard}: {status}, {completed} of {total} answered"),
+            FillProgress::Batch(b) => eprintln!(
+                "  batch {}: {}, {} of {} answered",
+                b.shard, b.status, b.completed, b.total
+            ),
         }
     });
     let outcome = table_fill(&ctx, params, cancel, progress).await;

@@ -44,6 +44,7 @@ use crate::review::ask::{
     AskRecord, Coverage as AskCoverage, Mode as AskMode, Scope as AskScope, Source as AskSource,
     Status as AskStatus,
 };
+use crate::review::batches::Progress as BatchProgress;
 use crate::review::dual::Policy as DualPolicy;
 use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
@@ -182,6 +183,7 @@ fn generated() -> String {
         declaration::<AskRecord>(),
         declaration::<AskParams>(),
         declaration::<WorkEstimate>(),
+        declaration::<BatchProgress>(),
         declaration::<AskProgress>(),
         // The extraction table.
         declaration::<ColumnKind>(),

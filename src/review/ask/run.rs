@@ -51,16 +51,9 @@ pub enum Progress {
     Read { title: String, answers: bool },
     /// Every paper read: the answer is being composed from the sources.
     Composing { sources: usize },
-    /// A batch of the papers' calls (`shard`) as last polled: the Batch
-    /// API's status (`submitted` before its first poll) and its requests
-    /// done.
-    Batch {
-        shard: String,
-        status: String,
-        completed: u64,
-        failed: u64,
-        total: u64,
-    },
+    /// A batch of the papers' calls as last polled: the Batch API's status
+    /// (`submitted` before its first poll) and its requests done.
+    Batch(BatchProgress),
 }
 
 /// Ask `request` of the papers in `ws`; the record is kept in `asks/<id>/`
@@ -335,15 +328,7 @@ async fn read_all(
         })
         .await?;
         jobs = planned;
-        let polled = |p: &BatchProgress| {
-            progress(Progress::Batch {
-                shard: p.shard.clone(),
-                status: p.status.clone(),
-                completed: p.completed,
-                failed: p.failed,
-                total: p.total,
-            });
-        };
+        let polled = |p: &BatchProgress| progress(Progress::Batch(p.clone()));
         let client = &model.client;
         answer_ahead(
             ws,

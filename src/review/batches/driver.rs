@@ -38,8 +38,10 @@ pub const SHARD_KEY: &str = "quire_shard";
 /// metadata is matched by when it was created.
 const CLOCK_SKEW_SECS: u64 = 600;
 
-/// A batch as last polled, for the progress shown per shard.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A batch as last polled, for the progress shown per shard (and sent as
+/// is to the app in a question's or a fill's progress).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "BatchProgress"))]
 pub struct Progress {
     pub shard: String,
     /// The API's status: validating, in_progress, finalizing, completed…

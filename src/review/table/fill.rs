@@ -54,15 +54,9 @@ pub enum FillProgress {
     Current,
     /// A paper read, or whose reading failed.
     Read { title: String, failed: bool },
-    /// A batch of the fill's calls (`shard`) as last polled: the Batch API's
-    /// status (`submitted` before its first poll) and its requests done.
-    Batch {
-        shard: String,
-        status: String,
-        completed: u64,
-        failed: u64,
-        total: u64,
-    },
+    /// A batch of the fill's calls as last polled: the Batch API's status
+    /// (`submitted` before its first poll) and its requests done.
+    Batch(Progress),
 }
 
 /// A fill's progress callback.
@@ -154,15 +148,7 @@ pub async fn fill(
     }
     if let Some(mode) = batch {
         let shown = progress.clone();
-        let polled = move |p: &Progress| {
-            shown(FillProgress::Batch {
-                shard: p.shard.clone(),
-                status: p.status.clone(),
-                completed: p.completed,
-                failed: p.failed,
-                total: p.total,
-            });
-        };
+        let polled = move |p: &Progress| shown(FillProgress::Batch(p.clone()));
         let client = &model.client;
         answer_ahead(
             ws,

@@ -1186,9 +1186,19 @@ costUsd: number | null,
 batch: BatchPrice, };
 
 /**
+ * A batch as last polled, for the progress shown per shard (and sent as
+ * is to the app in a question's or a fill's progress).
+ */
+export type BatchProgress = { shard: string, 
+/**
+ * The API's status: validating, in_progress, finalizing, completed…
+ */
+status: string, completed: number, failed: number, total: number, };
+
+/**
  * Where a run is, for a host's progress display.
  */
-export type AskProgress = { "type": "reading", papers: number, cached: number, } | { "type": "read", title: string, answers: boolean, } | { "type": "composing", sources: number, } | { "type": "batch", shard: string, status: string, completed: number, failed: number, total: number, };
+export type AskProgress = { "type": "reading", papers: number, cached: number, } | { "type": "read", title: string, answers: boolean, } | { "type": "composing", sources: number, } | { "type": "batch" } & BatchProgress;
 
 /**
  * What a cell holds.
@@ -1289,7 +1299,7 @@ failure: string | null, };
 /**
  * Where a fill is, for a host's progress display.
  */
-export type FillProgress = { "type": "started", papers: number, } | { "type": "current" } | { "type": "read", title: string, failed: boolean, } | { "type": "batch", shard: string, status: string, completed: number, failed: number, total: number, };
+export type FillProgress = { "type": "started", papers: number, } | { "type": "current" } | { "type": "read", title: string, failed: boolean, } | { "type": "batch" } & BatchProgress;
 
 /**
  * A change to the table's columns; what is not given is left as it is.
