@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use quire::llm::Protocol;
-use quire::review::batches::Ledger;
 use serde_json::Value;
 use testkit::{BatchOptions, ScriptedServer, ServerOptions};
 
@@ -391,19 +390,11 @@ async fn asked_as_a_batch(protocol: Protocol) {
     let data = tempfile::tempdir().unwrap();
     let ws = offline_review(data.path(), folder.path(), QUESTION);
     let ws_path = Path::new(&ws);
-    let (server, _) = super::batch_support::scripted_batches(
-        BatchOptions {
-            expire_every: Some(2),
-            ..BatchOptions::default()
-        },
-        protocol,
-    )
-    .await;
-    let profile = match protocol {
-        Protocol::Openai => "",
-        Protocol::Anthropic => "protocol = \"anthropic\"\n",
+    let options = BatchOptions {
+        expire_every: Some(2),
+        ..BatchOptions::default()
     };
-    let config = scripted_config(&server.base_url(), profile);
+    let (server, config) = super::batch_support::scripted_batch_config(options, protocol).await;
     let args = [
         &ws,
         QUESTION,
@@ -422,37 +413,18 @@ async fn asked_as_a_batch(protocol: Protocol) {
     // The papers were read from the batches (a second round for the lines
     // that expired), none at the chat endpoint; the answer itself is one
     // call composed there.
-    let workspace = Workspace::open_read_only(ws_path).unwrap();
-    let ledger = Ledger::load_in(&workspace, "batches/ask").unwrap();
-    let first_round: usize = ledger
-        .shards
-        .iter()
-        .filter(|s| s.round == 1)
-        .map(|s| s.requests)
-        .sum();
-    assert!(first_round >= 3, "{:?}", ledger.shards);
-    assert!(
-        ledger.shards.iter().any(|s| s.round == 2),
-        "expired lines sent again"
-    );
+    super::batch_support::assert_first_calls_batched(
+        &server,
+        protocol,
+        ws_path,
+        "batches/ask",
+        "ask_paper",
+        3,
+    )
+    .await;
     assert_eq!(
         asked_of_papers(&server),
         0,
         "{protocol:?}: no paper asked at the chat endpoint"
     );
-    let settings = quire::llm::ModelSettings {
-        base_url: server.base_url(),
-        model: "scripted-reader".into(),
-        protocol,
-        ..quire::llm::ModelSettings::default()
-    };
-    super::batch_support::assert_one_batch_per_shard(&server, &settings, &ledger).await;
-    let calls: Vec<Value> = std::fs::read_to_string(ws_path.join("model-calls.jsonl"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|c: &Value| c["purpose"] == "ask_paper")
-        .collect();
-    assert_eq!(calls.len(), first_round, "one call record per part");
-    assert!(calls.iter().all(|c| c["endpoint"] == "batch"), "{calls:?}");
 }

@@ -89,3 +89,68 @@ pub(crate) async fn assert_one_batch_per_shard(
     }
     ledger.shards.len()
 }
+
+/// A scripted server playing the Batch APIs as `batch` says, and a config
+/// whose profile speaks `protocol` to it.
+pub(crate) async fn scripted_batch_config(
+    batch: BatchOptions,
+    protocol: Protocol,
+) -> (ScriptedServer, tempfile::TempDir) {
+    let (server, _) = scripted_batches(batch, protocol).await;
+    let profile = match protocol {
+        Protocol::Openai => "",
+        Protocol::Anthropic => "protocol = \"anthropic\"\n",
+    };
+    let config = super::support::scripted_config(&server.base_url(), profile);
+    (server, config)
+}
+
+/// Work kept in `ws` whose ledger is in `dir` sent the first call of each
+/// part through batches: a round 1 of at least `min_first` requests, a
+/// second round (the test's server spoils lines the first time), one batch
+/// per shard, and every `purpose` call recorded as answered by a batch,
+/// one per request of round 1.
+pub(crate) async fn assert_first_calls_batched(
+    server: &ScriptedServer,
+    protocol: Protocol,
+    ws: &std::path::Path,
+    dir: &str,
+    purpose: &str,
+    min_first: usize,
+) {
+    let workspace = quire::workspace::Workspace::open_read_only(ws).unwrap();
+    let ledger = Ledger::load_in(&workspace, dir).unwrap();
+    let first_round: usize = ledger
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum();
+    assert!(
+        first_round >= min_first,
+        "{protocol:?}: {:?}",
+        ledger.shards
+    );
+    assert!(
+        ledger.shards.iter().any(|s| s.round == 2),
+        "{protocol:?}: spoiled lines sent again"
+    );
+    let settings = ModelSettings {
+        base_url: server.base_url(),
+        model: "scripted-reader".into(),
+        protocol,
+        ..ModelSettings::default()
+    };
+    assert_one_batch_per_shard(server, &settings, &ledger).await;
+    let calls: Vec<serde_json::Value> = std::fs::read_to_string(ws.join("model-calls.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|c: &serde_json::Value| c["purpose"] == purpose)
+        .collect();
+    assert_eq!(calls.len(), first_round, "one call record per part");
+    assert!(
+        calls.iter().all(|c| c["endpoint"] == "batch"),
+        "{protocol:?}: {calls:?}"
+    );
+}

@@ -441,19 +441,11 @@ async fn fill_as_a_batch(protocol: Protocol) {
         folder.path(),
         "How do databases recover from crashes?",
     );
-    let (server, _) = super::batch_support::scripted_batches(
-        BatchOptions {
-            fail_every: Some(3),
-            ..BatchOptions::default()
-        },
-        protocol,
-    )
-    .await;
-    let profile = match protocol {
-        Protocol::Openai => "",
-        Protocol::Anthropic => "protocol = \"anthropic\"\n",
+    let options = BatchOptions {
+        fail_every: Some(3),
+        ..BatchOptions::default()
     };
-    let config = scripted_config(&server.base_url(), profile);
+    let (server, config) = super::batch_support::scripted_batch_config(options, protocol).await;
     let (c, d) = (config.path(), data.path());
     quire_ok(
         c,
@@ -486,39 +478,22 @@ async fn fill_as_a_batch(protocol: Protocol) {
 
     // Every first call went into a batch (a second round for the lines that
     // failed), none to the chat endpoint; the review's own ledger untouched.
-    let workspace = Workspace::open_read_only(Path::new(&ws)).unwrap();
-    let ledger = Ledger::load_in(&workspace, "batches/table").unwrap();
-    let first_round: usize = ledger
-        .shards
-        .iter()
-        .filter(|s| s.round == 1)
-        .map(|s| s.requests)
-        .sum();
-    assert!(first_round >= 3, "{protocol:?}: {:?}", ledger.shards);
-    assert!(
-        ledger.shards.iter().any(|s| s.round == 2),
-        "failed lines sent again"
-    );
-    let settings = quire::llm::ModelSettings {
-        base_url: server.base_url(),
-        model: "scripted-reader".into(),
+    let ws_path = Path::new(&ws);
+    super::batch_support::assert_first_calls_batched(
+        &server,
         protocol,
-        ..quire::llm::ModelSettings::default()
-    };
-    super::batch_support::assert_one_batch_per_shard(&server, &settings, &ledger).await;
+        ws_path,
+        "batches/table",
+        "table_fill",
+        3,
+    )
+    .await;
     assert!(
         user_messages_under(&server, "for a table").is_empty(),
         "{protocol:?}: the batches, not the chat endpoint, filled the cells"
     );
+    let workspace = Workspace::open_read_only(ws_path).unwrap();
     assert!(Ledger::load(&workspace).unwrap().shards.is_empty());
-    let calls: Vec<Value> = std::fs::read_to_string(Path::new(&ws).join("model-calls.jsonl"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|c: &Value| c["purpose"] == "table_fill")
-        .collect();
-    assert_eq!(calls.len(), first_round, "one call record per part");
-    assert!(calls.iter().all(|c| c["endpoint"] == "batch"), "{calls:?}");
 
     // Every cell current: a second fill as a batch reads and sends nothing.
     let before = server.batch_stats();
