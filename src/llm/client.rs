@@ -57,8 +57,15 @@ pub struct ModelClient {
     /// Answers Batch APIs already gave, by request id: a call whose request
     /// is among them is answered from here, not sent. `None` until a batch
     /// has answered (the density is then fixed, see [`Self::learn_density`]).
-    batch_answers: std::sync::RwLock<Option<BTreeMap<String, ChatResponse>>>,
+    /// Shared with the client's rehearsals.
+    batch_answers: std::sync::RwLock<Option<Arc<BatchAnswers>>>,
+    /// Set in a rehearsal (see [`Self::rehearsal`]): the requests it was
+    /// asked and could not answer.
+    rehearsing: Option<std::sync::Mutex<Vec<ChatRequest>>>,
 }
+
+/// Batch answers by request id.
+type BatchAnswers = BTreeMap<String, ChatResponse>;
 
 /// Quire's own count, per thousand tokens, until the server shows more.
 const PER_MILLE: u64 = 1000;
@@ -85,26 +92,68 @@ impl ModelClient {
             served_window: tokio::sync::OnceCell::new(),
             density: AtomicU64::new(PER_MILLE),
             batch_answers: std::sync::RwLock::new(None),
+            rehearsing: None,
         }
+    }
+
+    /// A twin of this client that answers only from its batch answers and
+    /// sends nothing: every other call fails at once, as a cancelled one
+    /// does, and its request is kept ([`Self::rehearsed`]). Work done
+    /// through it shows, without waiting on anything, the calls it would
+    /// make next having read what the batches answered: the requests a
+    /// next batch round can answer ahead (a re-ask, the second part of a
+    /// paper). It sizes prompts and judges answers as this client does
+    /// (ask [`Self::served_window`] first), so its requests are the ones
+    /// this client will send.
+    pub fn rehearsal(&self) -> ModelClient {
+        Self {
+            profile: self.profile.clone(),
+            endpoints: Dispatcher::new(self.endpoints.endpoints().clone()),
+            prices: self.prices.clone(),
+            log: None,
+            caps: None,
+            base_backoff: self.base_backoff,
+            served_window: tokio::sync::OnceCell::new_with(self.served_window.get().copied()),
+            density: AtomicU64::new(self.density.load(Ordering::Relaxed)),
+            batch_answers: std::sync::RwLock::new(self.held_answers()),
+            rehearsing: Some(std::sync::Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The requests a rehearsal could not answer, in the order asked
+    /// (empty for a client that is not one).
+    pub fn rehearsed(&self) -> Vec<ChatRequest> {
+        self.rehearsing.as_ref().map_or_else(Vec::new, |asked| {
+            std::mem::take(
+                &mut *asked
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        })
+    }
+
+    fn held_answers(&self) -> Option<Arc<BatchAnswers>> {
+        self.batch_answers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Answer calls from `answers` (a Batch API's, by request id) from now
     /// on, beside those of earlier batches (a dual-read review's second
     /// reading is batched after its first); calls not among them are sent
     /// as ever.
-    pub fn answer_from_batch(&self, answers: BTreeMap<String, ChatResponse>) {
+    pub fn answer_from_batch(&self, answers: BatchAnswers) {
         let mut held = self
             .batch_answers
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        held.get_or_insert_with(BTreeMap::new).extend(answers);
+        // Copied only while a rehearsal still holds the old set.
+        Arc::make_mut(held.get_or_insert_with(Default::default)).extend(answers);
     }
 
     fn batch_answered(&self) -> bool {
-        self.batch_answers
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_some()
+        self.held_answers().is_some()
     }
 
     /// The Batch API of the profile's (first) endpoint, when its protocol
@@ -115,16 +164,9 @@ impl ModelClient {
 
     /// The batch's answer to `request`, if it gave one.
     fn batched(&self, request: &ChatRequest) -> Option<ChatResponse> {
-        if !self.batch_answered() {
-            return None;
-        }
+        let answers = self.held_answers()?;
         let id = super::batch::BatchLine::new(self.settings(), request).custom_id;
-        self.batch_answers
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()?
-            .get(&id)
-            .cloned()
+        answers.get(&id).cloned()
     }
 
     /// Record every attempt in `log`.
@@ -199,7 +241,23 @@ impl ModelClient {
         self.density.fetch_max(density, Ordering::Relaxed);
     }
 
-    async fn served_window(&self) -> Option<(ServerKind, u32)> {
+    /// Why `answer` is no answer to `request`: the server read less of
+    /// its prompt than was sent (see [`prompt_was_cut`]).
+    async fn prompt_cut(&self, request: &ChatRequest, answer: &ChatResponse) -> Option<LlmError> {
+        let read = answer.usage.map(|u| u.input_tokens).filter(|&r| r > 0)?;
+        let (window, cuts) = match self.served_window().await {
+            Some((kind, tokens)) => (Some(tokens), kind.cuts_prompts()),
+            None => (None, false),
+        };
+        prompt_was_cut(prompt_size(request), read, window, cuts)
+    }
+
+    /// What the server holds a request, asked once. A rehearsal asks
+    /// nothing: it knows what the client it was made from knew.
+    pub(crate) async fn served_window(&self) -> Option<(ServerKind, u32)> {
+        if self.rehearsing.is_some() {
+            return self.served_window.get().copied().flatten();
+        }
         *self
             .served_window
             // Every endpoint serves the same model: the first one speaks for them.
@@ -227,9 +285,22 @@ impl ModelClient {
                 endpoint: Some("batch".to_owned()),
                 latency: Duration::ZERO,
             };
+            // A batch's answer is judged as an interactive one is.
+            if let Some(cut) = self.prompt_cut(request, &answer).await {
+                tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the batched prompt; its answer is discarded");
+                self.record(request, attempt, Some(&answer), cut.code());
+                return Err(cut);
+            }
             self.record(request, attempt, Some(&answer), "ok");
             on_event(StreamEvent::Text(&answer.text));
             return Ok(answer);
+        }
+        if let Some(asked) = &self.rehearsing {
+            asked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(request.clone());
+            return Err(LlmError::Cancelled);
         }
         let settings = self.settings();
         let deadline = tokio::time::Instant::now() + settings.request_timeout();
@@ -267,12 +338,7 @@ impl ModelClient {
                 && let Some(read) = answer.usage.map(|u| u.input_tokens).filter(|&r| r > 0)
             {
                 self.learn_density(request, read);
-                let served = self.served_window().await;
-                let (window, cuts) = match served {
-                    Some((kind, tokens)) => (Some(tokens), kind.cuts_prompts()),
-                    None => (None, false),
-                };
-                if let Some(cut) = prompt_was_cut(prompt_size(request), read, window, cuts) {
+                if let Some(cut) = self.prompt_cut(request, answer).await {
                     tracing::warn!(profile = %self.profile, purpose, error = %cut, "the server cut the prompt; its answer is discarded");
                     self.record(
                         request,

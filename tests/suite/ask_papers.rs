@@ -394,7 +394,12 @@ async fn asked_as_a_batch(protocol: Protocol) {
         expire_every: Some(2),
         ..BatchOptions::default()
     };
-    let (server, config) = super::batch_support::scripted_batch_config(options, protocol).await;
+    let (server, config) = super::batch_support::scripted_batch_config(
+        options,
+        super::batch_support::SPOILS_FIRST_JSON,
+        protocol,
+    )
+    .await;
     let args = [
         &ws,
         QUESTION,
@@ -411,9 +416,9 @@ async fn asked_as_a_batch(protocol: Protocol) {
     assert_sources_on_their_pages(ws_path, &answered);
 
     // The papers were read from the batches (a second round for the lines
-    // that expired), none at the chat endpoint; the answer itself is one
-    // call composed there.
-    super::batch_support::assert_first_calls_batched(
+    // that expired and the re-asks of answers that were not JSON), none at
+    // the chat endpoint; the answer itself is one call composed there.
+    let reasks = super::batch_support::assert_calls_batched(
         &server,
         protocol,
         ws_path,
@@ -422,6 +427,10 @@ async fn asked_as_a_batch(protocol: Protocol) {
         3,
     )
     .await;
+    assert!(
+        reasks >= 3,
+        "{protocol:?}: every part's re-ask went in a batch"
+    );
     assert_eq!(
         asked_of_papers(&server),
         0,

@@ -13,7 +13,7 @@ use quire::llm::{ModelSettings, Protocol};
 use quire::review::batches::Ledger;
 use quire::workspace::Workspace;
 use serde_json::Value;
-use testkit::{BatchOptions, ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, Mistake, Policy, ScriptedServer, ServerOptions};
 
 use super::agent_review::{agent_review_command, assert_no_torn_json, reader_calls, results};
 use super::support::{dev_pdfs, folder_of, scripted_config};
@@ -147,6 +147,102 @@ async fn read_from_batches(protocol: Protocol) {
     assert!(
         interactive < first_round,
         "the batches, not the chat endpoint, read the papers ({interactive} interactive)"
+    );
+}
+
+#[tokio::test]
+async fn a_review_s_re_asks_go_to_a_batch_round_of_their_own() {
+    for protocol in [Protocol::Openai, Protocol::Anthropic] {
+        re_asks_through_batches(protocol).await;
+    }
+}
+
+/// A reader that answers half its calls with JSON that does not parse or
+/// with a rationale of punctuation: the re-asks (the model's answer and
+/// "answer again"; the reading and why it could not stand) are made having
+/// read the first round's answers, and go out as a later batch round.
+async fn re_asks_through_batches(protocol: Protocol) {
+    let server = ScriptedServer::start(ServerOptions {
+        batch: BatchOptions::default(),
+        policy: Policy::Fallible {
+            seed: 7,
+            rate: 0.5,
+            only: &[Mistake::InvalidJson, Mistake::NoiseRationale],
+        },
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
+    let profile = match protocol {
+        Protocol::Openai => PROFILE.to_owned(),
+        Protocol::Anthropic => format!("{PROFILE}protocol = \"anthropic\"\n"),
+    };
+    let config = scripted_config(&server.base_url(), &profile);
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let ws = data.path().join("ws");
+    let mut command = review(config.path(), data.path(), &ws, folder.path());
+    show_protocol(&mut command).await;
+    let out = command.output().await.unwrap();
+    // A paper whose answer was not JSON twice is not scored (exit 3), as
+    // in an interactive run.
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{protocol:?}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mistakes = server.mistakes();
+    assert!(
+        mistakes.contains(&Mistake::InvalidJson) && mistakes.contains(&Mistake::NoiseRationale),
+        "{protocol:?}: the batches' answers were spoiled both ways: {mistakes:?}"
+    );
+    let (later, reasks) = super::batch_support::later_rounds(&ws, "batches");
+    assert!(
+        reasks >= 2,
+        "{protocol:?}: re-asks went out in a later round ({reasks} of {later} lines)"
+    );
+    // With no line failing at the batch, every later line is a re-ask.
+    assert_eq!(reasks, later, "{protocol:?}");
+    let interactive: usize = reader_calls(&server.requests()).values().sum();
+    assert_eq!(
+        interactive, 0,
+        "{protocol:?}: no reading call reached the chat endpoint"
+    );
+    let recorded = calls(&ws);
+    let reading: Vec<&Value> = recorded
+        .iter()
+        .filter(|c| c["purpose"] == "reader")
+        .collect();
+    assert!(reading.iter().all(|c| c["endpoint"] == "batch"));
+    let first_round: usize = Ledger::load(&Workspace::open_read_only(&ws).unwrap())
+        .unwrap()
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum();
+    // A paper not scored may be read again by the agents, from the same
+    // answers.
+    assert!(
+        reading.len() >= first_round + later,
+        "{protocol:?}: every answer used ({} records, {} lines)",
+        reading.len(),
+        first_round + later
+    );
+    let reasked = results(&Workspace::open_read_only(&ws).unwrap())
+        .iter()
+        .filter(|(_, result, _)| result.provenance.reasked.is_some())
+        .count();
+    assert!(
+        reasked >= 1,
+        "{protocol:?}: a reading that could not stand was asked again with the reason"
+    );
+    eprintln!(
+        "batch re-asks ({protocol:?}): {first_round} first calls, {later} re-asks in later rounds, {reasked} readings asked again with a reason, {} mistakes",
+        mistakes.len()
     );
 }
 

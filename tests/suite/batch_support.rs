@@ -10,7 +10,15 @@ use quire::llm::batch::openai::BatchApi;
 use quire::llm::{ModelSettings, Protocol};
 use quire::review::batches::Ledger;
 use quire::review::batches::driver::{RUN_KEY, SHARD_KEY};
-use testkit::{BatchOptions, ScriptedServer, ServerOptions};
+use testkit::{BatchOptions, Mistake, Policy, ScriptedServer, ServerOptions};
+
+/// A model that answers every first ask with JSON that does not parse, and
+/// well when asked again.
+pub(crate) const SPOILS_FIRST_JSON: Policy = Policy::Fallible {
+    seed: 0,
+    rate: 1.0,
+    only: &[Mistake::InvalidJsonFirst],
+};
 
 /// A scripted server whose Batch APIs behave as `batch` says, and settings
 /// for it speaking `protocol`.
@@ -90,13 +98,20 @@ pub(crate) async fn assert_one_batch_per_shard(
     ledger.shards.len()
 }
 
-/// A scripted server playing the Batch APIs as `batch` says, and a config
-/// whose profile speaks `protocol` to it.
+/// A scripted server playing the Batch APIs as `batch` says, answering by
+/// `policy`, and a config whose profile speaks `protocol` to it.
 pub(crate) async fn scripted_batch_config(
     batch: BatchOptions,
+    policy: Policy,
     protocol: Protocol,
 ) -> (ScriptedServer, tempfile::TempDir) {
-    let (server, _) = scripted_batches(batch, protocol).await;
+    let server = ScriptedServer::start(ServerOptions {
+        batch,
+        policy,
+        ..ServerOptions::default()
+    })
+    .await
+    .unwrap();
     let profile = match protocol {
         Protocol::Openai => "",
         Protocol::Anthropic => "protocol = \"anthropic\"\n",
@@ -105,19 +120,20 @@ pub(crate) async fn scripted_batch_config(
     (server, config)
 }
 
-/// Work kept in `ws` whose ledger is in `dir` sent the first call of each
-/// part through batches: a round 1 of at least `min_first` requests, a
-/// second round (the test's server spoils lines the first time), one batch
-/// per shard, and every `purpose` call recorded as answered by a batch,
-/// one per request of round 1.
-pub(crate) async fn assert_first_calls_batched(
+/// Work kept in `ws` whose ledger is in `dir` sent its calls through
+/// batches: a round 1 of at least `min_first` requests (the first call of
+/// each part), later rounds (the test's server spoils lines the first time,
+/// and re-asks follow answers that were not JSON), one batch per shard, and
+/// every `purpose` call recorded as answered by a batch, one per request
+/// sent: round 1's and the re-asks. Returns how many re-asks there were.
+pub(crate) async fn assert_calls_batched(
     server: &ScriptedServer,
     protocol: Protocol,
     ws: &std::path::Path,
     dir: &str,
     purpose: &str,
     min_first: usize,
-) {
+) -> usize {
     let workspace = quire::workspace::Workspace::open_read_only(ws).unwrap();
     let ledger = Ledger::load_in(&workspace, dir).unwrap();
     let first_round: usize = ledger
@@ -148,9 +164,39 @@ pub(crate) async fn assert_first_calls_batched(
         .filter_map(|l| serde_json::from_str(l).ok())
         .filter(|c: &serde_json::Value| c["purpose"] == purpose)
         .collect();
-    assert_eq!(calls.len(), first_round, "one call record per part");
+    let (_, reasks) = later_rounds(ws, dir);
+    assert_eq!(
+        calls.len(),
+        first_round + reasks,
+        "{protocol:?}: one call record per request"
+    );
     assert!(
         calls.iter().all(|c| c["endpoint"] == "batch"),
         "{protocol:?}: {calls:?}"
     );
+    reasks
+}
+
+/// The requests `dir`'s ledger sent in rounds after the first, and how many
+/// of them are re-asks: a request carrying the model's earlier answer (one that
+/// was not JSON) or saying why the paper is asked about again (a reading
+/// that could not stand).
+pub(crate) fn later_rounds(ws: &std::path::Path, dir: &str) -> (usize, usize) {
+    let workspace = quire::workspace::Workspace::open_read_only(ws).unwrap();
+    let ledger = Ledger::load_in(&workspace, dir).unwrap();
+    // A line that failed in its round is sent again in the next: each
+    // request counts once.
+    let mut later = BTreeMap::new();
+    for shard in ledger.shards.iter().filter(|s| s.round > 1) {
+        let text =
+            std::fs::read_to_string(ws.join(dir).join(format!("{}.jsonl", shard.name))).unwrap();
+        for line in text.lines() {
+            let line: serde_json::Value = serde_json::from_str(line).unwrap();
+            let body = line["body"].to_string();
+            let reask = body.contains(r#""role":"assistant""#)
+                || body.contains("You were asked about this paper before");
+            later.insert(line["custom_id"].as_str().unwrap().to_owned(), reask);
+        }
+    }
+    (later.len(), later.values().filter(|&&r| r).count())
 }

@@ -445,7 +445,12 @@ async fn fill_as_a_batch(protocol: Protocol) {
         fail_every: Some(3),
         ..BatchOptions::default()
     };
-    let (server, config) = super::batch_support::scripted_batch_config(options, protocol).await;
+    let (server, config) = super::batch_support::scripted_batch_config(
+        options,
+        super::batch_support::SPOILS_FIRST_JSON,
+        protocol,
+    )
+    .await;
     let (c, d) = (config.path(), data.path());
     quire_ok(
         c,
@@ -476,10 +481,11 @@ async fn fill_as_a_batch(protocol: Protocol) {
     assert_eq!(filled["read"], 3, "{protocol:?}: {filled}");
     assert!(filled["cellsFilled"].as_u64().unwrap() >= 3, "{filled}");
 
-    // Every first call went into a batch (a second round for the lines that
-    // failed), none to the chat endpoint; the review's own ledger untouched.
+    // Every call went into a batch (a second round for the lines that
+    // failed and the re-asks of answers that were not JSON), none to the
+    // chat endpoint; the review's own ledger untouched.
     let ws_path = Path::new(&ws);
-    super::batch_support::assert_first_calls_batched(
+    let reasks = super::batch_support::assert_calls_batched(
         &server,
         protocol,
         ws_path,
@@ -488,6 +494,10 @@ async fn fill_as_a_batch(protocol: Protocol) {
         3,
     )
     .await;
+    assert!(
+        reasks >= 3,
+        "{protocol:?}: every part's re-ask went in a batch"
+    );
     assert!(
         user_messages_under(&server, "for a table").is_empty(),
         "{protocol:?}: the batches, not the chat endpoint, filled the cells"

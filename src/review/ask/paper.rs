@@ -12,9 +12,9 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::PROMPT_VERSION;
+use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::llm::{ChatRequest, ModelClient};
-use crate::review::reading::json_call::{JsonCallError, first_request, json_call_parts};
+use crate::review::reading::json_call::{JsonCallError, json_call_parts};
 use crate::review::reading::{chunks, injection, verify};
 use crate::workspace::{PaperRecord, Workspace, WorkspaceError, WsPath, layout};
 
@@ -116,25 +116,6 @@ fn plan(
         lead.push_str(&format!("Paper: {title}\n"));
     }
     (chunks::split(pages, budget), lead)
-}
-
-/// The requests asking `question` of `paper` starts with, one per part, as
-/// [`answer`] will send them: what a batch can answer ahead of it.
-pub fn first_requests(
-    client: &ModelClient,
-    paper: &PaperRecord,
-    pages: &[String],
-    question: &str,
-) -> Vec<ChatRequest> {
-    if pages.iter().all(|p| p.trim().is_empty()) {
-        return Vec::new();
-    }
-    let (parts, lead) = plan(client, paper, pages, question);
-    let total = parts.len();
-    parts
-        .iter()
-        .map(|part| first_request(client.settings(), SYSTEM_PROMPT, part.message(&lead, total)))
-        .collect()
 }
 
 /// Ask one paper; parts in page order, their claims together.

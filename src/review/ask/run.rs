@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -15,10 +16,11 @@ use super::compose::compose;
 use super::paper::{self, PaperAnswer};
 use super::{AskRecord, Coverage, Mode, PROMPT_VERSION, Scope, Source, Status, ask_id, save};
 use crate::blocking::blocking;
+use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
 use crate::review::ReviewError;
 use crate::review::batches::Progress as BatchProgress;
-use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode, plan_lines};
+use crate::review::batches::ahead::{Ahead, AheadWork, BatchMode, answer_ahead, batch_mode};
 use crate::review::inputs::InputsFile;
 use crate::review::reading::batch::{
     Ended, Job, Limits, Outcomes, ReadError, ReadingModel, read_many,
@@ -35,7 +37,7 @@ pub struct AskRequest {
     pub scope: Scope,
     /// Read every paper in scope, not only the best candidates.
     pub read_all: bool,
-    /// Send each paper's first calls through the profile's Batch API
+    /// Send each paper's calls (first calls, then re-asks) through the profile's Batch API
     /// ([`crate::review::batches::ahead`], the ledger in `batches/ask`).
     pub batch: Option<BatchMode>,
 }
@@ -256,6 +258,27 @@ pub async fn estimate(
     .await
 }
 
+/// A paper's work to read for the question: the paper, its pages, and the
+/// key its answer is kept under.
+type PaperJob = Job<(PaperRecord, Vec<String>, String)>;
+
+/// A question asked of each paper, as [`paper::answer`] asks it.
+struct Asking {
+    question: String,
+}
+
+impl AheadWork for Asking {
+    type Item = PaperJob;
+
+    fn rehearse<'a>(&'a self, job: &'a PaperJob, client: Arc<ModelClient>) -> BoxFuture<'a, ()> {
+        let (paper, pages, _) = &job.work;
+        Box::pin(async move {
+            let cancel = CancellationToken::new();
+            let _ = paper::answer(&client, paper, pages, &self.question, &cancel).await;
+        })
+    }
+}
+
 fn title(c: &Candidate) -> String {
     c.paper.title.clone().unwrap_or_else(|| {
         c.paper
@@ -274,7 +297,7 @@ type Answers = Outcomes<PaperAnswer>;
 struct Reading<'a> {
     question: &'a str,
     model: &'a ReadingModel,
-    /// As a batch: the first call of each part answered ahead.
+    /// As a batch: each paper's calls answered ahead, round after round.
     batch: Option<BatchMode>,
     cancel: &'a CancellationToken,
     progress: &'a Arc<dyn Fn(Progress) + Send + Sync>,
@@ -316,31 +339,20 @@ async fn read_all(
         cached: read_before,
     });
     if let Some(mode) = batch {
-        // The papers still to read, planned as paper::answer asks them, off
-        // the async threads (the jobs handed over and back).
-        let (client, asked) = (model.client.clone(), question.to_owned());
-        let (planned, lines) = blocking(move || {
-            let lines = plan_lines(&jobs, client.settings(), |job| {
-                let (paper, pages, _) = &job.work;
-                Ok::<_, ReviewError>(paper::first_requests(&client, paper, pages, &asked))
-            })?;
-            Ok::<_, ReviewError>((jobs, lines))
-        })
-        .await?;
-        jobs = planned;
         let polled = |p: &BatchProgress| progress(Progress::Batch(p.clone()));
-        let client = &model.client;
-        answer_ahead(
+        let ahead = Ahead {
             ws,
-            ASK_BATCHES_DIR,
-            client,
-            &model.budget,
-            &lines,
+            dir: ASK_BATCHES_DIR,
+            client: &model.client,
+            budget: &model.budget,
             mode,
-            &polled,
+            progress: &polled,
             cancel,
-        )
-        .await?;
+        };
+        let asking = Arc::new(Asking {
+            question: question.to_owned(),
+        });
+        jobs = answer_ahead(&ahead, asking, jobs).await?;
     }
     let limits = Limits {
         concurrency: model.client.settings().total_concurrency(),

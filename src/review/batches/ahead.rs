@@ -1,28 +1,46 @@
-//! Single-shot calls answered ahead through the profile's Batch API: the
-//! caller plans the first request of each piece of work (the same requests
-//! its calls will send, so the same ids), the driver gets them answered in
-//! batches kept in a ledger of their own, and the client then answers those
-//! calls from the batches. Everything after that runs as ever: each answer
-//! goes through the caller's usual acceptance, and what the batches did not
-//! answer (a re-ask, a part found too long, a request refused or never run
-//! three times) is asked interactively. The review's readings and the
+//! Single-shot calls answered ahead through the profile's Batch API, in
+//! rounds: the caller's work (a paper's reading, its question, its cells)
+//! is rehearsed with a client that answers only from the batches and sends
+//! nothing ([`ModelClient::rehearsal`]); the calls it could not answer are
+//! the work's next calls, and they go into a batch round. The first
+//! rehearsal, with no answers yet, gives each piece of work's first calls
+//! (every part of every paper); the next one, having read those answers,
+//! gives the calls the work makes next: a re-ask of an answer that was not
+//! JSON or could not stand, the halves of a part found too long. Each round
+//! is kept in the work's ledger (the driver's rounds, continued), and the
+//! client then answers those calls from the batches. Everything after that
+//! runs as ever: each answer goes through the caller's usual acceptance,
+//! and what the batches did not answer (a request refused, or never run
+//! three times) is asked interactively. The review's readings, Ask and the
 //! table's fills use it, each with its own ledger folder.
+//!
+//! A rehearsal is the work's own code run against the batches' answers, so
+//! its requests are the ones the run will send, and the same after a
+//! restart: the answers it reads are kept in the ledger.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{DriveError, Seen};
 use super::{BatchDriver, Ledger, Progress};
 use crate::agent::Budget;
-use crate::blocking::on_every_core;
-use crate::llm::batch::BatchLine;
-use crate::llm::{ChatRequest, ModelClient, ModelSettings};
+use crate::blocking::{BlockingFailed, blocking, on_every_core};
+use crate::llm::ModelClient;
+use crate::llm::batch::{BatchLine, BatchService};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Requests a Batch API gets another try at, in a new batch, at most.
 const MAX_ROUNDS: u32 = 3;
+
+/// Rounds of calls made having read earlier rounds' answers, at most: a
+/// reading's deepest chain is an answer that was not JSON, its re-ask that
+/// could not stand, the re-ask with the reason, and that one not JSON.
+const MAX_FOLLOW_UPS: usize = 3;
 
 /// How often work that did not ask for batches polls the ones it finds open.
 const RESUMED_POLL: Duration = Duration::from_secs(30);
@@ -40,6 +58,39 @@ pub enum AheadError {
     Workspace(#[from] WorkspaceError),
     #[error("{0}")]
     Batch(String),
+}
+
+impl From<BlockingFailed> for AheadError {
+    fn from(e: BlockingFailed) -> Self {
+        Self::Batch(e.to_string())
+    }
+}
+
+/// Work whose calls batches can answer ahead: what each item (a paper) does
+/// with the client it is given.
+pub trait AheadWork: Send + Sync + 'static {
+    type Item: Send + Sync + 'static;
+
+    /// Do `item`'s work through `client`, its outcome dropped. Given a
+    /// rehearsal, every call is answered or failed at once: the future must
+    /// not wait on anything else (a timer, a lock held elsewhere, a thread).
+    fn rehearse<'a>(&'a self, item: &'a Self::Item, client: Arc<ModelClient>) -> BoxFuture<'a, ()>;
+}
+
+/// Where a piece of work keeps its batches and how they go.
+pub struct Ahead<'a> {
+    pub ws: &'a Workspace,
+    /// The folder of `ws` its ledger is kept in.
+    pub dir: &'a str,
+    /// The client the work will call through, which the batches' answers
+    /// are handed to.
+    pub client: &'a Arc<ModelClient>,
+    /// The run's caps, which the batches stay within.
+    pub budget: &'a Budget,
+    pub mode: BatchMode,
+    /// Each batch's progress, as it is polled.
+    pub progress: &'a (dyn Fn(&Progress) + Send + Sync),
+    pub cancel: &'a CancellationToken,
 }
 
 /// How work with its ledger in `dir` uses batches: as asked, or, when an
@@ -60,28 +111,6 @@ pub fn batch_mode(
     }))
 }
 
-/// The batch lines of every item's first requests, each request once, in
-/// item order. Planning tokenizes each paper's text (10,000 papers are
-/// minutes on one core), so every core plans its share.
-pub fn plan_lines<T: Sync, E: Send>(
-    items: &[T],
-    settings: &ModelSettings,
-    first_requests: impl Fn(&T) -> Result<Vec<ChatRequest>, E> + Sync,
-) -> Result<Vec<BatchLine>, E> {
-    let planned = on_every_core(items, |item| {
-        Ok(first_requests(item)?
-            .iter()
-            .map(|request| BatchLine::new(settings, request))
-            .collect::<Vec<_>>())
-    })?;
-    let mut seen = BTreeSet::new();
-    Ok(planned
-        .into_iter()
-        .flatten()
-        .filter(|line| seen.insert(line.custom_id.clone()))
-        .collect())
-}
-
 /// The lines a run's caps leave room for, in order, each taken at its
 /// prompt (four bytes a token) and its answer cap: a batch must not spend
 /// past a cap the run would stop at. The rest are asked as the run goes,
@@ -98,52 +127,119 @@ fn within_caps<'a>(lines: &'a [BatchLine], budget: &Budget) -> &'a [BatchLine] {
     lines
 }
 
-/// Get `lines` answered through `client`'s Batch API, as many as `budget`'s
-/// caps leave room for, their ledger in `dir` of `ws`, and have `client`
-/// answer those calls from the results. Each batch's progress goes to
-/// `progress`. A cancel cancels the open batches and returns: the caller
-/// sees the cancel and stops.
-#[allow(clippy::too_many_arguments)]
-pub async fn answer_ahead(
-    ws: &Workspace,
-    dir: &str,
-    client: &ModelClient,
-    budget: &Budget,
-    lines: &[BatchLine],
-    mode: BatchMode,
-    progress: &(dyn Fn(&Progress) + Send + Sync),
-    cancel: &CancellationToken,
-) -> Result<(), AheadError> {
-    let api = match client.batch_api() {
-        Some(Ok(api)) => api,
-        Some(Err(e)) => return Err(AheadError::Batch(e.to_string())),
-        None => {
-            return Err(AheadError::Batch(
-                "the profile's endpoint has no Batch API Quire speaks: batches go to OpenAI-compatible endpoints (OpenAI, vllm run-batch behind one, a LiteLLM proxy) and to Anthropic".into(),
-            ));
+/// Get `items`' calls answered through the client's Batch API, round after
+/// round (see the module's doc), as many as the caps leave room for, and
+/// have the client answer those calls from the results; `items` are handed
+/// back. A cancel cancels the open batches and returns: the caller sees the
+/// cancel and stops.
+pub async fn answer_ahead<W: AheadWork>(
+    ahead: &Ahead<'_>,
+    work: Arc<W>,
+    items: Vec<W::Item>,
+) -> Result<Vec<W::Item>, AheadError> {
+    let api = batch_api(ahead.client)?;
+    let mut items = items;
+    // Every line sent so far, first round first: the ledger's driver is
+    // given them all each time, and sends only what it has no answer to.
+    let mut lines: Vec<BatchLine> = Vec::new();
+    let mut sent_ids = BTreeSet::new();
+    for follow_up in 0..=MAX_FOLLOW_UPS {
+        let (back, next) = rehearse(work.clone(), items, ahead.client.clone()).await?;
+        items = back;
+        let fresh: Vec<BatchLine> = next
+            .into_iter()
+            .filter(|line| sent_ids.insert(line.custom_id.clone()))
+            .collect();
+        if fresh.is_empty() {
+            break;
         }
-    };
-    let sent = within_caps(lines, budget);
-    if sent.len() < lines.len() {
-        tracing::info!(
-            sent = sent.len(),
-            planned = lines.len(),
-            "the run's caps leave room for only some requests in batches; the rest are asked as the run goes"
-        );
+        if follow_up > 0 {
+            tracing::info!(
+                requests = fresh.len(),
+                "the calls made having read the batches' answers (re-asks, halves of parts found too long) go to a batch round of their own"
+            );
+        }
+        lines.extend(fresh);
+        let within = within_caps(&lines, ahead.budget);
+        if within.len() < lines.len() {
+            tracing::info!(
+                sent = within.len(),
+                planned = lines.len(),
+                "the run's caps leave room for only some requests in batches; the rest are asked as the run goes"
+            );
+        }
+        if !within.is_empty() && !drive(ahead, &api, within).await? {
+            break;
+        }
+        // Nothing past the caps goes in a batch, a later call's neither.
+        if within.len() < lines.len() {
+            break;
+        }
     }
-    let lines = sent;
-    if lines.is_empty() {
-        return Ok(());
+    Ok(items)
+}
+
+/// The profile's Batch API, or why there is none.
+fn batch_api(client: &ModelClient) -> Result<BatchService, AheadError> {
+    match client.batch_api() {
+        Some(Ok(api)) => Ok(api),
+        Some(Err(e)) => Err(AheadError::Batch(e.to_string())),
+        None => Err(AheadError::Batch(
+            "the profile's endpoint has no Batch API Quire speaks: batches go to OpenAI-compatible endpoints (OpenAI, vllm run-batch behind one, a LiteLLM proxy) and to Anthropic".into(),
+        )),
     }
-    tracing::info!(requests = lines.len(), dir, "calls go to the Batch API");
+}
+
+/// Each item's work rehearsed with the batches' answers so far, on every
+/// core: the calls it could not answer, as batch lines, in item order.
+async fn rehearse<W: AheadWork>(
+    work: Arc<W>,
+    items: Vec<W::Item>,
+    client: Arc<ModelClient>,
+) -> Result<(Vec<W::Item>, Vec<BatchLine>), AheadError> {
+    // Known before, so the rehearsals judge answers as the client will.
+    client.served_window().await;
+    blocking(move || {
+        let settings = client.settings().clone();
+        let asked = on_every_core(&items, |item| {
+            let twin = Arc::new(client.rehearsal());
+            if work.rehearse(item, twin.clone()).now_or_never().is_none() {
+                // Its calls are then asked as the run goes.
+                tracing::warn!("a rehearsal waited on something other than a model call");
+            }
+            let lines: Vec<BatchLine> = twin
+                .rehearsed()
+                .iter()
+                .map(|request| BatchLine::new(&settings, request))
+                .collect();
+            Ok::<_, AheadError>(lines)
+        })?;
+        Ok((items, asked.into_iter().flatten().collect()))
+    })
+    .await
+}
+
+/// Drive `lines` through the ledger in `ahead.dir` to their answers, and
+/// hand them to the client. False when cancelled.
+async fn drive(
+    ahead: &Ahead<'_>,
+    api: &BatchService,
+    lines: &[BatchLine],
+) -> Result<bool, AheadError> {
+    tracing::info!(
+        requests = lines.len(),
+        dir = ahead.dir,
+        "calls go to the Batch API"
+    );
     let driver = BatchDriver {
-        ws,
-        dir,
-        api: &api,
+        ws: ahead.ws,
+        dir: ahead.dir,
+        api,
         limits: api.limits(),
-        poll_every: mode.poll_every,
+        poll_every: ahead.mode.poll_every,
         max_rounds: MAX_ROUNDS,
     };
+    let progress = ahead.progress;
     let seen = |seen: Seen<'_>| match seen {
         Seen::Step(super::Step::Created { shard, batch_id }) => {
             tracing::info!(shard, batch_id, "batch submitted");
@@ -168,7 +264,7 @@ pub async fn answer_ahead(
             progress(p);
         }
     };
-    match driver.run(lines, &seen, cancel).await {
+    match driver.run(lines, &seen, ahead.cancel).await {
         Ok(settled) => {
             tracing::info!(
                 answered = settled.answers.len(),
@@ -179,10 +275,10 @@ pub async fn answer_ahead(
             for (id, reason) in settled.unresolved.iter().take(5) {
                 tracing::warn!(request = %id, %reason, "not answered by the batches");
             }
-            client.answer_from_batch(settled.answers);
-            Ok(())
+            ahead.client.answer_from_batch(settled.answers);
+            Ok(true)
         }
-        Err(DriveError::Cancelled) => Ok(()),
+        Err(DriveError::Cancelled) => Ok(false),
         Err(e) => Err(AheadError::Batch(e.to_string())),
     }
 }

@@ -46,8 +46,8 @@ pub struct AgentSetup {
     pub pilot: Option<usize>,
     /// Read every paper twice, independently, under this policy.
     pub dual: Option<DualSetup>,
-    /// Ask the readings' first calls through the endpoint's Batch API
-    /// before the agents run.
+    /// Ask the readings' calls (first calls, then re-asks) through the
+    /// endpoint's Batch API before the agents run.
     pub batch: Option<BatchMode>,
 }
 

@@ -4,6 +4,7 @@
 //! halves, as the review's reader does. Shared by the readers that answer
 //! a question of a paper and fill its table cells.
 
+use futures_util::future::join_all;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -40,12 +41,6 @@ fn request(settings: &ModelSettings, messages: Vec<Message>) -> ChatRequest {
     }
 }
 
-/// The first request [`json_call`] sends to ask `user` under `system`: what
-/// a batch can answer ahead of it.
-pub fn first_request(settings: &ModelSettings, system: &str, user: String) -> ChatRequest {
-    request(settings, vec![Message::system(system), Message::user(user)])
-}
-
 /// Ask `user` under `system`; returns the object and the calls it took.
 /// `again` says, on a second ask, what the object holds.
 pub async fn json_call(
@@ -78,10 +73,12 @@ pub async fn json_call(
 /// and the calls it took.
 pub type PartAnswer = (Chunk, Map<String, Value>, u32);
 
-/// [`json_call`] over `parts` in page order, each part's message made by
-/// `message(part, total)`. A part the server refuses as too long, cuts, or
-/// fills its window with is asked again in halves, in its place; a part too
-/// small to halve ends the paper with the server's error.
+/// [`json_call`] over `parts`, answers in page order, each part's message
+/// made by `message(part, total)`. The parts are asked at once (the
+/// client's gate bounds how many calls are in flight), as the review's
+/// reader asks them. A part the server refuses as too long, cuts, or fills
+/// its window with is asked again in halves, in its place; a part too small
+/// to halve ends the paper with the server's error.
 pub async fn json_call_parts(
     client: &ModelClient,
     system: &str,
@@ -92,20 +89,31 @@ pub async fn json_call_parts(
     cancel: &CancellationToken,
 ) -> Result<Vec<PartAnswer>, JsonCallError> {
     let total = parts.len();
-    let mut pending: Vec<Chunk> = parts.into_iter().rev().collect();
+    let mut pending = parts;
     let mut answers = Vec::new();
-    while let Some(part) = pending.pop() {
-        let user = message(&part, total);
-        match json_call(client, system, user, purpose, again, cancel).await {
-            Ok((object, calls)) => answers.push((part, object, calls)),
-            Err(JsonCallError::Model(e)) if e.is_overflow() => {
-                match part.halves().filter(|_| part.text.len() >= MIN_PART_BYTES) {
-                    Some((a, b)) => pending.extend([b, a]),
-                    None => return Err(e.into()),
+    while !pending.is_empty() {
+        let asked =
+            join_all(pending.iter().map(|part| {
+                json_call(client, system, message(part, total), purpose, again, cancel)
+            }))
+            .await;
+        let mut next = Vec::new();
+        for (part, answer) in pending.into_iter().zip(asked) {
+            match answer {
+                Ok((object, calls)) => answers.push((part, object, calls)),
+                Err(JsonCallError::Model(e)) if e.is_overflow() => {
+                    match part.halves().filter(|_| part.text.len() >= MIN_PART_BYTES) {
+                        Some((a, b)) => next.extend([a, b]),
+                        None => return Err(e.into()),
+                    }
                 }
+                Err(e) => return Err(e),
             }
-            Err(e) => return Err(e),
         }
+        pending = next;
     }
+    // Parts hold pages of their own, and a page's halves were asked in
+    // order: a stable sort by first page is page order.
+    answers.sort_by_key(|(part, _, _)| part.first_page);
     Ok(answers)
 }

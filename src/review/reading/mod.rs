@@ -368,17 +368,15 @@ impl Reader {
         }
     }
 
-    /// The requests a reading of `input` starts with, one per part, as
-    /// [`Self::read`] will send them: what a batch can answer ahead of it.
-    /// Re-asks and halves of a part found too long are not among them; they
-    /// are asked when the reading needs them.
-    pub fn first_requests(&self, input: &PaperInput<'_>) -> Result<Vec<ChatRequest>, ReadError> {
-        let plan = self.plan(input)?;
-        let total = plan.len();
-        Ok(plan
-            .iter()
-            .map(|chunk| self.request(&self.messages(input, chunk, total, None), affinity(input)))
-            .collect())
+    /// This reader's twin calling through `client` (a rehearsal of its
+    /// readings, see [`ModelClient::rehearsal`]).
+    pub fn with_client(&self, client: Arc<ModelClient>) -> Reader {
+        Reader {
+            client,
+            spec: self.spec.clone(),
+            cancel: self.cancel.clone(),
+            schema_accepted: AtomicBool::new(self.schema_accepted.load(Ordering::Relaxed)),
+        }
     }
 
     /// The client reading calls go through.

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::columns::{Column, Kind};
 use super::number;
+use crate::llm::ModelClient;
 use crate::llm::accounting::count_tokens;
-use crate::llm::{ChatRequest, ModelClient};
-use crate::review::reading::json_call::{JsonCallError, first_request, json_call_parts};
+use crate::review::reading::json_call::{JsonCallError, json_call_parts};
 use crate::review::reading::{chunks, verify};
 use crate::workspace::PaperRecord;
 use crate::workspace::records::now_rfc3339;
@@ -136,25 +136,6 @@ fn plan(
     }
     lead.push_str(&format!("Columns:\n{asked}\n"));
     (chunks::split(pages, budget), lead)
-}
-
-/// The requests a fill of `columns` for `paper` starts with, one per part,
-/// as [`fill`] will send them: what a batch can answer ahead of it.
-pub fn first_requests(
-    client: &ModelClient,
-    paper: &PaperRecord,
-    pages: &[String],
-    columns: &[Column],
-) -> Vec<ChatRequest> {
-    if pages.iter().all(|p| p.trim().is_empty()) {
-        return Vec::new();
-    }
-    let (parts, lead) = plan(client, paper, pages, columns);
-    let total = parts.len();
-    parts
-        .iter()
-        .map(|part| first_request(client.settings(), SYSTEM_PROMPT, part.message(&lead, total)))
-        .collect()
 }
 
 /// How good a cell is: a value with a verified quote, confident, first.

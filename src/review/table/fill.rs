@@ -2,13 +2,15 @@
 //! not current (new, redefined, or read by another model) are read in one
 //! call per paper, through the one batch reader ([`read_many`]: the model's
 //! concurrency, the run's caps, cancel, a typed end); what is current is
-//! never read again. As a batch, the first call of each part is answered
-//! ahead through the profile's Batch API ([`crate::review::batches::ahead`],
-//! its ledger in `batches/table`), and the cells are then read from those
-//! answers through the same checks.
+//! never read again. As a batch, each paper's calls are answered ahead
+//! through the profile's Batch API, round after round (its first calls,
+//! then the re-asks; [`crate::review::batches::ahead`], its ledger in
+//! `batches/table`), and the cells are then read from those answers through
+//! the same checks.
 
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +20,7 @@ use crate::llm::ModelClient;
 use crate::review::ask::Scope;
 use crate::review::ask::candidates::papers_in_scope;
 use crate::review::batches::Progress;
-use crate::review::batches::ahead::{BatchMode, answer_ahead, batch_mode, plan_lines};
+use crate::review::batches::ahead::{Ahead, AheadWork, BatchMode, answer_ahead, batch_mode};
 use crate::review::reading::batch::{Ended, Job, Limits, ReadError, ReadingModel, read_many};
 use crate::review::{ReviewError, paper_text};
 use crate::workspace::layout::TABLE_BATCHES_DIR;
@@ -95,10 +97,8 @@ pub async fn fill(
     };
     // What each paper still needs, read from the workspace in one pass:
     // papers whose every cell is current are done, and count as read before.
-    // As a batch, the first requests of those reads too.
-    let (jobs, current, lines) = {
-        let (ws, model_id, client) = (ws.clone(), model_id.clone(), model.client.clone());
-        let ahead = batch.is_some();
+    let (mut jobs, current) = {
+        let (ws, model_id) = (ws.clone(), model_id.clone());
         blocking(move || {
             let mut jobs = Vec::new();
             let mut current = 0;
@@ -130,16 +130,7 @@ pub async fn fill(
                     },
                 });
             }
-            let lines = match ahead {
-                true => plan_lines(&jobs, client.settings(), |job| {
-                    let w = &job.work;
-                    Ok::<_, ReviewError>(cells::first_requests(
-                        &client, &w.paper, &w.pages, &w.needed,
-                    ))
-                })?,
-                false => Vec::new(),
-            };
-            Ok::<_, ReviewError>((jobs, current, lines))
+            Ok::<_, ReviewError>((jobs, current))
         })
         .await?
     };
@@ -149,18 +140,16 @@ pub async fn fill(
     if let Some(mode) = batch {
         let shown = progress.clone();
         let polled = move |p: &Progress| shown(FillProgress::Batch(p.clone()));
-        let client = &model.client;
-        answer_ahead(
+        let ahead = Ahead {
             ws,
-            TABLE_BATCHES_DIR,
-            client,
-            &model.budget,
-            &lines,
+            dir: TABLE_BATCHES_DIR,
+            client: &model.client,
+            budget: &model.budget,
             mode,
-            &polled,
+            progress: &polled,
             cancel,
-        )
-        .await?;
+        };
+        jobs = answer_ahead(&ahead, Arc::new(Filling), jobs).await?;
     }
     let titles: Vec<String> = jobs.iter().map(|j| title(&j.work.paper)).collect();
     let limits = Limits {
@@ -193,6 +182,25 @@ pub async fn fill(
         Ended::Failed(cause) => outcome.failure = Some(cause),
     }
     Ok(outcome)
+}
+
+/// The cells of each paper, as [`cells::fill`] reads them.
+struct Filling;
+
+impl AheadWork for Filling {
+    type Item = Job<PaperWork>;
+
+    fn rehearse<'a>(
+        &'a self,
+        job: &'a Job<PaperWork>,
+        client: Arc<ModelClient>,
+    ) -> BoxFuture<'a, ()> {
+        let work = &job.work;
+        Box::pin(async move {
+            let cancel = CancellationToken::new();
+            let _ = cells::fill(&client, &work.paper, &work.pages, &work.needed, &cancel).await;
+        })
+    }
 }
 
 /// One paper's fill: the columns it needs, and the cells it has.

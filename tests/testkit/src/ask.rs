@@ -140,7 +140,11 @@ pub fn table_cells(turns: &[Turn], document: &[(u32, String)]) -> Option<String>
     if !system_says(turns, "You extract facts from one paper's text for a table") {
         return None;
     }
-    let user = turns.iter().rev().find(|t| t.role == "user")?;
+    // The ask that names the columns (a re-ask after it only says "again").
+    let user = turns
+        .iter()
+        .rev()
+        .find(|t| t.role == "user" && t.text.lines().any(|l| l.trim() == "Columns:"))?;
     let mut cells = serde_json::Map::new();
     let lines = user
         .text

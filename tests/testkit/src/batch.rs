@@ -6,7 +6,8 @@
 //! Time is the client's polling: each retrieve of a batch moves it one state
 //! on (validating, in progress, finalizing, then its end), so a test waits on
 //! what the client does, never on a clock. At its end a batch answers every
-//! line with the reader policy, writes the results in reverse order (a real
+//! line with the server's policy (a fallible reader's answers spoiled as
+//! its chat calls' are), writes the results in reverse order (a real
 //! batch keeps no order), and spoils lines on request: a 500 in the error
 //! file, or the line never run because the window closed (status `expired`).
 //! A line is spoiled only the first time its id is seen, as a retry in a new
@@ -19,11 +20,15 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use crate::reader;
 use crate::render::{self, Answer};
 use crate::request::{Protocol, RecordedRequest};
-use crate::script::Quirks;
+use crate::script::{Quirks, ScriptedCall};
 use crate::tokenizer::Tokenizer;
+
+/// How the server's policy answers a request (a batch line's as a chat
+/// call's), setting the quirks the answer is rendered with.
+pub(crate) type PolicyReply<'a> =
+    &'a (dyn Fn(&RecordedRequest, &mut Quirks) -> (String, Vec<ScriptedCall>) + Sync);
 
 /// What the server says of a request it refuses.
 pub(crate) const REFUSED: &str = "the request cannot be taken by a batch";
@@ -168,10 +173,11 @@ impl BatchStore {
         query: &str,
         headers: &[(String, String)],
         body: &[u8],
+        policy: PolicyReply<'_>,
     ) -> Option<Reply> {
         let parts: Vec<&str> = path.trim_start_matches("/v1/").split('/').collect();
         if let ["messages", "batches", rest @ ..] = parts.as_slice() {
-            return self.route_messages(method, rest, query, body);
+            return self.route_messages(method, rest, query, body, policy);
         }
         Some(match (method, parts.as_slice()) {
             ("POST", ["files"]) => self.upload(headers, body),
@@ -191,7 +197,7 @@ impl BatchStore {
             },
             ("POST", ["batches"]) => self.create(body),
             ("GET", ["batches"]) => self.list(query),
-            ("GET", ["batches", id]) => self.advance(id),
+            ("GET", ["batches", id]) => self.advance(id, policy),
             ("POST", ["batches", id, "cancel"]) => self.cancel(id),
             _ => return None,
         })
@@ -332,7 +338,7 @@ impl BatchStore {
     }
 
     /// A retrieve: the batch as it is, one state further on.
-    fn advance(&self, id: &str) -> Reply {
+    fn advance(&self, id: &str, policy: PolicyReply<'_>) -> Reply {
         let mut state = self.lock();
         let Some(index) = state.batches.iter().position(|b| b.id == id) else {
             return not_found(id);
@@ -346,7 +352,7 @@ impl BatchStore {
             done => done,
         };
         if next == "ended" {
-            self.finish(&mut state, index);
+            self.finish(&mut state, index, policy);
         } else {
             state.batches[index].status = next;
         }
@@ -377,8 +383,14 @@ impl BatchStore {
         }
     }
 
-    /// The reader's answer to a line's `body`, as `protocol` sends it.
-    pub(crate) fn answer(&self, state: &mut State, protocol: Protocol, body: &Value) -> Value {
+    /// The policy's answer to a line's `body`, as `protocol` sends it.
+    pub(crate) fn answer(
+        &self,
+        state: &mut State,
+        protocol: Protocol,
+        body: &Value,
+        policy: PolicyReply<'_>,
+    ) -> Value {
         let recorded = RecordedRequest {
             protocol,
             path: match protocol {
@@ -388,7 +400,8 @@ impl BatchStore {
             headers: Vec::new(),
             body: body.clone(),
         };
-        let (text, calls) = reader::answer(&recorded);
+        let mut quirks = Quirks::default();
+        let (text, calls) = policy(&recorded, &mut quirks);
         state.next += 1;
         let answer = Answer {
             text,
@@ -397,10 +410,10 @@ impl BatchStore {
             prompt_tokens: self.tokenizer.count(&recorded),
             serial: state.next,
         };
-        render::whole(protocol, &answer, &Quirks::default())
+        render::whole(protocol, &answer, &quirks)
     }
 
-    fn finish(&self, state: &mut State, index: usize) {
+    fn finish(&self, state: &mut State, index: usize, policy: PolicyReply<'_>) {
         let file_id = state.batches[index].input_file_id.clone();
         let input = state.files.get(&file_id).cloned().unwrap_or_default();
         let (mut output, mut errors) = (Vec::new(), Vec::new());
@@ -424,7 +437,7 @@ impl BatchStore {
                     "response": {"status_code": 500, "request_id": request_id, "body": render::error_body(Protocol::OpenAi, 500, "the server had an error processing your request")},
                     "error": null})),
                 Fate::Answered => {
-                    let body = self.answer(state, Protocol::OpenAi, &request["body"]);
+                    let body = self.answer(state, Protocol::OpenAi, &request["body"], policy);
                     output.push(json!({"id": request_id, "custom_id": custom_id,
                         "response": {"status_code": 200, "request_id": request_id, "body": body}, "error": null}));
                 }

@@ -35,6 +35,10 @@ pub enum Mistake {
     /// A quote that spans a "not" with `…`, saying the opposite.
     DroppedNegation,
     InvalidJson,
+    /// JSON that does not parse, on a first ask only: asked again, with
+    /// its answer shown, the model answers well (never drawn by an empty
+    /// `only`).
+    InvalidJsonFirst,
     /// The JSON cut off half way, with finish reason "length".
     CutAtMaxTokens,
     Refusal,
@@ -92,6 +96,7 @@ impl Mistake {
             Mistake::WrongPage => "wrong_page",
             Mistake::DroppedNegation => "dropped_negation",
             Mistake::InvalidJson => "invalid_json",
+            Mistake::InvalidJsonFirst => "invalid_json_first",
             Mistake::CutAtMaxTokens => "cut_at_max_tokens",
             Mistake::Refusal => "refusal",
             Mistake::Empty => "empty",
@@ -146,7 +151,9 @@ pub fn mistake_for(
     } else {
         only
     };
-    (draw < rate).then(|| kinds[((h >> 32) % kinds.len() as u64) as usize])
+    let mistake = kinds[((h >> 32) % kinds.len() as u64) as usize];
+    let reasked = request.turns().iter().any(|t| t.role == "assistant");
+    (draw < rate && !(mistake == Mistake::InvalidJsonFirst && reasked)).then_some(mistake)
 }
 
 /// What a subtle mistake draws on beyond the request's own pages.
@@ -202,7 +209,7 @@ pub fn spoil_seeing(
         };
     };
     match mistake {
-        Mistake::InvalidJson => {
+        Mistake::InvalidJson | Mistake::InvalidJsonFirst => {
             return spoiled(format!(
                 "Here is my assessment: {{summary: {}, score: seven",
                 answer["rationale"].as_str().unwrap_or("the paper")

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use crate::batch::{BatchStore, Fate, REFUSED, Reply, State, bad, not_found};
+use crate::batch::{BatchStore, Fate, PolicyReply, REFUSED, Reply, State, bad, not_found};
 use crate::request::Protocol;
 
 /// One message batch the server holds.
@@ -81,11 +81,12 @@ impl BatchStore {
         rest: &[&str],
         query: &str,
         body: &[u8],
+        policy: PolicyReply<'_>,
     ) -> Option<Reply> {
         Some(match (method, rest) {
             ("POST", []) => self.create_message_batch(body),
             ("GET", []) => self.list_message_batches(query),
-            ("GET", [id]) => self.advance_message_batch(id),
+            ("GET", [id]) => self.advance_message_batch(id, policy),
             ("GET", [id, "results"]) => {
                 let state = self.lock();
                 match state.message_batches.iter().find(|b| b.id == *id) {
@@ -210,7 +211,7 @@ impl BatchStore {
     }
 
     /// A retrieve: a batch ends at its second, or at the first after a cancel.
-    fn advance_message_batch(&self, id: &str) -> Reply {
+    fn advance_message_batch(&self, id: &str, policy: PolicyReply<'_>) -> Reply {
         let mut state = self.lock();
         let Some(index) = state.message_batches.iter().position(|b| b.id == id) else {
             return not_found(id);
@@ -223,12 +224,12 @@ impl BatchStore {
             _ => false,
         };
         if ends {
-            self.end_message_batch(&mut state, index);
+            self.end_message_batch(&mut state, index, policy);
         }
         (200, state.message_batches[index].json())
     }
 
-    fn end_message_batch(&self, state: &mut State, index: usize) {
+    fn end_message_batch(&self, state: &mut State, index: usize, policy: PolicyReply<'_>) {
         let canceled = state.message_batches[index].status == "canceling";
         let requests = std::mem::take(&mut state.message_batches[index].requests);
         let mut counts = Counts::default();
@@ -241,7 +242,7 @@ impl BatchStore {
                 match self.fate(state, n, custom_id) {
                     Fate::Answered => {
                         counts.succeeded += 1;
-                        let message = self.answer(state, Protocol::Anthropic, params);
+                        let message = self.answer(state, Protocol::Anthropic, params, policy);
                         json!({"type": "succeeded", "message": message})
                     }
                     Fate::Failed => {

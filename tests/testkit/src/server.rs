@@ -19,7 +19,7 @@ use crate::http::{self, HttpRequest, Piece};
 use crate::reader;
 use crate::render::{self, Answer};
 use crate::request::{Protocol, RecordedRequest};
-use crate::script::{Cut, Reply, Step};
+use crate::script::{Cut, Quirks, Reply, ScriptedCall, Step};
 use crate::tokenizer::Tokenizer;
 
 #[derive(Clone, Debug)]
@@ -159,6 +159,75 @@ fn another_paper(
         read.push(pages.to_vec());
     }
     other
+}
+
+/// The answer the server's policy gives `request` (a chat call's or a batch
+/// line's), and the quirks it is rendered with.
+fn policy_reply(
+    shared: &Shared,
+    request: &RecordedRequest,
+    quirks: &mut Quirks,
+) -> (String, Vec<ScriptedCall>) {
+    match shared.options.policy {
+        Policy::Diligent => reader::answer(request),
+        Policy::Fallible { seed, rate, only } => {
+            let (text, calls) = reader::answer(request);
+            let pages = reader::reading_document(request);
+            match (pages, fallible::mistake_for(request, seed, rate, only)) {
+                (Some(pages), Some(mistake)) => {
+                    let turns = request.turns();
+                    let question = reader::question_of(&turns);
+                    let criteria = reader::criteria_of(&turns);
+                    let other = another_paper(&shared.papers_read, &pages);
+                    let seen = fallible::Seen {
+                        question: &question,
+                        criteria: &criteria,
+                        other: other.as_deref(),
+                    };
+                    let spoiled = fallible::spoil_seeing(text, calls, mistake, &pages, &seen);
+                    if let Some(made) = spoiled.mistake {
+                        lock(&shared.mistakes).push(made);
+                    }
+                    if let Some(reason) = spoiled.finish_reason {
+                        quirks.unknown_finish_reason = Some(reason.to_owned());
+                    }
+                    (spoiled.text, spoiled.calls)
+                }
+                _ => (text, calls),
+            }
+        }
+        Policy::Sceptic => {
+            let (text, calls) = reader::answer(request);
+            match reader::reading_document(request) {
+                Some(_) => (crate::sceptic::sterner(&text), calls),
+                None => (text, calls),
+            }
+        }
+        Policy::Impatient => {
+            let turns = request.turns();
+            crate::agent_policy::impatient(&turns, &request.tools())
+                .unwrap_or_else(|| reader::answer(request))
+        }
+        Policy::Chaos { seed } => {
+            let n = shared.serial.load(Ordering::SeqCst);
+            let tools = request.tools();
+            if tools.is_empty() && (seed ^ n).is_multiple_of(2) {
+                reader::answer(request)
+            } else if tools.is_empty() {
+                (
+                    "{\"score\": \"lots\", \"summary\": 7} not quite json".into(),
+                    Vec::new(),
+                )
+            } else {
+                // Even chaos answers a nudge with a call.
+                let nudged = request
+                    .turns()
+                    .iter()
+                    .any(|t| t.text.contains("called no tool"));
+                crate::agent_policy::chaos(&tools, seed ^ n.wrapping_mul(31), nudged)
+            }
+        }
+    }
 }
 
 /// How many prompts the prompt cache keeps (a few slots' worth).
@@ -316,6 +385,7 @@ async fn route(
         query,
         &request.headers,
         &request.body,
+        &|recorded, quirks| policy_reply(shared, recorded, quirks),
     ) {
         tokio::time::sleep(shared.batches.delay()).await;
         return match body {
@@ -490,66 +560,7 @@ async fn answer(
         }
         Reply::Text(text) => (text, Vec::new()),
         Reply::ToolCalls { text, calls } => (text, calls),
-        Reply::Policy => match shared.options.policy {
-            Policy::Diligent => reader::answer(request),
-            Policy::Fallible { seed, rate, only } => {
-                let (text, calls) = reader::answer(request);
-                let pages = reader::reading_document(request);
-                match (pages, fallible::mistake_for(request, seed, rate, only)) {
-                    (Some(pages), Some(mistake)) => {
-                        let turns = request.turns();
-                        let question = reader::question_of(&turns);
-                        let criteria = reader::criteria_of(&turns);
-                        let other = another_paper(&shared.papers_read, &pages);
-                        let seen = fallible::Seen {
-                            question: &question,
-                            criteria: &criteria,
-                            other: other.as_deref(),
-                        };
-                        let spoiled = fallible::spoil_seeing(text, calls, mistake, &pages, &seen);
-                        if let Some(made) = spoiled.mistake {
-                            lock(&shared.mistakes).push(made);
-                        }
-                        if let Some(reason) = spoiled.finish_reason {
-                            quirks.unknown_finish_reason = Some(reason.to_owned());
-                        }
-                        (spoiled.text, spoiled.calls)
-                    }
-                    _ => (text, calls),
-                }
-            }
-            Policy::Sceptic => {
-                let (text, calls) = reader::answer(request);
-                match reader::reading_document(request) {
-                    Some(_) => (crate::sceptic::sterner(&text), calls),
-                    None => (text, calls),
-                }
-            }
-            Policy::Impatient => {
-                let turns = request.turns();
-                crate::agent_policy::impatient(&turns, &request.tools())
-                    .unwrap_or_else(|| reader::answer(request))
-            }
-            Policy::Chaos { seed } => {
-                let n = shared.serial.load(Ordering::SeqCst);
-                let tools = request.tools();
-                if tools.is_empty() && (seed ^ n).is_multiple_of(2) {
-                    reader::answer(request)
-                } else if tools.is_empty() {
-                    (
-                        "{\"score\": \"lots\", \"summary\": 7} not quite json".into(),
-                        Vec::new(),
-                    )
-                } else {
-                    // Even chaos answers a nudge with a call.
-                    let nudged = request
-                        .turns()
-                        .iter()
-                        .any(|t| t.text.contains("called no tool"));
-                    crate::agent_policy::chaos(&tools, seed ^ n.wrapping_mul(31), nudged)
-                }
-            }
-        },
+        Reply::Policy => policy_reply(shared, request, &mut quirks),
     };
     tokio::time::sleep_until(due).await;
     let answer = Answer {

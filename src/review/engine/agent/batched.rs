@@ -1,30 +1,34 @@
 //! A review's readings asked through a Batch API before the agents run.
 //!
-//! Every paper still to read is planned as the reader will read it, and the
-//! first call of each part (the same request, so the same id) goes into the
-//! batches ([`crate::review::batches`]). Once they are answered, the reader's
-//! client answers those calls from the batch; the agents then run as ever,
-//! and each reading goes through the same acceptance as an interactive one:
-//! the cut-prompt check, the quotes checked against the pages, coherence.
-//! What the batches did not answer (a re-ask, a part found too long, a
-//! request refused or never run three times) is asked interactively. A
-//! dual-read review batches its second (and tie-breaking) reading the same
-//! way once the first is done, each in a ledger of its own.
+//! Every paper still to read is read in rehearsal, as the reader will read
+//! it ([`ahead`]): the first call of each part goes into the first round of
+//! batches, and the calls the readings make having read those answers (a
+//! re-ask of an answer that was not JSON or could not stand, halves of a
+//! part found too long) into the next. Once they are answered, the reader's
+//! client answers those calls from the batches; the agents then run as
+//! ever, and each reading goes through the same acceptance as an
+//! interactive one: the quotes checked against the pages, coherence. What
+//! the batches did not answer (a request refused or never run three times)
+//! is asked interactively. A dual-read review batches its second (and
+//! tie-breaking) reading the same way once the first is done, each in a
+//! ledger of its own.
 
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use super::domain::ReviewDomain;
+use futures_util::future::BoxFuture;
+
 use crate::agent::{RunEvent, RuntimeError};
-use crate::blocking::blocking;
-use crate::llm::batch::BatchLine;
+use crate::llm::ModelClient;
 use crate::review::ReviewSpec;
 use crate::review::batches::Progress;
-use crate::review::batches::ahead::{self, AheadError, BatchMode};
+use crate::review::batches::ahead::{self, Ahead, AheadError, AheadWork, BatchMode};
 use crate::review::dual::Slot;
 use crate::review::paper_text;
-use crate::review::reading::PaperInput;
+use crate::review::reading::{PaperInput, Reader};
+use crate::workspace::PaperRecord;
 use crate::workspace::Workspace;
 use crate::workspace::layout::BATCHES_DIR;
 
@@ -49,8 +53,9 @@ pub fn batch_mode(
     Ok(ahead::batch_mode(ws, ledger_dir(slot), asked)?)
 }
 
-/// Ask the first calls of every unread paper's reading through the
-/// profile's Batch API, and have the reader answered from its results.
+/// Ask the calls of every unread paper's reading through the profile's
+/// Batch API, round after round, and have the reader answered from its
+/// results.
 pub async fn read_through_batches(
     ws: &Workspace,
     spec: &ReviewSpec,
@@ -58,7 +63,15 @@ pub async fn read_through_batches(
     mode: BatchMode,
     cancel: &CancellationToken,
 ) -> Result<(), RuntimeError> {
-    let lines = requests_for_unread(ws, spec, domain).await?;
+    let unread: Vec<PaperRecord> = {
+        let coverage = domain.coverage();
+        coverage
+            .readable
+            .iter()
+            .filter(|(id, _)| !coverage.done.contains(*id))
+            .map(|(_, paper)| paper.clone())
+            .collect()
+    };
     let events = domain.events.clone();
     let progress = move |p: &Progress| {
         events.emit(RunEvent::BatchProgress {
@@ -69,50 +82,51 @@ pub async fn read_through_batches(
             total: p.total,
         });
     };
-    let client = domain.reader.client();
-    let budget = &domain.budget;
-    ahead::answer_ahead(
+    let readings = Arc::new(Readings {
+        ws: ws.clone(),
+        spec: spec.clone(),
+        reader: domain.reader.clone(),
+    });
+    let ahead = Ahead {
         ws,
-        ledger_dir(domain.slot),
-        client,
-        budget,
-        &lines,
+        dir: ledger_dir(domain.slot),
+        client: domain.reader.client(),
+        budget: &domain.budget,
         mode,
-        &progress,
+        progress: &progress,
         cancel,
-    )
-    .await
-    .map_err(|e| match e {
-        AheadError::Workspace(e) => RuntimeError::from(e),
-        AheadError::Batch(why) => RuntimeError::Batch(why),
-    })
+    };
+    ahead::answer_ahead(&ahead, readings, unread)
+        .await
+        .map(drop)
+        .map_err(|e| match e {
+            AheadError::Workspace(e) => RuntimeError::from(e),
+            AheadError::Batch(why) => RuntimeError::Batch(why),
+        })
 }
 
-/// The first request of each part of every paper not yet read, once each.
-async fn requests_for_unread(
-    ws: &Workspace,
-    spec: &ReviewSpec,
-    domain: &Arc<ReviewDomain>,
-) -> Result<Vec<BatchLine>, RuntimeError> {
-    let unread: Vec<_> = {
-        let coverage = domain.coverage();
-        coverage
-            .readable
-            .iter()
-            .filter(|(id, _)| !coverage.done.contains(*id))
-            .map(|(_, paper)| paper.clone())
-            .collect()
-    };
-    let (ws, spec, reader) = (ws.clone(), spec.clone(), domain.reader.clone());
-    blocking(move || {
-        let settings = reader.client().settings().clone();
-        let lines = ahead::plan_lines(&unread, &settings, |paper| {
+/// A review's readings of its papers, as the reader reads them.
+struct Readings {
+    ws: Workspace,
+    spec: ReviewSpec,
+    reader: Arc<Reader>,
+}
+
+impl AheadWork for Readings {
+    type Item = PaperRecord;
+
+    fn rehearse<'a>(
+        &'a self,
+        paper: &'a PaperRecord,
+        client: Arc<ModelClient>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
             // A paper with no text to read is reported by its reading.
-            let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
-            let input = PaperInput::for_review(&spec, paper.title.as_deref(), &pages);
-            Ok::<_, RuntimeError>(reader.first_requests(&input).unwrap_or_default())
-        })?;
-        Ok::<_, RuntimeError>(lines)
-    })
-    .await
+            let Ok(Some(pages)) = paper_text::load(&self.ws, &paper.id) else {
+                return;
+            };
+            let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &pages);
+            let _ = self.reader.with_client(client).read(&input).await;
+        })
+    }
 }

@@ -242,7 +242,7 @@ impl<'a> Pass<'a> {
         Ok(sweep(&third, CoveredBy::Reading).await)
     }
 
-    /// A further reading's first calls through batches, when the run reads
+    /// A further reading's calls through batches, when the run reads
     /// as a batch (or left that reading's batches open).
     async fn batch_ahead(&self, domain: &Arc<ReviewDomain>) -> Result<(), RuntimeError> {
         let (ws, engine) = (self.ws, self.engine);
