@@ -137,7 +137,7 @@ pub(crate) fn print_estimate(
     );
     if e.calls > 0 {
         println!(
-            "as a batch (--batch): cost {}, answered within {} hours",
+            "as a batch (--batch): cost {}, answered within {} hours a round (re-asks take one more)",
             price(e.batch.cost_usd),
             e.batch.wait_hours
         );

@@ -375,7 +375,7 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.seconds / 60.0
     );
     println!(
-        "as a batch (--batch): {}, the readings answered within {} hours",
+        "as a batch (--batch): {}, the readings answered within {} hours a round (re-asks take one more)",
         match e.batch.cost_usd {
             Some(c) => format!("about ${c:.2}"),
             None => "cost unknown".into(),

@@ -65,14 +65,15 @@ pub struct Estimate {
 }
 
 /// A run whose readings go through a Batch API: the readings at the batch
-/// price, the rest as ever, and the longest wait for them.
+/// price, the rest as ever, and the window a round of them is answered in
+/// (re-asks, when answers need them, go in a round after).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BatchPrice {
     /// `None` when the model has no price in the table.
     pub cost_usd: Option<f64>,
-    /// The provider's window: the readings are answered within it.
+    /// The provider's window: a round of readings is answered within it.
     pub wait_hours: u32,
 }
 

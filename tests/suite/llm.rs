@@ -564,3 +564,66 @@ conformance!(
     the_concurrency_limit_holds,
     tool_turns_can_skip_streaming,
 );
+
+#[tokio::test]
+async fn a_rehearsal_answers_from_the_batches_sends_nothing_and_keeps_what_it_could_not_answer() {
+    use quire::llm::Usage;
+    use quire::llm::batch::BatchLine;
+
+    let rig = Rig::new(Protocol::Openai).await;
+    let client = rig.client();
+    let cancel = CancellationToken::new();
+    let (answered, unanswered) = (ask("the batch answered this"), ask("and not this"));
+    // A long prompt the batch says it read ten tokens of: a cut prompt.
+    let long = ask(&"Every page of the paper, word after word. ".repeat(600));
+    let answer = |text: &str, read: u64| ChatResponse {
+        text: text.into(),
+        usage: Some(Usage {
+            input_tokens: read,
+            output_tokens: 5,
+        }),
+        ..ChatResponse::default()
+    };
+    let id = |request: &ChatRequest| BatchLine::new(&rig.settings, request).custom_id;
+    client.answer_from_batch(
+        [
+            (id(&answered), answer("from the batch", 12)),
+            (id(&long), answer("from a cut prompt", 10)),
+        ]
+        .into(),
+    );
+
+    let rehearsal = client.rehearsal();
+    let first = rehearsal.complete(&answered, "reader", &cancel).await;
+    assert_eq!(first.unwrap().text, "from the batch");
+    let second = rehearsal.complete(&unanswered, "reader", &cancel).await;
+    assert!(matches!(second, Err(LlmError::Cancelled)), "{second:?}");
+    assert_eq!(
+        rehearsal.rehearsed(),
+        vec![unanswered.clone()],
+        "what it could not answer, kept"
+    );
+    assert!(rehearsal.rehearsed().is_empty(), "handed over once");
+    assert!(
+        rig.server.requests().is_empty(),
+        "a rehearsal sends nothing"
+    );
+
+    // The client itself answers from the batch and sends the rest, and
+    // judges a batch's answer as any: one read from a cut prompt is none.
+    let first = client.complete(&answered, "reader", &cancel).await;
+    assert_eq!(first.unwrap().text, "from the batch");
+    assert!(rig.server.requests().is_empty());
+    client
+        .complete(&unanswered, "reader", &cancel)
+        .await
+        .unwrap();
+    assert_eq!(rig.server.requests().len(), 1);
+    let cut = client.complete(&long, "reader", &cancel).await;
+    assert!(matches!(cut, Err(LlmError::PromptCut { .. })), "{cut:?}");
+    let cut_in_rehearsal = client.rehearsal().complete(&long, "reader", &cancel).await;
+    assert!(
+        matches!(cut_in_rehearsal, Err(LlmError::PromptCut { .. })),
+        "a rehearsal judges as its client does: {cut_in_rehearsal:?}"
+    );
+}

@@ -180,7 +180,7 @@ export function EstimateList({ estimate, chosen }: { estimate: Estimate; chosen:
       <div data-testid="estimate-batch">
         <dt>As a batch</dt>
         <dd>
-          {cost(estimate.batch.costUsd)}, the readings answered within {estimate.batch.waitHours} hours
+          {cost(estimate.batch.costUsd)}, the readings answered within {estimate.batch.waitHours} hours a round (re-asks take one more)
         </dd>
       </div>
     </dl>

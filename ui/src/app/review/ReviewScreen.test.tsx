@@ -82,7 +82,7 @@ describe("a new review", () => {
     expect($("[data-testid=estimate]")?.textContent).toContain("$0.03");
     // The bound for a model that needs every retry is shown beside it.
     expect($("[data-testid=estimate]")?.textContent).toContain("at most $0.15");
-    expect($("[data-testid=estimate-batch]")?.textContent).toBe("As a batch$0.02, the readings answered within 24 hours");
+    expect($("[data-testid=estimate-batch]")?.textContent).toBe("As a batch$0.02, the readings answered within 24 hours a round (re-asks take one more)");
     expect(platform.launches).toEqual([]);
   });
 
@@ -202,7 +202,7 @@ describe("asking the papers", () => {
     // Priced as a batch too, before anything is spent.
     await click("[data-testid=spend-estimate]");
     await settle();
-    expect($("[data-testid=spend-batch]")?.textContent).toBe("As a batch: $0.03, answered within 24 hours");
+    expect($("[data-testid=spend-batch]")?.textContent).toBe("As a batch: $0.03, answered within 24 hours a round (re-asks take one more)");
     await click("[data-testid=ask-submit]");
     await settle();
     expect(platform.askCalls[0]).toMatchObject({ question: "How fast do they recover?", batch: true });

@@ -158,7 +158,7 @@ export function SpendControls({
       )}
       {estimate !== null && batch === true && estimate.calls > 0 && (
         <p class="muted spend__line" data-testid="spend-batch">
-          As a batch: {cost(estimate.batch.costUsd)}, answered within {estimate.batch.waitHours} hours
+          As a batch: {cost(estimate.batch.costUsd)}, answered within {estimate.batch.waitHours} hours a round (re-asks take one more)
         </p>
       )}
     </div>

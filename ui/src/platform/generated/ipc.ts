@@ -514,7 +514,8 @@ costUsd: number | null, };
 
 /**
  * A run whose readings go through a Batch API: the readings at the batch
- * price, the rest as ever, and the longest wait for them.
+ * price, the rest as ever, and the window a round of them is answered in
+ * (re-asks, when answers need them, go in a round after).
  */
 export type BatchPrice = { 
 /**
@@ -522,7 +523,7 @@ export type BatchPrice = {
  */
 costUsd: number | null, 
 /**
- * The provider's window: the readings are answered within it.
+ * The provider's window: a round of readings is answered within it.
  */
 waitHours: number, };
 
