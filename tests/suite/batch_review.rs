@@ -16,6 +16,7 @@ use serde_json::Value;
 use testkit::{BatchOptions, Mistake, Policy, ScriptedServer, ServerOptions};
 
 use super::agent_review::{agent_review_command, assert_no_torn_json, reader_calls, results};
+use super::batch_support::first_round;
 use super::support::{dev_pdfs, folder_of, scripted_config};
 
 /// A small window, so papers are read in several parts.
@@ -39,6 +40,26 @@ fn review(config: &Path, data: &Path, ws: &Path, folder: &Path) -> tokio::proces
     let mut command = agent_review_command(config, data, ws, folder);
     command.args(["--batch", "--batch-poll", "0.01"]);
     command
+}
+
+/// A review of four papers as a batch against `server` speaking
+/// `protocol`, its workspace in `data`, run to its end once its protocol
+/// was shown: the workspace and the run's output.
+async fn review_four_papers(
+    server: &ScriptedServer,
+    protocol: Protocol,
+    data: &Path,
+) -> (std::path::PathBuf, std::process::Output) {
+    let profile = match protocol {
+        Protocol::Openai => PROFILE.to_owned(),
+        Protocol::Anthropic => format!("{PROFILE}protocol = \"anthropic\"\n"),
+    };
+    let config = scripted_config(&server.base_url(), &profile);
+    let folder = folder_of(&dev_pdfs("databases", 4));
+    let ws = data.join("ws");
+    let mut command = review(config.path(), data, &ws, folder.path());
+    show_protocol(&mut command).await;
+    (ws, command.output().await.unwrap())
 }
 
 /// The protocol drafted and shown: the first run reads nothing (exit 4).
@@ -81,17 +102,8 @@ async fn a_review_reads_its_papers_from_batch_answers_checked_as_any_reading() {
 
 async fn read_from_batches(protocol: Protocol) {
     let server = batch_server(Duration::ZERO).await;
-    let profile = match protocol {
-        Protocol::Openai => PROFILE.to_owned(),
-        Protocol::Anthropic => format!("{PROFILE}protocol = \"anthropic\"\n"),
-    };
-    let config = scripted_config(&server.base_url(), &profile);
     let data = tempfile::tempdir().unwrap();
-    let folder = folder_of(&dev_pdfs("databases", 4));
-    let ws = data.path().join("ws");
-    let mut command = review(config.path(), data.path(), &ws, folder.path());
-    show_protocol(&mut command).await;
-    let out = command.output().await.unwrap();
+    let (ws, out) = review_four_papers(&server, protocol, data.path()).await;
     assert!(
         out.status.success(),
         "{}",
@@ -113,13 +125,7 @@ async fn read_from_batches(protocol: Protocol) {
     let stats = server.batch_stats();
     let batches = one_batch_per_shard(&server, &ws, protocol).await;
     assert!(batches >= 2, "a second round for failed and expired lines");
-    let ledger = Ledger::load(&workspace).unwrap();
-    let first_round: usize = ledger
-        .shards
-        .iter()
-        .filter(|s| s.round == 1)
-        .map(|s| s.requests)
-        .sum();
+    let first_round = first_round(&Ledger::load(&workspace).unwrap());
     assert!(first_round >= 5, "papers in several parts: {first_round}");
     assert!(stats.lines_submitted > first_round);
 
@@ -173,17 +179,8 @@ async fn re_asks_through_batches(protocol: Protocol) {
     })
     .await
     .unwrap();
-    let profile = match protocol {
-        Protocol::Openai => PROFILE.to_owned(),
-        Protocol::Anthropic => format!("{PROFILE}protocol = \"anthropic\"\n"),
-    };
-    let config = scripted_config(&server.base_url(), &profile);
     let data = tempfile::tempdir().unwrap();
-    let folder = folder_of(&dev_pdfs("databases", 4));
-    let ws = data.path().join("ws");
-    let mut command = review(config.path(), data.path(), &ws, folder.path());
-    show_protocol(&mut command).await;
-    let out = command.output().await.unwrap();
+    let (ws, out) = review_four_papers(&server, protocol, data.path()).await;
     // A paper whose answer was not JSON twice is not scored (exit 3), as
     // in an interactive run.
     assert!(
@@ -217,13 +214,7 @@ async fn re_asks_through_batches(protocol: Protocol) {
         .filter(|c| c["purpose"] == "reader")
         .collect();
     assert!(reading.iter().all(|c| c["endpoint"] == "batch"));
-    let first_round: usize = Ledger::load(&Workspace::open_read_only(&ws).unwrap())
-        .unwrap()
-        .shards
-        .iter()
-        .filter(|s| s.round == 1)
-        .map(|s| s.requests)
-        .sum();
+    let first_round = first_round(&Ledger::load(&Workspace::open_read_only(&ws).unwrap()).unwrap());
     // A paper not scored may be read again by the agents, from the same
     // answers.
     assert!(
@@ -336,15 +327,7 @@ async fn a_dual_read_review_as_a_batch_sends_its_second_reading_through_batches_
 
     // Each reading has its own ledger, every first call of it in a batch.
     let workspace = Workspace::open_read_only(&ws).unwrap();
-    let first_calls = |dir: &str| -> usize {
-        Ledger::load_in(&workspace, dir)
-            .unwrap()
-            .shards
-            .iter()
-            .filter(|s| s.round == 1)
-            .map(|s| s.requests)
-            .sum()
-    };
+    let first_calls = |dir: &str| first_round(&Ledger::load_in(&workspace, dir).unwrap());
     let (first, second) = (first_calls("batches"), first_calls("batches/second"));
     assert!(first >= 3 && second >= 3, "first {first}, second {second}");
     let batched = calls(&ws)

@@ -136,12 +136,7 @@ pub(crate) async fn assert_calls_batched(
 ) -> usize {
     let workspace = quire::workspace::Workspace::open_read_only(ws).unwrap();
     let ledger = Ledger::load_in(&workspace, dir).unwrap();
-    let first_round: usize = ledger
-        .shards
-        .iter()
-        .filter(|s| s.round == 1)
-        .map(|s| s.requests)
-        .sum();
+    let first_round = first_round(&ledger);
     assert!(
         first_round >= min_first,
         "{protocol:?}: {:?}",
@@ -175,6 +170,16 @@ pub(crate) async fn assert_calls_batched(
         "{protocol:?}: {calls:?}"
     );
     reasks
+}
+
+/// The requests of `ledger`'s first round: each part's first call.
+pub(crate) fn first_round(ledger: &Ledger) -> usize {
+    ledger
+        .shards
+        .iter()
+        .filter(|s| s.round == 1)
+        .map(|s| s.requests)
+        .sum()
 }
 
 /// The requests `dir`'s ledger sent in rounds after the first, and how many
