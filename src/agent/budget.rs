@@ -102,6 +102,14 @@ impl Budget {
         .map_err(OverBudget)
     }
 
+    /// May work whose worst case is `ahead` (a batch's lines, summed) be
+    /// paid for now, beside what is spent and what calls in flight hold?
+    /// Unlike [`Self::check`], the price is the caller's, from the price
+    /// table: at the start of a run nothing is spent to price from.
+    pub fn check_hold(&self, ahead: Hold) -> Result<(), OverBudget> {
+        self.fits(*lock(&self.held), ahead).map_err(OverBudget)
+    }
+
     /// Whether `next` fits under the caps beside what is spent and `held`.
     fn fits(&self, (held_tokens, held_cost): (u64, f64), next: Hold) -> Result<(), String> {
         if let Some(reason) = self.halted() {

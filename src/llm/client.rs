@@ -455,6 +455,20 @@ impl ModelClient {
         }
     }
 
+    /// The most `request` can spend as a line of a batch: the same worst
+    /// case an interactive attempt holds ([`Self::hold_for`]), at the
+    /// Batch API's price. A batch is paid for before its answers are read,
+    /// so its lines are weighed against the caps with this before upload.
+    pub fn batch_hold(&self, request: &ChatRequest) -> Hold {
+        let hold = self.hold_for(request);
+        Hold {
+            cost_usd: hold
+                .cost_usd
+                .map(|cost| cost * super::batch::BATCH_PRICE_SHARE),
+            ..hold
+        }
+    }
+
     fn release(&self, hold: Hold) {
         if let Some(caps) = &self.caps {
             caps.release(hold);

@@ -437,3 +437,44 @@ async fn asked_as_a_batch(protocol: Protocol) {
         "{protocol:?}: no paper asked at the chat endpoint"
     );
 }
+
+#[tokio::test]
+async fn a_question_asked_as_a_batch_under_a_cost_cap_uploads_nothing_past_it() {
+    // A priced model and a cap below one paper's reading: each batch line
+    // is priced at the batch rate before upload, so no batch is made (it
+    // was priced from the run's spend, nothing at the start, and uploaded
+    // every paper), and the question stops at the cap as an interactive
+    // one does.
+    let folder = folder_of(&dev_pdfs("databases", 3));
+    let data = tempfile::tempdir().unwrap();
+    let ws = offline_review(data.path(), folder.path(), QUESTION);
+    let (server, config) = super::batch_support::scripted_batch_config(
+        BatchOptions::default(),
+        testkit::Policy::Diligent,
+        Protocol::Openai,
+    )
+    .await;
+    super::batch_support::price_the_scripted_model(config.path());
+    let args = [
+        &ws,
+        QUESTION,
+        "--papers",
+        "all",
+        "--read-all",
+        "--batch",
+        "--batch-poll",
+        "0.01",
+        "--max-cost",
+        "0.000001",
+    ];
+    let record = ask(config.path(), data.path(), &args).await;
+    assert_eq!(record["status"], "stopped", "{record}");
+    assert!(
+        record["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("cost cap")),
+        "{record}"
+    );
+    assert_eq!(server.batch_stats().batches_created, 0, "{record}");
+    assert_eq!(asked_of_papers(&server), 0, "nothing past the cap was sent");
+}

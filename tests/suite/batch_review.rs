@@ -349,3 +349,36 @@ async fn a_dual_read_review_as_a_batch_sends_its_second_reading_through_batches_
         reader_calls(&server.requests()).values().sum::<usize>()
     );
 }
+
+#[tokio::test]
+async fn a_review_as_a_batch_under_a_cost_cap_uploads_nothing_past_it() {
+    // A priced model and a cap below one part's reading. The protocol is
+    // drafted first, uncapped; the capped run then prices each batch line
+    // at the batch rate before upload (it priced them from the run's spend,
+    // nothing at the start, and uploaded every part), so no batch is made
+    // and the review stops at the cap with nothing read.
+    let server = batch_server(Duration::ZERO).await;
+    let data = tempfile::tempdir().unwrap();
+    let config = scripted_config(&server.base_url(), PROFILE);
+    super::batch_support::price_the_scripted_model(config.path());
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let ws = data.path().join("ws");
+    show_protocol(&mut review(config.path(), data.path(), &ws, folder.path())).await;
+    let out = review(config.path(), data.path(), &ws, folder.path())
+        .args(["--max-cost", "0.000001"])
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["status"], "stopped", "{stderr}");
+    assert!(
+        format!("{summary}{stderr}").contains("cost cap"),
+        "the stop names the cap: {stderr}"
+    );
+    assert_eq!(server.batch_stats().batches_created, 0, "{stderr}");
+    assert!(
+        reader_calls(&server.requests()).is_empty(),
+        "nothing past the cap was read"
+    );
+}

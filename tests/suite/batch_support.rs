@@ -172,6 +172,16 @@ pub(crate) async fn assert_calls_batched(
     reasks
 }
 
+/// Put a price on the scripted server's model in the config folder's price
+/// table (a dollar a million tokens either way), so caps in dollars hold.
+pub(crate) fn price_the_scripted_model(config: &std::path::Path) {
+    std::fs::write(
+        config.join("prices.toml"),
+        "[models.\"scripted-reader\"]\ninput = 1.0\noutput = 1.0\n",
+    )
+    .unwrap();
+}
+
 /// The requests of `ledger`'s first round: each part's first call.
 pub(crate) fn first_round(ledger: &Ledger) -> usize {
     ledger

@@ -514,48 +514,55 @@ async fn fill_as_a_batch(protocol: Protocol) {
 
 #[tokio::test]
 async fn a_capped_fill_as_a_batch_sends_no_batch_past_its_cap() {
-    let folder = folder_of(&dev_pdfs("databases", 2));
-    let data = tempfile::tempdir().unwrap();
-    let ws = offline_review(
-        data.path(),
-        folder.path(),
-        "How do databases recover from crashes?",
-    );
-    let (server, _) =
-        super::batch_support::scripted_batches(BatchOptions::default(), Protocol::Openai).await;
-    let config = scripted_config(&server.base_url(), "");
-    let (c, d) = (config.path(), data.path());
-    quire_ok(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
-    // A cap below one paper's reading: no batch is submitted (it would
-    // spend past the cap), and the fill stops as an interactive one does.
-    let capped: Value = serde_json::from_str(
-        &quire_ok(
-            c,
-            d,
-            &[
-                "table",
-                "fill",
-                &ws,
-                "--papers",
-                "all",
-                "--batch",
-                "--batch-poll",
-                "0.01",
-                "--max-tokens",
-                "500",
-                "--json",
-            ],
+    // A token cap, and a cost cap on a priced model: a batch is paid for
+    // before any answer is read, so it is priced from the price table
+    // before upload, not from what the run has spent (nothing yet).
+    for (cap, value, says) in [
+        ("--max-tokens", "500", "500"),
+        ("--max-cost", "0.000001", "cost cap"),
+    ] {
+        let folder = folder_of(&dev_pdfs("databases", 2));
+        let data = tempfile::tempdir().unwrap();
+        let ws = offline_review(
+            data.path(),
+            folder.path(),
+            "How do databases recover from crashes?",
+        );
+        let (server, _) =
+            super::batch_support::scripted_batches(BatchOptions::default(), Protocol::Openai).await;
+        let config = scripted_config(&server.base_url(), "");
+        super::batch_support::price_the_scripted_model(config.path());
+        let (c, d) = (config.path(), data.path());
+        quire_ok(c, d, &["table", "columns", &ws, "--template", "dataset"]).await;
+        // A cap below one paper's reading: no batch is submitted (it would
+        // spend past the cap), and the fill stops as an interactive one does.
+        let capped: Value = serde_json::from_str(
+            &quire_ok(
+                c,
+                d,
+                &[
+                    "table",
+                    "fill",
+                    &ws,
+                    "--papers",
+                    "all",
+                    "--batch",
+                    "--batch-poll",
+                    "0.01",
+                    cap,
+                    value,
+                    "--json",
+                ],
+            )
+            .await,
         )
-        .await,
-    )
-    .unwrap();
-    assert!(
-        capped["stopped"]
-            .as_str()
-            .is_some_and(|s| s.contains("500")),
-        "{capped}"
-    );
-    assert_eq!(capped["read"], 0, "{capped}");
-    assert_eq!(server.batch_stats().batches_created, 0);
-    assert!(server.requests().is_empty(), "nothing was sent");
+        .unwrap();
+        assert!(
+            capped["stopped"].as_str().is_some_and(|s| s.contains(says)),
+            "{cap}: {capped}"
+        );
+        assert_eq!(capped["read"], 0, "{cap}: {capped}");
+        assert_eq!(server.batch_stats().batches_created, 0, "{cap}");
+        assert!(server.requests().is_empty(), "{cap}: nothing was sent");
+    }
 }

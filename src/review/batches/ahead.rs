@@ -31,6 +31,7 @@ use super::{BatchDriver, Ledger, Progress};
 use crate::agent::Budget;
 use crate::blocking::{BlockingFailed, blocking, on_every_core};
 use crate::llm::ModelClient;
+use crate::llm::accounting::Hold;
 use crate::llm::batch::{BatchLine, BatchService};
 use crate::workspace::{Workspace, WorkspaceError};
 
@@ -111,20 +112,31 @@ pub fn batch_mode(
     }))
 }
 
-/// The lines a run's caps leave room for, in order, each taken at its
-/// prompt (four bytes a token) and its answer cap: a batch must not spend
-/// past a cap the run would stop at. The rest are asked as the run goes,
-/// where the caps stop it cleanly. With no cap, all of them.
-fn within_caps<'a>(lines: &'a [BatchLine], budget: &Budget) -> &'a [BatchLine] {
-    let (mut input, mut output) = (0u64, 0u64);
-    for (i, line) in lines.iter().enumerate() {
-        input += (line.body.to_string().len() as u64).div_ceil(4);
-        output += line.body["max_tokens"].as_u64().unwrap_or(0);
-        if budget.check(input, output).is_err() {
-            return &lines[..i];
+/// A batch line with the most it can spend ([`ModelClient::batch_hold`]).
+struct Planned {
+    line: BatchLine,
+    hold: Hold,
+}
+
+/// How many of `planned`, in order, the run's caps leave room for, each
+/// taken at its worst case priced at the batch rate, the same estimate an
+/// interactive call holds: a batch is paid for before a single answer is
+/// read, so it must not spend past a cap the run would stop at. The rest
+/// are asked as the run goes, where the caps stop it cleanly. With no cap,
+/// all of them.
+fn within_caps(planned: &[Planned], budget: &Budget) -> usize {
+    let mut total = Hold::default();
+    for (i, next) in planned.iter().enumerate() {
+        total.tokens += next.hold.tokens;
+        total.cost_usd = match (total.cost_usd, next.hold.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        if budget.check_hold(total).is_err() {
+            return i;
         }
     }
-    lines
+    planned.len()
 }
 
 /// Get `items`' calls answered through the client's Batch API, round after
@@ -141,14 +153,14 @@ pub async fn answer_ahead<W: AheadWork>(
     let mut items = items;
     // Every line sent so far, first round first: the ledger's driver is
     // given them all each time, and sends only what it has no answer to.
-    let mut lines: Vec<BatchLine> = Vec::new();
+    let mut lines: Vec<Planned> = Vec::new();
     let mut sent_ids = BTreeSet::new();
     for follow_up in 0..=MAX_FOLLOW_UPS {
         let (back, next) = rehearse(work.clone(), items, ahead.client.clone()).await?;
         items = back;
-        let fresh: Vec<BatchLine> = next
+        let fresh: Vec<Planned> = next
             .into_iter()
-            .filter(|line| sent_ids.insert(line.custom_id.clone()))
+            .filter(|planned| sent_ids.insert(planned.line.custom_id.clone()))
             .collect();
         if fresh.is_empty() {
             break;
@@ -161,18 +173,19 @@ pub async fn answer_ahead<W: AheadWork>(
         }
         lines.extend(fresh);
         let within = within_caps(&lines, ahead.budget);
-        if within.len() < lines.len() {
+        if within < lines.len() {
             tracing::info!(
-                sent = within.len(),
+                sent = within,
                 planned = lines.len(),
                 "the run's caps leave room for only some requests in batches; the rest are asked as the run goes"
             );
         }
-        if !within.is_empty() && !drive(ahead, &api, within).await? {
+        let sent: Vec<BatchLine> = lines[..within].iter().map(|p| p.line.clone()).collect();
+        if !sent.is_empty() && !drive(ahead, &api, &sent).await? {
             break;
         }
         // Nothing past the caps goes in a batch, a later call's neither.
-        if within.len() < lines.len() {
+        if within < lines.len() {
             break;
         }
     }
@@ -191,12 +204,13 @@ fn batch_api(client: &ModelClient) -> Result<BatchService, AheadError> {
 }
 
 /// Each item's work rehearsed with the batches' answers so far, on every
-/// core: the calls it could not answer, as batch lines, in item order.
+/// core: the calls it could not answer, as batch lines with what each can
+/// spend, in item order.
 async fn rehearse<W: AheadWork>(
     work: Arc<W>,
     items: Vec<W::Item>,
     client: Arc<ModelClient>,
-) -> Result<(Vec<W::Item>, Vec<BatchLine>), AheadError> {
+) -> Result<(Vec<W::Item>, Vec<Planned>), AheadError> {
     // Known before, so the rehearsals judge answers as the client will.
     client.served_window().await;
     blocking(move || {
@@ -207,10 +221,13 @@ async fn rehearse<W: AheadWork>(
                 // Its calls are then asked as the run goes.
                 tracing::warn!("a rehearsal waited on something other than a model call");
             }
-            let lines: Vec<BatchLine> = twin
+            let lines: Vec<Planned> = twin
                 .rehearsed()
                 .iter()
-                .map(|request| BatchLine::new(&settings, request))
+                .map(|request| Planned {
+                    line: BatchLine::new(&settings, request),
+                    hold: client.batch_hold(request),
+                })
                 .collect();
             Ok::<_, AheadError>(lines)
         })?;
