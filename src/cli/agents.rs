@@ -68,12 +68,15 @@ pub async fn list(args: AgentsArgs) -> Result<(), CommandError> {
         return print_json(&agents);
     }
     for a in &agents {
-        println!(
+        outln!(
             "{:<10} level {}  {:<8} {}",
-            a.name, a.level, a.source, a.description
+            a.name,
+            a.level,
+            a.source,
+            a.description
         );
         if !a.tools.is_empty() {
-            println!("{:<10} tools: {}", "", a.tools.join(", "));
+            outln!("{:<10} tools: {}", "", a.tools.join(", "));
         }
     }
     Ok(())
@@ -138,7 +141,7 @@ pub async fn run(cmd: AgentCommand) -> Result<(), CommandError> {
     if json {
         return print_json(&response);
     }
-    println!("{}", response.output);
+    outln!("{}", response.output);
     eprintln!(
         "[{} {} after {} steps · {} model calls, {} tokens in, {} out · {}]",
         response.agent,

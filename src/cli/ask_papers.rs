@@ -98,7 +98,7 @@ pub(crate) async fn run(args: AskPapersArgs) -> Result<(), CommandError> {
     if args.json {
         super::print_json(&record)?;
     } else {
-        print!("{}", ask::markdown(&record));
+        out!("{}", ask::markdown(&record));
     }
     match record.status {
         // Nothing answered the question because nothing could be read: a
@@ -126,7 +126,7 @@ pub(crate) fn print_estimate(
     if json {
         return super::print_json(e);
     }
-    println!(
+    outln!(
         "{} papers to read ({} answered before, free), about {} calls, {} tokens in, {} out, cost {}",
         e.papers,
         e.reused,
@@ -136,7 +136,7 @@ pub(crate) fn print_estimate(
         price(e.cost_usd)
     );
     if e.calls > 0 {
-        println!(
+        outln!(
             "as a batch (--batch): cost {}, answered within {} hours a round (re-asks take one more)",
             price(e.batch.cost_usd),
             e.batch.wait_hours
@@ -160,10 +160,10 @@ pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {
         return super::print_json(&records);
     }
     if records.is_empty() {
-        println!("No question has been asked of this review yet.");
+        outln!("No question has been asked of this review yet.");
     }
     for r in &records {
-        println!(
+        outln!(
             "{}  {}  {:?}, {} of {} papers contributed  {}",
             r.id,
             r.started_at.get(..10).unwrap_or(&r.started_at),
@@ -173,7 +173,7 @@ pub(crate) async fn history(args: AsksArgs) -> Result<(), CommandError> {
             r.question
         );
         if r.in_report {
-            println!("        (in the review's report)");
+            outln!("        (in the review's report)");
         }
     }
     Ok(())

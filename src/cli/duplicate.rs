@@ -47,13 +47,13 @@ pub(crate) async fn run(args: DuplicateArgs) -> Result<(), CommandError> {
         return print_json(&groups);
     }
     match &args.of {
-        Some(of) => println!("{} is set aside as a copy of {of}.", args.paper),
-        None => println!("{} is back in the review.", args.paper),
+        Some(of) => outln!("{} is set aside as a copy of {of}.", args.paper),
+        None => outln!("{} is back in the review.", args.paper),
     }
     for group in &groups {
-        println!("- {}:", group.why);
+        outln!("- {}:", group.why);
         for m in &group.members {
-            println!(
+            outln!(
                 "    {}  {}  {}{}",
                 &m.paper[..8.min(m.paper.len())],
                 m.kind,

@@ -50,11 +50,11 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
                 "pages": extracted.pages.len(),
                 "title": extracted.info.title,
             });
-            println!("{line}");
+            outln!("{line}");
         } else {
             let reason = extracted.reason.as_deref().unwrap_or("");
             let engine = extracted.engine.map(|e| e.name()).unwrap_or("-");
-            println!(
+            outln!(
                 "{:<10} {:>4} pages  {:<12} {}  {reason}",
                 extracted.status.as_str(),
                 extracted.pages.len(),
@@ -64,7 +64,7 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
         }
         if args.layout {
             for line in &extracted.head {
-                println!(
+                outln!(
                     "{:5.1}pt {:6.1} {:6.1} {}{}",
                     line.size,
                     line.top,
@@ -74,7 +74,7 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
                 );
             }
             let meta = read_metadata(&extracted.info, &extracted.pages, &extracted.head);
-            println!(
+            outln!(
                 "title: {}\nauthors: {}\nyear: {}  doi: {}  arxiv: {}\nvenue: {}",
                 meta.title.as_deref().unwrap_or("-"),
                 meta.meta
@@ -91,7 +91,7 @@ pub(crate) async fn run(args: ExtractArgs) -> ExitCode {
         }
         if args.text {
             for (number, page) in extracted.pages.iter().enumerate() {
-                println!("--- page {} ---\n{page}", number + 1);
+                outln!("--- page {} ---\n{page}", number + 1);
             }
         }
     }

@@ -99,7 +99,7 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
     for file in &summary.files {
         match (&file.error, &file.format) {
             (Some(error), _) => eprintln!("{}: not imported: {error}", file.file),
-            (None, format) => println!(
+            (None, format) => outln!(
                 "{}: {} records ({}), {} new",
                 file.file,
                 file.records,
@@ -108,7 +108,7 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
             ),
         }
     }
-    println!(
+    outln!(
         "{} new records in {}; {} records from these files in all",
         summary.added,
         into.display(),
@@ -117,14 +117,14 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
     if summary.duplicates.is_empty() {
         return;
     }
-    println!(
+    outln!(
         "\n{} groups of possible duplicates (kept apart; you decide):",
         summary.duplicates.len()
     );
     for group in &summary.duplicates {
-        println!("- {}:", group.why);
+        outln!("- {}:", group.why);
         for m in &group.members {
-            println!(
+            outln!(
                 "    {}  {}  {} ({})",
                 &m.paper[..8.min(m.paper.len())],
                 m.kind,
@@ -136,12 +136,15 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
 }
 
 fn print_full_text(summary: &FullTextSummary) {
-    println!(
+    outln!(
         "{}: {} PDFs; {} of the review's {} records have full text now",
-        summary.folder, summary.pdfs, summary.with_full_text, summary.records
+        summary.folder,
+        summary.pdfs,
+        summary.with_full_text,
+        summary.records
     );
     for a in &summary.attached {
-        println!(
+        outln!(
             "    {}  is the full text of  {} (by {})",
             a.file,
             a.record_title.as_deref().unwrap_or(&a.record),
@@ -149,6 +152,6 @@ fn print_full_text(summary: &FullTextSummary) {
         );
     }
     for u in &summary.unmatched {
-        println!("    {}  matched no record: {}", u.file, u.why);
+        outln!("    {}  matched no record: {}", u.file, u.why);
     }
 }

@@ -2,6 +2,9 @@
 //! module's job, so stdout is allowed here and nowhere in the library.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[macro_use]
+mod out;
+
 mod agents;
 mod ask_papers;
 mod duplicate;
@@ -188,9 +191,11 @@ async fn workspace(cmd: WorkspaceCommand) -> Result<(), CommandError> {
             if json {
                 print_json(&summary)?;
             } else {
-                println!(
+                outln!(
                     "{}  {} papers  {}",
-                    summary.title, summary.paper_count, summary.root
+                    summary.title,
+                    summary.paper_count,
+                    summary.root
                 );
             }
         }
@@ -202,12 +207,16 @@ async fn workspace(cmd: WorkspaceCommand) -> Result<(), CommandError> {
             if json {
                 print_json(&list.workspaces)?;
             } else if list.workspaces.is_empty() {
-                println!("no workspaces yet; create one with `quire workspace create FOLDER`");
+                outln!("no workspaces yet; create one with `quire workspace create FOLDER`");
             } else {
                 for w in &list.workspaces {
-                    println!(
+                    outln!(
                         "{}  {:>4} papers  {:<9} {}  {}",
-                        w.updated_at, w.paper_count, w.status, w.title, w.root
+                        w.updated_at,
+                        w.paper_count,
+                        w.status,
+                        w.title,
+                        w.root
                     );
                 }
             }
@@ -219,9 +228,11 @@ async fn workspace(cmd: WorkspaceCommand) -> Result<(), CommandError> {
 async fn rebuild(roots: Vec<PathBuf>) -> Result<(), CommandError> {
     let ctx = AppContext::new(AppPaths::from_env()?);
     let report = commands::index_rebuild(&ctx, roots).await?;
-    println!(
+    outln!(
         "indexed {} workspaces, {} papers, {} runs",
-        report.workspaces, report.papers, report.runs
+        report.workspaces,
+        report.papers,
+        report.runs
     );
     for skipped in &report.skipped {
         eprintln!("skipped {skipped}");
@@ -316,7 +327,7 @@ pub(crate) fn read_secret(prompt: &str) -> Result<String, CommandError> {
 pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CommandError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(())
 }
 

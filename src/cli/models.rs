@@ -2,7 +2,6 @@
 //! keep its key, and send it one prompt to check the settings end to end.
 
 use quire::commands::ErrorKind;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,9 +57,9 @@ pub async fn models(args: ModelsArgs) -> Result<(), CommandError> {
     if args.json {
         return print_json(&listing);
     }
-    println!("profile {}  {}", listing.profile, listing.base_url);
+    outln!("profile {}  {}", listing.profile, listing.base_url);
     if let Some(source) = &listing.key_source {
-        println!("key from {source}");
+        outln!("key from {source}");
     }
     for model in &listing.models {
         let mark = if *model == listing.configured_model {
@@ -68,17 +67,17 @@ pub async fn models(args: ModelsArgs) -> Result<(), CommandError> {
         } else {
             " "
         };
-        println!("{mark} {model}");
+        outln!("{mark} {model}");
     }
     if listing.models.is_empty() {
-        println!("(the endpoint lists no models)");
+        outln!("(the endpoint lists no models)");
     }
     if !listing.endpoints.is_empty() {
-        println!("pool of {} endpoints:", listing.endpoints.len());
+        outln!("pool of {} endpoints:", listing.endpoints.len());
         for check in &listing.endpoints {
             match &check.problem {
-                None => println!("  ok  {}", check.endpoint),
-                Some(problem) => println!("  --  {}: {problem}", check.endpoint),
+                None => outln!("  ok  {}", check.endpoint),
+                Some(problem) => outln!("  --  {}: {problem}", check.endpoint),
             }
         }
     }
@@ -96,7 +95,7 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
                 .map_err(|e| {
                     CommandError::new(ErrorKind::Internal, "internal_error", e.to_string())
                 })??;
-            println!("stored in {source}");
+            outln!("stored in {source}");
         }
         KeyCommand::Delete { profile } => {
             let found = tokio::task::spawn_blocking(move || delete_key(&profile, &dir))
@@ -104,7 +103,7 @@ pub async fn key(cmd: KeyCommand) -> Result<(), CommandError> {
                 .map_err(|e| {
                     CommandError::new(ErrorKind::Internal, "internal_error", e.to_string())
                 })??;
-            println!(
+            outln!(
                 "{}",
                 if found {
                     "deleted"
@@ -156,8 +155,7 @@ pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
     let answer = client
         .chat(&request, "ask", &cancel, &|event| match event {
             StreamEvent::Text(text) => {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                out!("{text}");
             }
             StreamEvent::Restart { after, error, .. } => {
                 eprintln!("\n[{error}; retrying in {:.1} s]", after.as_secs_f64());
@@ -169,7 +167,7 @@ pub async fn ask(args: AskArgs) -> Result<(), CommandError> {
         let _ = tokio::task::spawn_blocking(move || log.flush()).await;
     }
     let answer = answer?;
-    println!();
+    outln!();
     if let Some(usage) = answer.usage {
         eprintln!(
             "[{} · {} tokens in, {} out]",

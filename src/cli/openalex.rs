@@ -51,8 +51,8 @@ pub async fn run(cmd: OpenAlexCommand) -> Result<(), CommandError> {
 
 fn print_status(status: &OpenAlexStatus) {
     match &status.key_source {
-        Some(source) => println!("OpenAlex API key: kept in {source}"),
-        None => println!(
+        Some(source) => outln!("OpenAlex API key: kept in {source}"),
+        None => outln!(
             "OpenAlex API key: none (a cent of requests a day; a free key gives a dollar: openalex.org/settings/api)"
         ),
     }
@@ -61,12 +61,13 @@ fn print_status(status: &OpenAlexStatus) {
             .resets_in_secs
             .map(|s| format!(", renews in {} h {} min", s / 3600, s % 3600 / 60))
             .unwrap_or_default();
-        println!(
+        outln!(
             "Today's allowance: ${:.4} of ${:.2} left{renews}",
-            a.remaining_usd, a.limit_usd
+            a.remaining_usd,
+            a.limit_usd
         );
     }
     if let Some(problem) = &status.problem {
-        println!("Allowance not known: {problem}");
+        outln!("Allowance not known: {problem}");
     }
 }

@@ -103,7 +103,7 @@ fn print_draft(view: &ProtocolView, json: bool, awaiting: bool) -> Result<(), Co
     if let Some(note) = &draft.note {
         eprintln!("note: {note}");
     }
-    println!("{}", draft.text.trim());
+    outln!("{}", draft.text.trim());
     if awaiting {
         eprintln!(
             "\nThis is the review's protocol as drafted ({}, {}). No paper has been read.\nEvery paper will be read and judged by it. Approve it with --approve {}, or save it, edit it and give it with --protocol FILE.",

@@ -330,7 +330,7 @@ async fn review(args: ReviewArgs) -> Result<Ended, CommandError> {
     if args.json {
         let text = serde_json::to_string_pretty(&summary)
             .map_err(|e| CommandError::new(ErrorKind::Internal, "internal_error", e.to_string()))?;
-        println!("{text}");
+        outln!("{text}");
     } else {
         print_table(&summary, args.out.as_deref(), args.pilot.is_some());
     }
@@ -341,19 +341,26 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
     if json {
         return super::print_json(e);
     }
-    println!(
+    outln!(
         "{} readable papers, {} reviewed already, {} to read ({} tokens of text)",
-        e.readable, e.already_reviewed, e.to_read, e.paper_tokens
+        e.readable,
+        e.already_reviewed,
+        e.to_read,
+        e.paper_tokens
     );
-    println!(
+    outln!(
         "model calls: about {} reader calls, {} agent steps and {} synthesis calls with {}",
-        e.expected.reader_calls, e.expected.agent_steps, e.expected.digest_calls, e.model
+        e.expected.reader_calls,
+        e.expected.agent_steps,
+        e.expected.digest_calls,
+        e.model
     );
-    println!(
+    outln!(
         "tokens: about {} in, {} out",
-        e.expected.input_tokens, e.expected.output_tokens
+        e.expected.input_tokens,
+        e.expected.output_tokens
     );
-    println!(
+    outln!(
         "at most: {} in, {} out ({} reader calls, {} agent steps, {} synthesis calls) if the model needs every retry and re-ask; --max-tokens makes a hard limit for one run (a resumed run counts from zero)",
         e.at_most.input_tokens,
         e.at_most.output_tokens,
@@ -361,20 +368,20 @@ fn print_estimate(e: &Estimate, json: bool) -> Result<(), CommandError> {
         e.at_most.agent_steps,
         e.at_most.digest_calls
     );
-    println!(
+    outln!(
         "cost: {}",
         match (e.expected.cost_usd, e.at_most.cost_usd) {
             (Some(c), Some(max)) => format!("about ${c:.2}, at most ${max:.2}"),
             _ => "unknown (the model has no price in the table; add one to prices.toml)".into(),
         }
     );
-    println!(
+    outln!(
         "time: {} rounds of calls at {} at once; about {:.0} min at {ASSUMED_CALL_SECONDS:.0} s a call",
         e.serial_rounds,
         e.concurrency,
         e.seconds / 60.0
     );
-    println!(
+    outln!(
         "as a batch (--batch): {}, the readings answered within {} hours a round (re-asks take one more)",
         match e.batch.cost_usd {
             Some(c) => format!("about ${c:.2}"),
@@ -484,35 +491,40 @@ impl Progress {
 
 fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
     let c = &summary.counts;
-    println!("Engine: {}", summary.engine);
+    outln!("Engine: {}", summary.engine);
     if let Some(l) = &summary.lookups {
-        println!(
+        outln!(
             "Records: {} of {} papers found in Crossref, arXiv or OpenAlex ({} requests, {} answers from the cache)",
-            l.matched, l.looked_up, l.stats.requests, l.stats.from_cache
+            l.matched,
+            l.looked_up,
+            l.stats.requests,
+            l.stats.from_cache
         );
         for notice in &l.stats.notices {
-            println!("  {notice}");
+            outln!("  {notice}");
         }
     }
     match summary.status {
         ReviewStatus::Done => {}
-        ReviewStatus::Failed if pilot => println!(
+        ReviewStatus::Failed if pilot => outln!(
             "Status: failed: the pilot could score none of the papers it read (the report says why for each); check the model profile before running the review"
         ),
-        ReviewStatus::Incomplete | ReviewStatus::Failed => println!(
+        ReviewStatus::Incomplete | ReviewStatus::Failed => outln!(
             "Status: {}: {} of {} papers could not be scored (the report says why for each)",
-            summary.status, summary.counts.not_scored, summary.counts.screened
+            summary.status,
+            summary.counts.not_scored,
+            summary.counts.screened
         ),
-        ReviewStatus::Cancelled | ReviewStatus::Stopped => println!(
+        ReviewStatus::Cancelled | ReviewStatus::Stopped => outln!(
             "Status: {} (run the same command again to resume)",
             summary.status
         ),
-        ReviewStatus::Pilot => println!(
+        ReviewStatus::Pilot => outln!(
             "Status: pilot: the papers above were read under the approved protocol. Check them in the report; to change how papers are judged, approve an edited protocol (--protocol FILE), which reads them again. Run without --pilot to read the rest."
         ),
     }
     if let Some(a) = &summary.agent {
-        println!(
+        outln!(
             "Agents: planner {}; of {} papers, {} reviewed before this run, {} covered by the reviewer, {} by the final sweep, {} without a result; {} steps, {} tool calls ({} written as text), {} consolidations",
             a.planner,
             a.readable,
@@ -525,7 +537,7 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
             a.text_tool_calls,
             a.consolidations
         );
-        println!(
+        outln!(
             "Model: {} calls, {} tokens in, {} out, cost {}",
             a.model_calls,
             a.input_tokens,
@@ -535,10 +547,10 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
                 .unwrap_or_else(|| "unknown (no price for this model)".into())
         );
         if let Some(why) = &a.stopped {
-            println!("Stopped: {why}");
+            outln!("Stopped: {why}");
         }
     }
-    println!(
+    outln!(
         "{} files, {} duplicates, {} unreadable, {} screened: {} include, {} maybe, {} exclude, {} could not be scored",
         c.found,
         c.duplicates,
@@ -556,7 +568,7 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
         .collect();
     ranked.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
     for p in ranked.iter().take(15) {
-        println!(
+        outln!(
             "  {:>4.1}  {:<8} {}",
             p.score.unwrap_or(0.0),
             p.verdict.map(|v| v.as_str()).unwrap_or(""),
@@ -564,10 +576,10 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
         );
     }
     if ranked.len() > 15 {
-        println!("  … and {} more in the report", ranked.len() - 15);
+        outln!("  … and {} more in the report", ranked.len() - 15);
     }
     for p in summary.papers.iter().filter(|p| p.not_scored.is_some()) {
-        println!(
+        outln!(
             "  {:<10} {}  {}",
             "not scored",
             p.title.as_deref().unwrap_or(""),
@@ -579,13 +591,13 @@ fn print_table(summary: &ReviewSummary, out: Option<&Path>, pilot: bool) {
         .iter()
         .filter(|p| p.status != PaperStatus::Ok.as_str() && p.status != "duplicate")
     {
-        println!(
+        outln!(
             "  {:<10} {}  {}",
             p.status,
             p.file.display(),
             p.reason.as_deref().unwrap_or("")
         );
     }
-    println!("Workspace: {}", summary.workspace.display());
-    println!("Report: {}", out.unwrap_or(&summary.report).display());
+    outln!("Workspace: {}", summary.workspace.display());
+    outln!("Report: {}", out.unwrap_or(&summary.report).display());
 }

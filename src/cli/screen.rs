@@ -56,7 +56,7 @@ pub(crate) async fn run(args: ScreenArgs) -> Result<(), CommandError> {
 }
 
 fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
-    println!(
+    outln!(
         "Screened {} of {} (kept {}, excluded {}); {} to go.",
         view.screened,
         view.total,
@@ -64,7 +64,7 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
         view.excluded,
         view.total - view.screened
     );
-    println!(
+    outln!(
         "Order: {}.",
         match view.basis {
             Basis::RecordOrder => "the records' own order (no question, no label yet)",
@@ -72,14 +72,14 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
             Basis::Learned => "learned from your labels",
         }
     );
-    println!("Stopping: {}.", view.stopping.summary());
+    outln!("Stopping: {}.", view.stopping.summary());
     if view.next.is_empty() {
-        println!("Nothing left to screen.");
+        outln!("Nothing left to screen.");
         return;
     }
-    println!();
+    outln!();
     for (i, item) in view.next.iter().enumerate() {
-        println!(
+        outln!(
             "{:>3}. {}  {} ({}) · {}",
             i + 1,
             &item.paper[..8.min(item.paper.len())],
@@ -90,9 +90,9 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
     }
     if let Some(first) = view.next.first() {
         if let Some(abstract_text) = &first.abstract_text {
-            println!("\n{abstract_text}");
+            outln!("\n{abstract_text}");
         }
-        println!(
+        outln!(
             "\nLabel it: quire label {} {} --verdict include|maybe|exclude",
             workspace.display(),
             &first.paper[..8.min(first.paper.len())]
@@ -102,18 +102,18 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
 
 fn print_found(view: &ScreeningView, workspace: &std::path::Path) {
     if view.found.is_empty() {
-        println!("No paper left to screen holds every word searched for.");
+        outln!("No paper left to screen holds every word searched for.");
         return;
     }
     for item in &view.found {
-        println!(
+        outln!(
             "{}  {} ({})",
             &item.paper[..8.min(item.paper.len())],
             item.title.as_deref().unwrap_or("(no title)"),
             item.year.map_or("no year".to_owned(), |y| y.to_string())
         );
     }
-    println!(
+    outln!(
         "\nLabel one: quire label {} ID --verdict include|maybe|exclude",
         workspace.display()
     );

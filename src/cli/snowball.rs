@@ -115,7 +115,7 @@ pub async fn run(args: SnowballArgs) -> Result<(), CommandError> {
 }
 
 fn print_plan(plan: &Plan) {
-    println!(
+    outln!(
         "Citation searching, round {}: {} seed{}",
         plan.round,
         plan.seeds.len(),
@@ -124,11 +124,13 @@ fn print_plan(plan: &Plan) {
     for seed in &plan.seeds {
         let title = seed.title.as_deref().unwrap_or("(untitled)");
         match (&seed.openalex, &seed.not_followed) {
-            (Some(id), _) => println!(
+            (Some(id), _) => outln!(
                 "  {}  {title}  [{id}: {} references, cited by {}]",
-                seed.paper.0, seed.references, seed.cited_by
+                seed.paper.0,
+                seed.references,
+                seed.cited_by
             ),
-            (None, why) => println!(
+            (None, why) => outln!(
                 "  {}  {title}  [not followed: {}]",
                 seed.paper.0,
                 why.as_deref().unwrap_or("unknown")
@@ -136,7 +138,7 @@ fn print_plan(plan: &Plan) {
         }
     }
     let ways: Vec<&str> = plan.directions.iter().map(|d| d.as_str()).collect();
-    println!(
+    outln!(
         "Directions: {}. Calls to OpenAlex: {} backward ({} references not in the review, 100 a call), {} forward ({} citing works, 100 a page); lookups so far: {} free, {} search{}.",
         ways.join(" and "),
         plan.backward_calls,
@@ -151,7 +153,7 @@ fn print_plan(plan: &Plan) {
         Some(a) => format!("${:.4} of ${:.4} left today", a.remaining_usd, a.limit_usd),
         None => "today's allowance not told".to_owned(),
     };
-    println!(
+    outln!(
         "Cost: ${:.4} at OpenAlex's prices ({left}){}.",
         plan.cost_usd,
         match plan.affordable {
@@ -159,14 +161,14 @@ fn print_plan(plan: &Plan) {
             _ => "",
         }
     );
-    println!("Downloads: none until you approve them.");
+    outln!("Downloads: none until you approve them.");
     for notice in &plan.notices {
-        println!("Note: {notice}");
+        outln!("Note: {notice}");
     }
 }
 
 fn print_round(round: &RoundSummary) {
-    println!(
+    outln!(
         "Round {}: {} work{} found, {} new (now records to screen: {} backward, {} forward), {} already in the review; {} with an open-access PDF listed.",
         round.round,
         round.found,
@@ -177,7 +179,7 @@ fn print_round(round: &RoundSummary) {
         round.duplicates,
         round.open_copies,
     );
-    println!(
+    outln!(
         "OpenAlex: {} list call{}, {} free lookup{}, {} search{}: ${:.4}. Kept in {}.",
         round.calls.list,
         plural(round.calls.list as usize),
@@ -189,26 +191,26 @@ fn print_round(round: &RoundSummary) {
         round.file
     );
     if !round.complete {
-        println!("The round is incomplete.");
+        outln!("The round is incomplete.");
     }
     for notice in &round.notices {
-        println!("Note: {notice}");
+        outln!("Note: {notice}");
     }
     if round.added > 0 {
-        println!("Screen them with `quire review` on this review, or in the app.");
+        outln!("Screen them with `quire review` on this review, or in the app.");
     }
 }
 
 fn print_offers(offers: &[CopyOffer]) {
     if offers.is_empty() {
-        println!("No record found by citation searching is kept without full text.");
+        outln!("No record found by citation searching is kept without full text.");
         return;
     }
     for o in offers {
         let title = o.title.as_deref().unwrap_or("(untitled)");
-        println!("{}  {title}", o.paper);
+        outln!("{}  {title}", o.paper);
         if let Some(copy) = o.copy.as_ref().filter(|c| c.pdf_url.is_some()) {
-            println!(
+            outln!(
                 "    open copy ({}): {}, {}, licence {}",
                 o.from.as_deref().unwrap_or("?"),
                 copy.host.as_deref().unwrap_or("unnamed host"),
@@ -217,30 +219,30 @@ fn print_offers(offers: &[CopyOffer]) {
             );
         }
         if let Some(why) = &o.none_because {
-            println!("    no PDF to fetch: {why}");
+            outln!("    no PDF to fetch: {why}");
         }
         if let Some(last) = &o.last_attempt {
-            println!(
+            outln!(
                 "    last attempt {}: {}",
                 last.at,
                 last.reason.as_deref().unwrap_or("retrieved")
             );
         }
     }
-    println!("Approve a download with `--fetch PAPER` (repeatable).");
+    outln!("Approve a download with `--fetch PAPER` (repeatable).");
 }
 
 fn print_fetched(outcomes: &[FetchOutcome]) {
     for o in outcomes {
         let title = o.title.as_deref().unwrap_or("(untitled)");
         match &o.retrieval.reason {
-            None => println!("{}  {title}: retrieved, now its full text", o.paper),
-            Some(why) => println!("{}  {title}: not retrieved: {why}", o.paper),
+            None => outln!("{}  {title}: retrieved, now its full text", o.paper),
+            Some(why) => outln!("{}  {title}: not retrieved: {why}", o.paper),
         }
     }
     let got = outcomes.iter().filter(|o| o.retrieval.retrieved).count();
     if got > 0 {
-        println!(
+        outln!(
             "The next `quire review` reads the {got} retrieved PDF{}.",
             plural(got)
         );

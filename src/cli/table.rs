@@ -144,13 +144,13 @@ async fn columns_cmd(args: ColumnsArgs) -> Result<(), CommandError> {
     }
     if shown.is_empty() {
         let names: Vec<String> = columns::templates().into_iter().map(|t| t.id).collect();
-        println!(
+        outln!(
             "No columns yet. Add one with --add, or a template: {}",
             names.join(", ")
         );
     }
     for c in &shown {
-        println!(
+        outln!(
             "{}  {} ({}): {}",
             c.id,
             c.name,
@@ -208,15 +208,18 @@ async fn fill_cmd(args: FillArgs) -> Result<(), CommandError> {
         super::print_json(&outcome)?;
         return failed().map_or(Ok(()), Err);
     }
-    println!(
+    outln!(
         "{} papers: {} read now (the rest were current), {} cells filled, {} of them low-confidence",
-        outcome.papers, outcome.read, outcome.cells_filled, outcome.low_confidence
+        outcome.papers,
+        outcome.read,
+        outcome.cells_filled,
+        outcome.low_confidence
     );
     for (title, reason) in &outcome.failed {
-        println!("  could not read {title}: {reason}");
+        outln!("  could not read {title}: {reason}");
     }
     if let Some(why) = &outcome.stopped {
-        println!("stopped early ({why}); filling again resumes");
+        outln!("stopped early ({why}); filling again resumes");
     }
     failed().map_or(Ok(()), Err)
 }
@@ -226,16 +229,16 @@ async fn show_cmd(args: ShowArgs) -> Result<(), CommandError> {
     match args.format.as_str() {
         "json" => super::print_json(&view),
         "csv" => {
-            print!("{}", table::csv(&view));
+            out!("{}", table::csv(&view));
             Ok(())
         }
         "markdown" => {
-            print!("{}", table::markdown(&view));
+            out!("{}", table::markdown(&view));
             Ok(())
         }
         "text" => {
             for row in &view.rows {
-                println!("{}  {}", &row.paper[..row.paper.len().min(8)], row.title);
+                outln!("{}  {}", &row.paper[..row.paper.len().min(8)], row.title);
                 for (column, cell) in view.columns.iter().zip(&row.cells) {
                     let mark = if cell.corrected {
                         " (yours)"
@@ -244,7 +247,7 @@ async fn show_cmd(args: ShowArgs) -> Result<(), CommandError> {
                     } else {
                         ""
                     };
-                    println!(
+                    outln!(
                         "    {}: {}{mark}{}",
                         column.name,
                         cell.value.as_deref().unwrap_or("—"),

@@ -49,9 +49,9 @@ pub(crate) async fn run(args: ToolArgs) -> ExitCode {
     let ctx = ToolContext::new(workspace, settings);
     match Registry::with_builtins().call(&ctx, &args.name, json).await {
         Ok(text) => {
-            print!("{text}");
+            out!("{text}");
             if !text.ends_with('\n') {
-                println!();
+                outln!();
             }
             ExitCode::SUCCESS
         }
@@ -66,7 +66,7 @@ pub(crate) fn list(json: bool) -> ExitCode {
     let specs = Registry::with_builtins().specs();
     if json {
         match serde_json::to_string_pretty(&specs) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => outln!("{text}"),
             Err(e) => {
                 eprintln!("error[internal_error]: {e}");
                 return ExitCode::FAILURE;
@@ -74,7 +74,7 @@ pub(crate) fn list(json: bool) -> ExitCode {
         }
     } else {
         for spec in specs {
-            println!("{:<12} {}", spec.name, spec.description);
+            outln!("{:<12} {}", spec.name, spec.description);
         }
     }
     ExitCode::SUCCESS

@@ -54,23 +54,23 @@ pub(crate) async fn run(args: ValidateArgs) -> Result<(), CommandError> {
         return super::print_json(&view);
     }
     if !view.to_label.is_empty() {
-        println!(
+        outln!(
             "To label ({} of the sample; the engine's score is not shown, so your call is your own):",
             view.to_label.len()
         );
         for paper in &view.to_label {
-            println!("  {}  {}", paper.id, paper.title);
+            outln!("  {}  {}", paper.id, paper.title);
         }
-        println!(
+        outln!(
             "Label each with: quire label {} ID --verdict include|maybe|exclude\n",
             args.workspace.display()
         );
     } else if view.assessment.sample_size == 0 {
-        println!(
+        outln!(
             "No validation sample yet: `quire validate {} --sample` proposes one.\n",
             args.workspace.display()
         );
     }
-    print!("{}", view.markdown);
+    out!("{}", view.markdown);
     Ok(())
 }

@@ -53,12 +53,12 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
             if json {
                 return print_json(&listed);
             }
-            println!("Read from {}", via(listed.via));
+            outln!("Read from {}", via(listed.via));
             if listed.collections.is_empty() {
-                println!("No collections.");
+                outln!("No collections.");
             }
             for c in &listed.collections {
-                println!(
+                outln!(
                     "{}  {} / {}  ({} item{})",
                     c.key,
                     c.library.name,
@@ -73,7 +73,7 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
             if json {
                 return print_json(&summary);
             }
-            println!(
+            outln!(
                 "Zotero: {} item{}: {} tagged, {} note{} created, {} updated, {} already as Quire would write them ({} request{})",
                 summary.items,
                 if summary.items == 1 { "" } else { "s" },
@@ -86,13 +86,13 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
                 if summary.requests == 1 { "" } else { "s" },
             );
             if summary.conflicts_resolved > 0 {
-                println!(
+                outln!(
                     "  {} changed in Zotero during the push: read again, your edits kept",
                     summary.conflicts_resolved
                 );
             }
             for failed in &summary.failed {
-                println!("  not written: {failed}");
+                outln!("  not written: {failed}");
             }
         }
         ZoteroCommand::Authorize { json } => {
@@ -104,11 +104,11 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
                 return print_json(&access);
             }
             match &access.key_source {
-                Some(source) => println!(
+                Some(source) => outln!(
                     "Quire may now write to this Zotero (database {}); the permission is kept in {source}",
                     access.server_id
                 ),
-                None => println!(
+                None => outln!(
                     "Zotero allowed one write only, and a push is many: run this again and choose Always Allow"
                 ),
             }
@@ -117,13 +117,13 @@ pub async fn run(cmd: ZoteroCommand) -> Result<(), CommandError> {
             let line =
                 super::read_secret("Zotero API key (zotero.org/settings/keys, with write access)")?;
             let status = zotero_key_save(&ctx, ZoteroKeyParams { key: line }).await?;
-            println!("stored in {}", status.key_source.unwrap_or_default());
+            outln!("stored in {}", status.key_source.unwrap_or_default());
         }
         ZoteroCommand::ForgetKey => {
             let status = zotero_key_remove(&ctx).await?;
             match status.key_source {
-                Some(source) => println!("removed; a key is still set by {source}"),
-                None => println!("no Zotero key is kept now"),
+                Some(source) => outln!("removed; a key is still set by {source}"),
+                None => outln!("no Zotero key is kept now"),
             }
         }
     }

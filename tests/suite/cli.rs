@@ -63,3 +63,21 @@ fn quire_tools_lists_every_tool_as_json_specs() {
         ]
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    // `quire tools --json | head -0`: the reader is gone before the first
+    // line, so every write meets a closed pipe (the runtime ignores
+    // SIGPIPE, so the write fails with EPIPE instead of killing it).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(quire_bin())
+        .args(["tools", "--json"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
