@@ -12,6 +12,7 @@ mod cache;
 pub mod citations;
 mod client;
 mod crossref;
+pub mod file_hosts;
 mod markup;
 pub mod open_access;
 mod openalex;

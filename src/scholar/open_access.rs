@@ -4,7 +4,9 @@
 //! must be a PDF (`%PDF-` at its start): a landing page, a login wall or a
 //! captcha served in its place is refused with what it was. Requests go one
 //! at a time, spaced, with a `Retry-After` honoured when short; downloads
-//! stop at a size no paper reaches.
+//! stop at a size no paper reaches. The contact address goes to Unpaywall
+//! alone: file hosts are asked with a plain User-Agent, over https, at
+//! public addresses only, each redirect checked ([`super::file_hosts`]).
 
 use std::time::Duration;
 
@@ -13,6 +15,7 @@ use serde::Deserialize;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use super::file_hosts::{self, FileHosts};
 use super::percent_encode;
 use crate::workspace::OpenCopy;
 
@@ -26,9 +29,17 @@ const SPACING: Duration = Duration::from_millis(100);
 /// The longest `Retry-After` waited out.
 const LONGEST_WAIT: Duration = Duration::from_secs(30);
 
+/// Redirects followed from a copy's address to its file, at most.
+const MAX_REDIRECTS: usize = 8;
+
 /// Asks Unpaywall and fetches copies.
 pub struct OpenAccess {
+    /// Unpaywall's client, whose User-Agent carries the contact address.
     http: reqwest::Client,
+    /// The file hosts' client: a plain User-Agent, redirects followed by
+    /// hand (each one checked), names resolved to public addresses only.
+    files: reqwest::Client,
+    hosts: FileHosts,
     unpaywall: String,
     contact: Option<String>,
     next_at: Mutex<Instant>,
@@ -103,7 +114,17 @@ fn host_of(url: &str) -> Option<String> {
 impl OpenAccess {
     /// Unpaywall at `unpaywall` (`https://api.unpaywall.org`, or
     /// `QUIRE_UNPAYWALL_URL`); without a contact address it is not asked.
+    /// File hosts follow the rules of [`FileHosts::from_env`].
     pub fn new(unpaywall: String, contact: Option<String>) -> Result<Self, String> {
+        Self::with_file_hosts(unpaywall, contact, FileHosts::from_env())
+    }
+
+    /// As [`Self::new`], with file hosts kept to `hosts`' rules.
+    pub fn with_file_hosts(
+        unpaywall: String,
+        contact: Option<String>,
+        hosts: FileHosts,
+    ) -> Result<Self, String> {
         crate::net::install_crypto_provider();
         let contact = contact
             .map(|c| c.trim().to_owned())
@@ -124,8 +145,22 @@ impl OpenAccess {
             .user_agent(agent)
             .build()
             .map_err(|e| format!("cannot set up HTTP: {e}"))?;
+        let files = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(120))
+            .user_agent(concat!(
+                "quire/",
+                env!("CARGO_PKG_VERSION"),
+                " (literature review app)"
+            ))
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(hosts.resolver())
+            .build()
+            .map_err(|e| format!("cannot set up HTTP: {e}"))?;
         Ok(Self {
             http,
+            files,
+            hosts,
             unpaywall: unpaywall.trim_end_matches('/').to_owned(),
             contact,
             next_at: Mutex::new(Instant::now()),
@@ -193,19 +228,43 @@ impl OpenAccess {
 
     /// The PDF at `url`, or why it is not one.
     pub async fn fetch_pdf(&self, url: &str) -> Result<Vec<u8>, Reason> {
-        let host = host_of(url).unwrap_or_else(|| "the host".into());
-        let mut response = self
-            .http
-            .get(url)
-            .header(reqwest::header::ACCEPT, "application/pdf")
-            .send()
-            .await
-            .map_err(|e| {
-                format!(
-                    "{host} cannot be reached ({})",
-                    crate::net::failure_words(&e)
-                )
-            })?;
+        let mut url = reqwest::Url::parse(url).map_err(|e| format!("not a web address ({e})"))?;
+        self.hosts.check(&url)?;
+        let mut hops = 0;
+        let mut response = loop {
+            let host = host_of(url.as_str()).unwrap_or_else(|| "the host".into());
+            let response = self
+                .files
+                .get(url.clone())
+                .header(reqwest::header::ACCEPT, "application/pdf")
+                .send()
+                .await
+                .map_err(|e| match file_hosts::refused_name(&e) {
+                    Some(refused) => {
+                        format!("{refused}, which an open-access download never reaches")
+                    }
+                    None => format!(
+                        "{host} cannot be reached ({})",
+                        crate::net::failure_words(&e)
+                    ),
+                })?;
+            if !response.status().is_redirection() {
+                break response;
+            }
+            let next = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|to| url.join(to).ok())
+                .ok_or_else(|| format!("{host} redirected to no valid address"))?;
+            hops += 1;
+            if hops > MAX_REDIRECTS {
+                return Err(format!("{host} redirected more than {MAX_REDIRECTS} times"));
+            }
+            self.hosts.check_redirect(&url, &next)?;
+            url = next;
+        };
+        let host = host_of(url.as_str()).unwrap_or_else(|| "the host".into());
         let status = response.status();
         if !status.is_success() {
             return Err(match status {

@@ -756,3 +756,114 @@ fn the_openalex_key_is_read_from_stdin_sent_to_openalex_and_never_written_down()
             .contains(KEY)
     );
 }
+
+/// A listener that counts the connections it gets and answers none: a
+/// service on this machine that a download must never reach.
+fn local_service() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let reached = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = reached.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (format!("127.0.0.1:{}", addr.port()), reached)
+}
+
+#[tokio::test]
+async fn open_access_downloads_reach_public_https_hosts_only_and_never_carry_the_contact() {
+    use quire::scholar::file_hosts::FileHosts;
+    use quire::scholar::open_access::OpenAccess;
+    use std::sync::atomic::Ordering;
+    use testkit::scholar::Hosted;
+
+    let (service, reached) = local_service();
+    let pdf = corpus().join("dev/databases").join(
+        std::fs::read_dir(corpus().join("dev/databases"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .find(|e| e.path().extension().is_some_and(|x| x == "pdf"))
+            .unwrap()
+            .file_name(),
+    );
+    let server = ScholarServer::start(ScholarFixture {
+        files: [
+            ("paper.pdf".to_owned(), Hosted::Pdf(pdf)),
+            (
+                "to-loopback".to_owned(),
+                Hosted::RedirectTo(format!("http://{service}/admin")),
+            ),
+            (
+                "to-loopback-https".to_owned(),
+                Hosted::RedirectTo(format!("https://{service}/admin")),
+            ),
+            (
+                "to-plain-http".to_owned(),
+                Hosted::RedirectTo("http://repository.example.org/paper.pdf".into()),
+            ),
+        ]
+        .into(),
+        ..ScholarFixture::default()
+    })
+    .unwrap();
+    let origin = server.file_url("paper.pdf");
+    let trusted = origin
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let oa = OpenAccess::with_file_hosts(
+        server.url("unpaywall"),
+        Some("researcher@university.example".into()),
+        FileHosts::trusting(&trusted),
+    )
+    .unwrap();
+
+    // The trusted host's PDF comes, asked without the contact address.
+    let bytes = oa.fetch_pdf(&origin).await.unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    let agents: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.service == "files")
+        .filter_map(|r| r.user_agent.clone())
+        .collect();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert!(
+        agents
+            .iter()
+            .all(|a| !a.contains('@') && !a.contains("mailto")),
+        "the contact went to a file host: {agents:?}"
+    );
+
+    // Redirects into this machine, and a drop from https, are refused
+    // before anything is asked of them; so is an address on loopback
+    // named directly, and plain http to an untrusted host.
+    for (url, says) in [
+        (server.file_url("to-loopback"), "loopback"),
+        (server.file_url("to-loopback-https"), "loopback"),
+        (format!("http://{service}/x.pdf"), "loopback"),
+        (format!("https://{service}/x.pdf"), "loopback"),
+        ("http://repository.example.org/x.pdf".into(), "https only"),
+    ] {
+        let why = oa.fetch_pdf(&url).await.unwrap_err();
+        assert!(why.contains(says), "{url}: {why}");
+    }
+    assert_eq!(
+        reached.load(Ordering::SeqCst),
+        0,
+        "a local service was reached"
+    );
+    // A trusted host may hand on to plain http on another host only if
+    // that host is trusted too: this one is not.
+    let why = oa
+        .fetch_pdf(&server.file_url("to-plain-http"))
+        .await
+        .unwrap_err();
+    assert!(why.contains("https only"), "{why}");
+}

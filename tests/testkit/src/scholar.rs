@@ -85,6 +85,11 @@ pub enum Hosted {
     LoginPage,
     /// 403: a host that blocks programs.
     Forbidden,
+    /// 302 to this address: a host that sends the download elsewhere.
+    RedirectTo(String),
+    /// These bytes as `application/pdf`: a file that starts like a PDF
+    /// and may be none.
+    Bytes(Vec<u8>),
 }
 
 /// OpenAlex's daily allowances and prices, as published for 2026.
@@ -166,6 +171,9 @@ impl ScholarServer {
             ("QUIRE_ARXIV_URL", self.url("arxiv")),
             ("QUIRE_OPENALEX_URL", self.url("openalex")),
             ("QUIRE_UNPAYWALL_URL", self.url("unpaywall")),
+            // Its files are on loopback over http, which downloads refuse
+            // from any host not named here.
+            ("QUIRE_TRUSTED_FILE_HOSTS", self.addr.to_string()),
         ]
     }
 
@@ -492,6 +500,17 @@ async fn hosted(
             write_full(stream, 200, &[], "text/html; charset=utf-8", page).await
         }
         Some(Hosted::Forbidden) => write_full(stream, 403, &[], "text/plain", b"Forbidden").await,
+        Some(Hosted::RedirectTo(to)) => {
+            write_full(
+                stream,
+                302,
+                &[("location", to.clone())],
+                "text/plain",
+                b"Found",
+            )
+            .await
+        }
+        Some(Hosted::Bytes(bytes)) => write_full(stream, 200, &[], "application/pdf", bytes).await,
         None => write_full(stream, 404, &[], "text/plain", b"Not Found").await,
     }
 }
