@@ -157,7 +157,8 @@ pub async fn snowball_fetch(
     let oa = open_access(params.contact)?;
     let root = params.workspace.clone();
     let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
-    let outcomes = copies::fetch(&ws, &oa, &params.papers).await?;
+    let ingest = ctx.ingest_options()?;
+    let outcomes = copies::fetch(&ws, &oa, &ingest, &params.papers).await?;
     drop(ws); // release the workspace lock before the index reads it
     index_workspace(ctx, params.workspace).await;
     Ok(outcomes)

@@ -634,3 +634,73 @@ fn a_spent_allowance_stops_the_round_and_keeps_what_was_found() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_download_that_starts_like_a_pdf_but_does_not_open_is_not_retrieved() {
+    // Harding's host serves a file with a PDF's first bytes and nothing a
+    // reader can open after them; the real PDF on the other host comes.
+    let mut files = files();
+    files.insert(
+        "harding.pdf".to_owned(),
+        Hosted::Bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog".repeat(40)),
+    );
+    let server = ScholarServer::start(ScholarFixture {
+        graph: graph(),
+        unpaywall: unpaywall(),
+        files,
+        ..ScholarFixture::default()
+    })
+    .unwrap();
+    let env = server.env();
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ris = dir.path().join("search.ris");
+    std::fs::write(&ris, REVIEW_RIS).unwrap();
+    let ws = dir.path().join("review");
+    let ws_arg = ws.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = quire(args, data.path(), &env);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    run(&["import", "--into", ws_arg, ris.to_str().unwrap()]);
+    let include = |title: &str| {
+        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
+        run(&["label", ws_arg, &id, "--verdict", "include"]);
+        id
+    };
+    include("Calvin: Fast Distributed Transactions for Partitioned Database Systems");
+    include("Spanner: Google's Globally-Distributed Database");
+    run(&["snowball", ws_arg, "--json"]);
+    let harding = include("An evaluation of distributed concurrency control");
+    let faleiro = include("Rethinking serializable multiversion concurrency control");
+
+    let fetched = ok_json(&run(&[
+        "snowball", ws_arg, "--fetch", &harding, "--fetch", &faleiro, "--json",
+    ]));
+    let by_paper = |p: &str| {
+        fetched
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["paper"] == p)
+            .unwrap()["retrieval"]
+            .clone()
+    };
+    let refused = by_paper(&harding);
+    assert_eq!(refused["retrieved"], false, "{fetched}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not open as one"),
+        "{refused}"
+    );
+    assert!(!ws.join(format!("downloads/{harding}.pdf")).exists());
+    assert_eq!(by_paper(&faleiro)["retrieved"], true, "{fetched}");
+    assert!(ws.join(format!("downloads/{faleiro}.pdf")).exists());
+}

@@ -16,8 +16,11 @@ use sha2::{Digest, Sha256};
 use super::super::source::{link_full_text, register_papers};
 use super::super::verdicts::Verdicts;
 use super::super::{ReviewError, Verdict};
+use crate::blocking::{BlockingFailed, blocking};
 use crate::pdf::FoundPdf;
+use crate::pdf::ingest::{IngestOptions, extract_file};
 use crate::scholar::open_access::OpenAccess;
+use crate::workspace::PaperStatus;
 use crate::workspace::records::now_rfc3339;
 use crate::workspace::{OpenCopy, PaperId, PaperRecord, Workspace, WsPath, layout};
 
@@ -177,11 +180,14 @@ pub struct FetchOutcome {
 }
 
 /// Fetch the open copies of the `approved` records (each by id or its
-/// start; each must be one [`offers`] lists). Each PDF fetched becomes its
-/// record's full text; each failure is kept with its reason.
+/// start; each must be one [`offers`] lists). A file is retrieved only once
+/// it opens as a PDF (extracted as `ingest` reads any paper, its text then
+/// cached for the next run); each becomes its record's full text, and each
+/// failure is kept with its reason.
 pub async fn fetch(
     ws: &Workspace,
     oa: &OpenAccess,
+    ingest: &IngestOptions,
     approved: &[String],
 ) -> Result<Vec<FetchOutcome>, ReviewError> {
     let wanted = wanted(ws)?;
@@ -205,9 +211,16 @@ pub async fn fetch(
         let url = offer.copy.as_ref().and_then(|c| c.pdf_url.clone());
         let result = match &url {
             Some(url) => match oa.fetch_pdf(url).await {
-                Ok(bytes) => keep_pdf(ws, &paper.id, &bytes)
-                    .map(Some)
-                    .map_err(|e| e.to_string()),
+                Ok(bytes) => match opens_as_pdf(&bytes, ingest).await {
+                    Ok(()) => {
+                        let (ws, record) = (ws.clone(), paper.id.clone());
+                        blocking(move || keep_pdf(&ws, &record, &bytes))
+                            .await
+                            .map(Some)
+                            .map_err(|e| e.to_string())
+                    }
+                    Err(why) => Err(why),
+                },
                 Err(why) => Err(why),
             },
             None => Err(offer
@@ -223,7 +236,8 @@ pub async fn fetch(
             at: now_rfc3339(),
         };
         attempts.insert(paper.id.0.clone(), retrieval.clone());
-        ws.write_json(&retrieval_path()?, &attempts)?;
+        let (kept, all) = (ws.clone(), attempts.clone());
+        blocking(move || Ok::<_, ReviewError>(kept.write_json(&retrieval_path()?, &all)?)).await?;
         outcomes.push(FetchOutcome {
             paper: paper.id.0.clone(),
             title: paper.title.clone(),
@@ -231,6 +245,40 @@ pub async fn fetch(
         });
     }
     Ok(outcomes)
+}
+
+/// Whether `bytes` open as a paper: read as any dropped PDF is (in a
+/// worker process, within its limits), a file that starts like a PDF but
+/// is damaged beyond reading, encrypted or empty of pages is not one.
+async fn opens_as_pdf(bytes: &[u8], ingest: &IngestOptions) -> Result<(), String> {
+    let sha256 = hex::encode(Sha256::digest(bytes));
+    let owned = bytes.to_vec();
+    let written = blocking(move || {
+        let write = || -> std::io::Result<tempfile::NamedTempFile> {
+            let mut file = tempfile::Builder::new().suffix(".pdf").tempfile()?;
+            std::io::Write::write_all(&mut file, &owned)?;
+            Ok(file)
+        };
+        Ok::<_, BlockingFailed>(write().map_err(|e| e.to_string()))
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|written| written);
+    let file = written.map_err(|e| format!("the download could not be kept to be read ({e})"))?;
+    let read = extract_file(file.path(), &sha256, ingest).await;
+    let readable = match read.status {
+        PaperStatus::Ok | PaperStatus::NeedsOcr => true,
+        PaperStatus::Damaged => !read.pages.is_empty(),
+        _ => false,
+    };
+    if readable {
+        return Ok(());
+    }
+    Err(format!(
+        "the file starts like a PDF but does not open as one ({}: {})",
+        read.status.as_str(),
+        read.reason.as_deref().unwrap_or("no pages")
+    ))
 }
 
 /// Write the fetched PDF into `downloads/` and make it the record's full
