@@ -159,7 +159,9 @@ impl From<WebError> for CommandError {
             WebError::BadKey | WebError::Forbidden => {
                 (ErrorKind::InvalidInput, "zotero_key_refused")
             }
-            WebError::Unreachable(_) => (ErrorKind::Storage, "zotero_unreachable"),
+            WebError::Unreachable(_) | WebError::LocalUnreachable(_) => {
+                (ErrorKind::Storage, "zotero_unreachable")
+            }
             WebError::TooLong(_) => (ErrorKind::Busy, "zotero_busy"),
             WebError::Status { .. } | WebError::Unreadable { .. } => {
                 (ErrorKind::Storage, "zotero_write_failed")

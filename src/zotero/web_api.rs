@@ -38,6 +38,8 @@ pub enum WebError {
     BadKey,
     #[error("Zotero's Web API cannot be reached: {0}")]
     Unreachable(String),
+    #[error("the running Zotero's local API cannot be reached: {0}; is Zotero still open?")]
+    LocalUnreachable(String),
     #[error("Zotero's Web API answered {status} to {what}: {body}")]
     Status {
         status: u16,
@@ -142,8 +144,16 @@ struct Envelope {
 impl WebApi {
     /// The Web API at `base` (`https://api.zotero.org`) with `key`.
     pub fn new(base: &str, key: ApiKey) -> Result<Self, WebError> {
+        Self::with_client(base, key, reqwest::Client::builder())
+    }
+
+    fn with_client(
+        base: &str,
+        key: ApiKey,
+        builder: reqwest::ClientBuilder,
+    ) -> Result<Self, WebError> {
         crate::net::install_crypto_provider();
-        let http = reqwest::Client::builder()
+        let http = builder
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(120))
             .user_agent(concat!("quire/", env!("CARGO_PKG_VERSION")))
@@ -162,8 +172,10 @@ impl WebApi {
 
     /// Zotero 10's local API at `api_base` (`http://127.0.0.1:23119/api`),
     /// with the write key granted for database `server_id`.
+    /// Never through a proxy: the local key would go to it in clear, and
+    /// the proxy cannot reach this machine's Zotero anyway.
     pub fn local(api_base: &str, key: ApiKey, server_id: String) -> Result<Self, WebError> {
-        let mut api = Self::new(api_base, key)?;
+        let mut api = Self::with_client(api_base, key, reqwest::Client::builder().no_proxy())?;
         api.server_id = Some(server_id);
         Ok(api)
     }
@@ -329,10 +341,14 @@ impl WebApi {
                     .header("Content-Type", "application/json")
                     .body(body.clone());
             }
-            let response = request
-                .send()
-                .await
-                .map_err(|e| WebError::Unreachable(e.without_url().to_string()))?;
+            let response = request.send().await.map_err(|e| {
+                let why = e.without_url().to_string();
+                if self.is_local() {
+                    WebError::LocalUnreachable(why)
+                } else {
+                    WebError::Unreachable(why)
+                }
+            })?;
             let status = response.status();
             if let Some(ours) = &self.server_id {
                 let theirs = response

@@ -757,23 +757,6 @@ fn the_openalex_key_is_read_from_stdin_sent_to_openalex_and_never_written_down()
     );
 }
 
-/// A listener that counts the connections it gets and answers none: a
-/// service on this machine that a download must never reach.
-fn local_service() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let reached = std::sync::Arc::new(AtomicUsize::new(0));
-    let counter = reached.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            counter.fetch_add(1, Ordering::SeqCst);
-            drop(stream);
-        }
-    });
-    (format!("127.0.0.1:{}", addr.port()), reached)
-}
-
 #[tokio::test]
 async fn open_access_downloads_reach_public_https_hosts_only_and_never_carry_the_contact() {
     use quire::scholar::file_hosts::FileHosts;
@@ -781,7 +764,7 @@ async fn open_access_downloads_reach_public_https_hosts_only_and_never_carry_the
     use std::sync::atomic::Ordering;
     use testkit::scholar::Hosted;
 
-    let (service, reached) = local_service();
+    let (service, reached) = super::support::unanswering_listener();
     let pdf = corpus().join("dev/databases").join(
         std::fs::read_dir(corpus().join("dev/databases"))
             .unwrap()

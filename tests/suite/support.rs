@@ -361,3 +361,21 @@ pub fn capped_client(
     .with_caps(budget.clone());
     (client, budget)
 }
+
+/// A listener on loopback that counts the connections it gets and answers
+/// none: a service on this machine a request must never reach, or a proxy
+/// one must never go through. Its `host:port`, and the count.
+pub fn unanswering_listener() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let reached = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = reached.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (addr.to_string(), reached)
+}

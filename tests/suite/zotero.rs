@@ -683,11 +683,23 @@ fn with_zotero_10_running_one_approval_lets_quire_write_locally_with_no_cloud_ke
     let kept = std::fs::read_to_string(data.path().join("config/keys.toml")).unwrap();
     assert!(kept.contains("zotero-local:db-42"), "{kept}");
 
+    // With a proxy set for plain http, the local key never goes to it:
+    // local clients never use a proxy.
+    let (proxy, proxied) = super::support::unanswering_listener();
+    let mut through_proxy = env.to_vec();
+    for name in ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"] {
+        through_proxy.push((name, format!("http://{proxy}")));
+    }
     let pushed = ok_json(&quire(
         &["zotero", "push", &ws, "--json"],
         data.path(),
-        &env,
+        &through_proxy,
     ));
+    assert_eq!(
+        proxied.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a local write went through the proxy"
+    );
     assert_eq!(pushed["tagged"], 3, "{pushed}");
     assert_eq!(pushed["notesCreated"], 3, "{pushed}");
     let calvin = z10.object("CALVIN01").unwrap();
