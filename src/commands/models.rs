@@ -250,7 +250,7 @@ pub async fn model_setup(ctx: &AppContext) -> Result<ModelSetup, CommandError> {
     })
 }
 
-#[derive(Clone, Debug, serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 // What the command accepts: a missing Option field reads as None.
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
@@ -263,6 +263,18 @@ pub struct ModelProfileSaveParams {
     /// Make this the profile reviews use.
     #[serde(default)]
     pub make_default: bool,
+}
+
+/// The key as `***`: parameters are logged and shown in errors.
+impl std::fmt::Debug for ModelProfileSaveParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelProfileSaveParams")
+            .field("name", &self.name)
+            .field("settings", &self.settings)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("make_default", &self.make_default)
+            .finish()
+    }
 }
 
 /// Add or replace a profile (and its key), then show the new setup.

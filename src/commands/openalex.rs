@@ -36,11 +36,20 @@ pub struct OpenAlexStatus {
 }
 
 /// `openalex_key_save`'s parameters: the key as typed.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OpenAlexKeyParams {
     pub key: String,
+}
+
+/// The key as `***`: parameters are logged and shown in errors.
+impl std::fmt::Debug for OpenAlexKeyParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAlexKeyParams")
+            .field("key", &"***")
+            .finish()
+    }
 }
 
 /// The key runs use, if one is set. Blocking (the secret store is a D-Bus

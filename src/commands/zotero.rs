@@ -301,11 +301,20 @@ pub struct ZoteroKeyStatus {
     pub from_env: bool,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ZoteroKeyParams {
     pub key: String,
+}
+
+/// The key as `***`: parameters are logged and shown in errors.
+impl std::fmt::Debug for ZoteroKeyParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZoteroKeyParams")
+            .field("key", &"***")
+            .finish()
+    }
 }
 
 /// Where the Zotero Web API key is kept.

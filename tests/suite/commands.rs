@@ -143,3 +143,24 @@ async fn a_single_pdf_file_becomes_a_workspace_of_one_paper() {
     assert_eq!(summary.paper_count, 1);
     assert_eq!(summary.title, pdf.file_stem().unwrap().to_string_lossy());
 }
+
+#[test]
+fn parameters_that_carry_a_key_never_show_it_when_printed() {
+    let key = "sk-secret-1234567890";
+    let model: commands::models::ModelProfileSaveParams = serde_json::from_value(
+        serde_json::json!({"name": "p", "settings": {"base_url": "https://api.example.com/v1", "model": "m"}, "apiKey": key}),
+    )
+    .unwrap();
+    let zotero: commands::zotero::ZoteroKeyParams =
+        serde_json::from_value(serde_json::json!({ "key": key })).unwrap();
+    let openalex: commands::openalex::OpenAlexKeyParams =
+        serde_json::from_value(serde_json::json!({ "key": key })).unwrap();
+    for shown in [
+        format!("{model:?}"),
+        format!("{zotero:?}"),
+        format!("{openalex:?}"),
+    ] {
+        assert!(!shown.contains(key), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+    }
+}
