@@ -322,3 +322,70 @@ async fn a_later_run_with_new_requests_gives_them_their_own_tries() {
     let ledger = Ledger::load(&rig.ws).unwrap();
     assert!(ledger.attempts.values().all(|&n| n <= 3));
 }
+
+#[tokio::test]
+async fn after_a_kill_before_created_someone_else_s_batch_is_never_taken_or_deleted() {
+    // A run killed between recording `submitting` and `created` (Anthropic's
+    // batches carry no metadata to be found by): the ledger as it left it.
+    let rig = rig_with(Protocol::Anthropic, BatchOptions::default()).await;
+    let sent = lines(&rig.settings, 4);
+    let mut ledger = Ledger::load(&rig.ws).unwrap();
+    ledger
+        .record(&rig.ws, Step::Started { run: "r".into() })
+        .unwrap();
+    let shard = "r1-0".to_owned();
+    let file: String = sent.iter().map(|l| l.to_json_line() + "\n").collect();
+    rig.ws
+        .write(&ledger.shard_path(&shard).unwrap(), file.as_bytes())
+        .unwrap();
+    ledger
+        .record(
+            &rig.ws,
+            Step::Round {
+                round: 1,
+                shards: vec![quire::review::batches::ledger::ShardSize {
+                    shard: shard.clone(),
+                    requests: sent.len(),
+                }],
+            },
+        )
+        .unwrap();
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    ledger
+        .record(&rig.ws, Step::Submitting { shard, at })
+        .unwrap();
+    // The create never reached the API; two batches of the same size by
+    // another program on the account did: one made five minutes before the
+    // submission began, one just after it.
+    let before = rig
+        .server
+        .plant_foreign_message_batch(sent.len(), Duration::from_secs(300));
+    let after = rig
+        .server
+        .plant_foreign_message_batch(sent.len(), Duration::ZERO);
+
+    let (settled, steps) = run_to_end(&rig, &sent).await;
+    assert_eq!(settled.answers.len(), 4, "{:?}", settled.unresolved);
+    assert!(
+        steps
+            .iter()
+            .any(|s| matches!(s, Step::Disowned { batch_id, .. } if *batch_id == after)),
+        "the batch made after the submission began was followed, then disowned: {steps:?}"
+    );
+    let held = rig.server.message_batch_ids();
+    assert!(
+        held.contains(&before) && held.contains(&after),
+        "someone else's batch was deleted: {held:?}"
+    );
+    let answers = std::fs::read_to_string(rig.ws.root().join("batches/answers.jsonl")).unwrap();
+    assert!(
+        !answers.contains("their-request"),
+        "someone else's answers were kept"
+    );
+    let stats = rig.server.batch_stats();
+    assert_eq!(stats.batches_created, 1, "the shard was sent once, by us");
+    assert_eq!(stats.batches_deleted, 1, "only our own batch was deleted");
+}

@@ -258,7 +258,9 @@ async fn drive(
     };
     let progress = ahead.progress;
     let seen = |seen: Seen<'_>| match seen {
-        Seen::Step(super::Step::Created { shard, batch_id }) => {
+        Seen::Step(super::Step::Created {
+            shard, batch_id, ..
+        }) => {
             tracing::info!(shard, batch_id, "batch submitted");
             progress(&Progress {
                 shard: shard.clone(),
@@ -337,6 +339,7 @@ mod tests {
             Step::Created {
                 shard: "r1-0".into(),
                 batch_id: "batch_1".into(),
+                adopted: false,
             },
         ] {
             ledger.record(&ws, step).unwrap();

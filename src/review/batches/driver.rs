@@ -18,7 +18,12 @@
 //! naming the run and the shard, by which they are found again. Anthropic's
 //! take their requests inline and carry none: the ledger records when a
 //! create was about to be sent, and a batch created since then holding the
-//! shard's number of requests, not yet any other shard's, is taken as its.
+//! shard's number of requests, not yet any other shard's, is followed as
+//! its. Such a batch may be someone else's (another program on the same
+//! account), so it is proven before anything of it is kept: its results
+//! must answer exactly the shard's requests, by their ids. One that does
+//! not is disowned: none of its answers is kept, it is not deleted, and the
+//! shard's requests go in the next round.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -34,9 +39,10 @@ use crate::workspace::{Workspace, WorkspaceError};
 pub const RUN_KEY: &str = "quire_run";
 pub const SHARD_KEY: &str = "quire_shard";
 
-/// How far the provider's clock may be behind ours when a batch without
-/// metadata is matched by when it was created.
-const CLOCK_SKEW_SECS: u64 = 600;
+/// How far a batch's creation time may read before the moment its create
+/// was recorded as about to be sent: the provider's timestamps and ours are
+/// both whole-second or finer, so only rounding.
+const CLOCK_ROUNDING_SECS: u64 = 1;
 
 /// A batch as last polled, for the progress shown per shard (and sent as
 /// is to the app in a question's or a fill's progress).
@@ -199,13 +205,15 @@ impl BatchDriver<'_> {
             if cancel.is_cancelled() {
                 return Err(DriveError::Cancelled);
             }
-            let batch_id = match existing.get(&shard.name) {
-                Some(found) => found.clone(),
-                None => self.create(ledger, run, &shard, seen).await?,
+            let (batch_id, adopted) = match existing.get(&shard.name) {
+                Some(found) => (found.clone(), true),
+                None => (self.create(ledger, run, &shard, seen).await?, false),
             };
             let step = Step::Created {
                 shard: shard.name.clone(),
                 batch_id,
+                // OpenAI's are found by the run's own metadata: proven.
+                adopted: adopted && matches!(self.api, BatchService::Anthropic(_)),
             };
             self.record(ledger, step, seen)?;
         }
@@ -233,11 +241,13 @@ impl BatchDriver<'_> {
                     return Ok(found);
                 };
                 let mut batches = api
-                    .created_since(since.saturating_sub(CLOCK_SKEW_SECS))
+                    .created_since(since.saturating_sub(CLOCK_ROUNDING_SECS))
                     .await?;
                 // Oldest first: each shard takes the first batch of its size
                 // created after it began to submit.
                 batches.reverse();
+                // Batches held by a shard, or disowned by one, are not
+                // candidates again.
                 let mut claimed: BTreeSet<String> = ledger
                     .shards
                     .iter()
@@ -248,7 +258,8 @@ impl BatchDriver<'_> {
                     let batch = batches.iter().find(|b| {
                         !claimed.contains(&b.id)
                             && b.total() == shard.requests as u64
-                            && b.created_unix().is_none_or(|t| t + CLOCK_SKEW_SECS >= at)
+                            && b.created_unix()
+                                .is_some_and(|t| t + CLOCK_ROUNDING_SECS >= at)
                     });
                     if let Some(batch) = batch {
                         claimed.insert(batch.id.clone());
@@ -319,6 +330,35 @@ impl BatchDriver<'_> {
             .collect())
     }
 
+    /// Whether the result files `texts` answer exactly the requests of the
+    /// shard `name`, each once, by their ids.
+    fn answers_the_shard(
+        &self,
+        ledger: &Ledger,
+        name: &str,
+        texts: &[String],
+    ) -> Result<bool, DriveError> {
+        let ours: BTreeSet<String> = self
+            .shard_lines(ledger, name)?
+            .into_iter()
+            .map(|l| l.custom_id)
+            .collect();
+        let mut theirs = BTreeSet::new();
+        for line in texts.iter().flat_map(|t| t.lines()) {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let id = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v["custom_id"].as_str().map(str::to_owned));
+            match id {
+                Some(id) if ours.contains(&id) && theirs.insert(id.clone()) => {}
+                _ => return Ok(false),
+            }
+        }
+        Ok(theirs == ours)
+    }
+
     /// Poll every open batch until each has ended, keeping its results.
     /// Cancelled, the open batches are cancelled too.
     async fn follow_open(
@@ -338,7 +378,11 @@ impl BatchDriver<'_> {
                 return Ok(());
             }
             if cancel.is_cancelled() {
-                for (_, batch) in &open {
+                // A batch found again but not yet proven ours may be
+                // someone else's: it is left to run.
+                let proven =
+                    |name: &str| ledger.shards.iter().any(|s| s.name == name && !s.adopted);
+                for (_, batch) in open.iter().filter(|(name, _)| proven(name)) {
                     if let Err(e) = self.api.cancel(batch).await {
                         tracing::warn!(batch, error = %e, "could not cancel a batch");
                     }
@@ -378,10 +422,33 @@ impl BatchDriver<'_> {
         batch: &Polled,
         seen: &(dyn Fn(Seen<'_>) + Send + Sync),
     ) -> Result<(), DriveError> {
-        let (mut answered, mut failed) = (0, 0);
+        let mut texts = Vec::with_capacity(batch.results.len());
         for from in &batch.results {
-            let text = self.api.results(from).await?;
-            let (yes, no) = ledger.keep_results(self.ws, &text)?;
+            texts.push(self.api.results(from).await?);
+        }
+        let adopted = ledger
+            .shards
+            .iter()
+            .find(|s| s.name == name)
+            .filter(|s| s.adopted)
+            .and_then(|s| s.batch_id.clone());
+        if let Some(batch_id) = adopted
+            && !self.answers_the_shard(ledger, name, &texts)?
+        {
+            tracing::warn!(
+                shard = name,
+                batch = %batch_id,
+                "a batch found after a restart answered other requests than the shard's: it is someone else's, left alone, and the shard is sent again"
+            );
+            let step = Step::Disowned {
+                shard: name.to_owned(),
+                batch_id,
+            };
+            return self.record(ledger, step, seen);
+        }
+        let (mut answered, mut failed) = (0, 0);
+        for text in &texts {
+            let (yes, no) = ledger.keep_results(self.ws, text)?;
             answered += yes;
             failed += no;
         }

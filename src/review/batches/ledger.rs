@@ -58,6 +58,18 @@ pub enum Step {
     Created {
         shard: String,
         batch_id: String,
+        /// Found at the API after a kill rather than created by this run
+        /// (Anthropic's batches, which carry no metadata): it is taken as
+        /// the shard's only once its results answer the shard's requests.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        adopted: bool,
+    },
+    /// A batch found for the shard answered other requests than its own:
+    /// someone else's. Nothing of it is kept and it is left alone at the
+    /// provider; the shard's requests go in the next round.
+    Disowned {
+        shard: String,
+        batch_id: String,
     },
     /// Its results are in `answers.jsonl`.
     Finished {
@@ -85,6 +97,8 @@ pub struct Shard {
     /// When a create with the requests inline was about to be sent.
     pub submitting: Option<u64>,
     pub batch_id: Option<String>,
+    /// Its batch was found again, not created: not yet proven the shard's.
+    pub adopted: bool,
     pub finished: Option<String>,
 }
 
@@ -197,9 +211,19 @@ impl Ledger {
                     s.submitting = Some(*at);
                 }
             }
-            Step::Created { shard, batch_id } => {
+            Step::Created {
+                shard,
+                batch_id,
+                adopted,
+            } => {
                 if let Some(s) = self.shard_mut(shard) {
                     s.batch_id = Some(batch_id.clone());
+                    s.adopted = *adopted;
+                }
+            }
+            Step::Disowned { shard, .. } => {
+                if let Some(s) = self.shard_mut(shard) {
+                    s.finished = Some("not this run's batch: it answered other requests".into());
                 }
             }
             Step::Finished { shard, status, .. } => {

@@ -124,6 +124,45 @@ impl BatchStore {
         })
     }
 
+    /// A batch another program made on the same account: `requests`
+    /// requests with ids of its own, created `age` ago.
+    pub(crate) fn plant_message_batch(&self, requests: usize, age: std::time::Duration) -> String {
+        let mut state = self.lock();
+        state.next += 1;
+        let requests: Vec<(String, Value)> = (0..requests)
+            .map(|i| {
+                (
+                    format!("their-request-{i}"),
+                    json!({"model": "their-model", "max_tokens": 16, "messages": [{"role": "user", "content": "Their question"}]}),
+                )
+            })
+            .collect();
+        let created = std::time::SystemTime::now() - age;
+        let batch = MessageBatch {
+            id: format!("msgbatch_{:06}", state.next),
+            counts: Counts {
+                processing: requests.len(),
+                ..Counts::default()
+            },
+            requests,
+            status: "in_progress",
+            polls: 0,
+            created_at: humantime::format_rfc3339_micros(created).to_string(),
+            results: None,
+        };
+        let id = batch.id.clone();
+        state.message_batches.push(batch);
+        id
+    }
+
+    pub(crate) fn message_batch_ids(&self) -> Vec<String> {
+        self.lock()
+            .message_batches
+            .iter()
+            .map(|b| b.id.clone())
+            .collect()
+    }
+
     fn create_message_batch(&self, body: &[u8]) -> Reply {
         let Ok(request) = serde_json::from_slice::<Value>(body) else {
             return bad("the body is not JSON");

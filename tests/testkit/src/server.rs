@@ -347,6 +347,18 @@ impl ScriptedServer {
     pub fn batch_stats(&self) -> BatchStats {
         self.shared.batches.stats()
     }
+
+    /// Someone else's message batch on the same account: `requests`
+    /// requests with ids of their own, created `age` ago (not counted in
+    /// [`Self::batch_stats`]). Its id.
+    pub fn plant_foreign_message_batch(&self, requests: usize, age: std::time::Duration) -> String {
+        self.shared.batches.plant_message_batch(requests, age)
+    }
+
+    /// The ids of the message batches the server still holds.
+    pub fn message_batch_ids(&self) -> Vec<String> {
+        self.shared.batches.message_batch_ids()
+    }
 }
 
 impl Drop for ScriptedServer {
