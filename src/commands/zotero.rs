@@ -16,7 +16,7 @@ use crate::blocking::blocking;
 use crate::llm::secrets::{
     ApiKey, KeySource, delete_service_key, resolve_service_key, store_service_key,
 };
-use crate::review::zotero_push::{PushSummary, plan, push};
+use crate::review::zotero_push::{PushSummary, plan, push, record_written};
 use crate::workspace::Workspace;
 use crate::zotero::local_write::{LocalWrite, LocalWriteError, key_service};
 use crate::zotero::web_api::{WebApi, WebError};
@@ -191,6 +191,20 @@ pub async fn zotero_push(
         return Ok(PushSummary::default());
     }
     let summary = push(&desired, &writer).await?;
+    // Which `screen:` tags are Quire's now: the next push removes only
+    // those. A review a run holds cannot take the note now; its next push
+    // then leaves the tags written here in place, as if they were the
+    // researcher's, which loses nothing of theirs.
+    let root = params.workspace.clone();
+    let kept = summary.clone();
+    let recorded = blocking(move || {
+        let ws = Workspace::open(&root)?;
+        Ok::<_, CommandError>(record_written(&ws, &kept)?)
+    })
+    .await;
+    if let Err(e) = recorded {
+        tracing::warn!(error = %e, "could not keep which screen: tags Quire wrote");
+    }
     tracing::info!(
         local = writer.is_local(),
         items = summary.items,

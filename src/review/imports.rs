@@ -20,8 +20,8 @@ use crate::pdf::FoundPdf;
 use crate::records::duplicates::{self, Work};
 use crate::records::{self, Record};
 use crate::workspace::{
-    Author, ImportedFrom, MetaField, Origin, PaperId, PaperMeta, PaperRecord, PaperStatus,
-    Workspace, ZoteroItem,
+    Author, ImportedFrom, MetaField, Origin, PaperFile, PaperId, PaperMeta, PaperRecord,
+    PaperStatus, Workspace, ZoteroItem,
 };
 
 /// How one export file went in.
@@ -156,8 +156,14 @@ pub fn import_read(
                     duplicates: old.duplicates.clone(),
                     ..paper
                 };
+                let text = text_of(record);
+                let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+                let read_before = paper_text::load(ws, &id)?.map(|pages| words(&pages.join(" ")));
+                if read_before.is_some_and(|before| before != words(&text)) {
+                    forget_readings(ws, &id)?;
+                }
                 if renewed.status.is_readable() {
-                    paper_text::save(ws, &id, &[text_of(record)])?;
+                    paper_text::save(ws, &id, &[text])?;
                 }
                 ws.save_paper(&renewed)?;
                 *old = renewed;
@@ -184,6 +190,23 @@ pub fn import_read(
     }
     attach_zotero_pdfs(ws, known, records)?;
     Ok(line)
+}
+
+/// Take away the engine's readings of a record whose text changed (an
+/// abstract corrected in Zotero): their verdicts, rationales and quotes
+/// were made of the old text, so they are no result of the record now,
+/// and the next run reads it again. The researcher's own label stays.
+fn forget_readings(ws: &Workspace, id: &PaperId) -> Result<(), ReviewError> {
+    for file in [
+        PaperFile::Result,
+        PaperFile::SecondResult,
+        PaperFile::TiebreakResult,
+        PaperFile::Failure,
+    ] {
+        ws.remove_paper_file(id, file)?;
+    }
+    tracing::info!(paper = %id.0, "a record's text changed since it was read: it is read again");
+    Ok(())
 }
 
 /// Whether a Zotero item's record differs from the one stored: a new

@@ -4,8 +4,12 @@
 //! researcher's own label as `screen:include`), and one child note per item
 //! with the summary, rationale, criterion verdicts and the verified quotes,
 //! each linked to its page in Zotero's reader, with the model, the prompt's
-//! hash and the date. Quire owns only the tags in those two namespaces and
-//! the note it marked as its own; every other tag and note is the
+//! hash and the date. Quire owns the `quire:` namespace and the note it
+//! marked as its own. A `screen:` tag is Quire's only when Quire wrote it
+//! (each push keeps which, in [`layout::ZOTERO_TAGS_FILE`]): one the
+//! researcher or another tool put on an item is theirs, is never removed,
+//! and Quire then writes no `screen:` tag of its own beside it (the summary
+//! says so when the two differ). Every other tag and note is the
 //! researcher's and is sent back exactly as Zotero holds it.
 //!
 //! A push first reads the items as Zotero holds them now and writes only
@@ -23,7 +27,7 @@ use serde_json::{Value, json};
 use super::verdicts::{Verdicts, result_of};
 use super::{ReviewError, labels};
 use crate::review_model::{CriterionOutcome, PaperResult, Quote};
-use crate::workspace::{PaperId, PaperRecord, Workspace, ZoteroItem};
+use crate::workspace::{PaperId, PaperRecord, Workspace, WsPath, ZoteroItem, layout};
 use crate::zotero::web_api::{
     AT_ONCE, KeyAccess, PER_WRITE, RemoteItem, RemoteNote, WebApi, WebError, WriteOutcome,
 };
@@ -45,6 +49,9 @@ pub struct Desired {
     pub tags: Vec<(String, u8)>,
     /// Quire's note, as HTML.
     pub note: String,
+    /// The `screen:` tags Quire wrote on the item at its last push: the
+    /// only ones it may remove.
+    pub screen_written: Vec<String>,
 }
 
 /// How a push went.
@@ -64,13 +71,48 @@ pub struct PushSummary {
     pub conflicts_resolved: usize,
     /// Items not written, with why ("title: why").
     pub failed: Vec<String>,
+    /// Items whose own `screen:` tag (the researcher's, another tool's)
+    /// differs from the label Quire would write: theirs is kept and Quire's
+    /// is not written ("title: why").
+    pub their_screen_tags_kept: Vec<String>,
     /// HTTP requests sent (reads and writes, retries included).
     pub requests: u64,
+    /// The `screen:` tags Quire's part now holds on each item it wrote or
+    /// found unchanged (`library/key`), for [`record_written`].
+    #[serde(skip)]
+    #[cfg_attr(test, ts(skip))]
+    pub screen_written: BTreeMap<String, Vec<String>>,
 }
 
-/// Whether Quire owns `tag` (and so may change or remove it).
+/// Whether `tag` is in Quire's own namespace, which it may always change.
 pub fn owns(tag: &str) -> bool {
-    tag.starts_with("quire:") || tag.starts_with("screen:")
+    tag.starts_with("quire:")
+}
+
+fn is_screen(tag: &str) -> bool {
+    tag.starts_with("screen:")
+}
+
+/// The item's name in [`layout::ZOTERO_TAGS_FILE`].
+fn item_name(library: &str, key: &str) -> String {
+    format!("{library}/{key}")
+}
+
+/// The `screen:` tags Quire wrote at its last push, by item.
+fn written_before(ws: &Workspace) -> Result<BTreeMap<String, Vec<String>>, ReviewError> {
+    let path = WsPath::parse(layout::ZOTERO_TAGS_FILE)?;
+    Ok(ws.read_json_if_any(&path)?.unwrap_or_default())
+}
+
+/// Keep which `screen:` tags a push left as Quire's, over what earlier
+/// pushes kept (an item this push did not write keeps its entry).
+pub fn record_written(ws: &Workspace, summary: &PushSummary) -> Result<(), ReviewError> {
+    let mut written = written_before(ws)?;
+    for (item, tags) in &summary.screen_written {
+        written.insert(item.clone(), tags.clone());
+    }
+    ws.write_json(&WsPath::parse(layout::ZOTERO_TAGS_FILE)?, &written)?;
+    Ok(())
 }
 
 /// What Quire would write to each Zotero item of the review.
@@ -79,6 +121,7 @@ pub fn plan(ws: &Workspace) -> Result<Vec<Desired>, ReviewError> {
     let verdicts = Verdicts::load(ws)?;
     let papers = ws.papers()?;
     let by_id: HashMap<&PaperId, &PaperRecord> = papers.iter().map(|p| (&p.id, p)).collect();
+    let written = written_before(ws)?;
     let mut desired = Vec::new();
     for paper in &papers {
         let Some(item) = paper.imported.as_ref().and_then(|i| i.zotero.as_ref()) else {
@@ -122,6 +165,10 @@ pub fn plan(ws: &Workspace) -> Result<Vec<Desired>, ReviewError> {
             title: paper.title.clone().unwrap_or_else(|| item.key.clone()),
             library: item.library.clone(),
             key: item.key.clone(),
+            screen_written: written
+                .get(&item_name(&item.library, &item.key))
+                .cloned()
+                .unwrap_or_default(),
             tags,
             note,
         });
@@ -198,7 +245,25 @@ async fn push_library(
         let mut objects: Vec<Write> = Vec::new();
         for (i, d) in pending.iter().enumerate() {
             let item = &remote[&d.key];
-            let tags = merged(&item.tags, &d.tags);
+            let merge = merged(&item.tags, d);
+            if round == 0
+                && let Some(theirs) = &merge.theirs_differ
+            {
+                summary.their_screen_tags_kept.push(format!(
+                    "{}: Zotero holds {theirs}, not written by Quire, so Quire's label ({}) was not written beside it",
+                    d.title,
+                    d.tags
+                        .iter()
+                        .map(|(t, _)| t.as_str())
+                        .filter(|t| is_screen(t))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            summary
+                .screen_written
+                .insert(item_name(library, &d.key), merge.ours_screen.clone());
+            let tags = merge.tags;
             if !same_tags(&tags, &item.tags) {
                 objects.push((
                     json!({"key": d.key, "version": item.version, "tags": tags_json(&tags)}),
@@ -259,6 +324,13 @@ async fn push_library(
                 if code == 412 && round + 1 < CONFLICT_ROUNDS {
                     conflicted.insert(*which);
                 } else {
+                    if batch.get(index).is_some_and(|(_, _, k)| *k == Kind::Tags) {
+                        // Not written: what Quire wrote before stands.
+                        let d = pending[*which];
+                        summary
+                            .screen_written
+                            .insert(item_name(library, &d.key), d.screen_written.clone());
+                    }
                     summary.failed.push(format!(
                         "{}: Zotero refused the write ({code}: {message})",
                         pending[*which].title
@@ -300,14 +372,60 @@ enum Kind {
     NoteUpdate,
 }
 
-/// The researcher's tags as Zotero holds them, then Quire's.
-fn merged(remote: &[(String, u8)], quire: &[(String, u8)]) -> Vec<(String, u8)> {
-    remote
+/// An item's tags once Quire's part is applied.
+struct Merge {
+    tags: Vec<(String, u8)>,
+    /// The `screen:` tags of Quire's among them.
+    ours_screen: Vec<String>,
+    /// The item's own `screen:` tags, when they differ from Quire's label.
+    theirs_differ: Option<String>,
+}
+
+/// The researcher's tags as Zotero holds them, then Quire's: Quire's own
+/// namespace and the `screen:` tags it wrote before are replaced; any other
+/// `screen:` tag is theirs, kept, and Quire adds none beside it.
+fn merged(remote: &[(String, u8)], d: &Desired) -> Merge {
+    let ours_before = |tag: &str| d.screen_written.iter().any(|t| t == tag);
+    let theirs_screen: Vec<&str> = remote
         .iter()
-        .filter(|(tag, _)| !owns(tag))
-        .chain(quire.iter())
+        .map(|(t, _)| t.as_str())
+        .filter(|t| is_screen(t) && !ours_before(t))
+        .collect();
+    let ours_screen: Vec<String> = if theirs_screen.is_empty() {
+        d.tags
+            .iter()
+            .filter(|(t, _)| is_screen(t))
+            .map(|(t, _)| t.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let wanted_screen: Vec<&str> = d
+        .tags
+        .iter()
+        .map(|(t, _)| t.as_str())
+        .filter(|t| is_screen(t))
+        .collect();
+    let theirs_differ = (!theirs_screen.is_empty()
+        && !wanted_screen.is_empty()
+        && wanted_screen.iter().any(|w| !theirs_screen.contains(w)))
+    .then(|| theirs_screen.join(", "));
+    let tags = remote
+        .iter()
+        .filter(|(tag, _)| !(owns(tag) || is_screen(tag) && ours_before(tag)))
         .cloned()
-        .collect()
+        .chain(
+            d.tags
+                .iter()
+                .filter(|(tag, _)| !is_screen(tag) || ours_screen.contains(tag))
+                .cloned(),
+        )
+        .collect();
+    Merge {
+        tags,
+        ours_screen,
+        theirs_differ,
+    }
 }
 
 fn same_tags(a: &[(String, u8)], b: &[(String, u8)]) -> bool {
@@ -492,8 +610,24 @@ fn note_html(
 mod tests {
     use super::*;
 
+    fn desired(tags: &[(&str, u8)], screen_written: &[&str]) -> Desired {
+        Desired {
+            paper: PaperId("p".into()),
+            title: "A paper".into(),
+            library: "users/0".into(),
+            key: "K".into(),
+            tags: tags.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect(),
+            note: String::new(),
+            screen_written: screen_written.iter().map(|t| (*t).to_owned()).collect(),
+        }
+    }
+
+    fn names(tags: &[(String, u8)]) -> Vec<&str> {
+        tags.iter().map(|(t, _)| t.as_str()).collect()
+    }
+
     #[test]
-    fn quire_owns_its_namespaces_and_keeps_the_researchers_tags() {
+    fn quire_replaces_its_namespace_and_the_screen_tags_it_wrote_and_keeps_the_rest() {
         let remote = vec![
             ("to-read".to_owned(), 0),
             ("quire:exclude".to_owned(), 1),
@@ -501,20 +635,28 @@ mod tests {
             ("screen:maybe".to_owned(), 0),
             ("auto from a translator".to_owned(), 1),
         ];
-        let quire = vec![
-            ("quire:include".to_owned(), 1),
-            ("quire:score:8".to_owned(), 1),
-        ];
-        let tags = merged(&remote, &quire);
+        let wanted = desired(
+            &[
+                ("quire:include", 1),
+                ("quire:score:8", 1),
+                ("screen:include", 0),
+            ],
+            &["screen:maybe"],
+        );
+        let merge = merged(&remote, &wanted);
         assert_eq!(
-            tags.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+            names(&merge.tags),
             [
                 "to-read",
                 "auto from a translator",
                 "quire:include",
-                "quire:score:8"
+                "quire:score:8",
+                "screen:include"
             ]
         );
+        assert_eq!(merge.ours_screen, ["screen:include"]);
+        assert_eq!(merge.theirs_differ, None);
+        let tags = merge.tags;
         assert!(same_tags(
             &tags,
             &tags.iter().rev().cloned().collect::<Vec<_>>()
@@ -525,6 +667,32 @@ mod tests {
             tags_json(&tags)[2],
             json!({"tag": "quire:include", "type": 1})
         );
+    }
+
+    #[test]
+    fn a_screen_tag_quire_did_not_write_is_kept_and_quire_writes_none_beside_it() {
+        let remote = vec![
+            ("screen:exclude".to_owned(), 0),
+            ("screen:pending".to_owned(), 0),
+        ];
+        let wanted = desired(&[("quire:include", 1), ("screen:include", 0)], &[]);
+        let merge = merged(&remote, &wanted);
+        assert_eq!(
+            names(&merge.tags),
+            ["screen:exclude", "screen:pending", "quire:include"]
+        );
+        assert!(merge.ours_screen.is_empty());
+        assert_eq!(
+            merge.theirs_differ.as_deref(),
+            Some("screen:exclude, screen:pending")
+        );
+        // Theirs already says what Quire would: nothing to report.
+        let agreeing = merged(
+            &[("screen:include".to_owned(), 0)],
+            &desired(&[("screen:include", 0)], &[]),
+        );
+        assert_eq!(names(&agreeing.tags), ["screen:include"]);
+        assert_eq!(agreeing.theirs_differ, None);
     }
 
     #[test]

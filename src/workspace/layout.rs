@@ -81,6 +81,10 @@ pub const BATCHES_DIR: &str = "batches";
 /// The extraction table's fills sent through a Batch API, as [`BATCHES_DIR`].
 pub const TABLE_BATCHES_DIR: &str = "batches/table";
 
+/// The `screen:` tags Quire wrote on each Zotero item at its last push, so
+/// a push removes only its own and never the researcher's or another tool's.
+pub const ZOTERO_TAGS_FILE: &str = "zotero-tags.json";
+
 /// Questions' papers read through a Batch API, as [`BATCHES_DIR`].
 pub const ASK_BATCHES_DIR: &str = "batches/ask";
 

@@ -291,9 +291,26 @@ fn a_zotero_collection_is_reviewed_from_the_running_zotero() {
     // the review is the same one, found by its collection.
     let ws = review["workspace"].as_str().unwrap().to_owned();
     let calvin_id = record(&papers_of(Path::new(&ws)), "CALVIN01")["id"].clone();
+    let spanner_id = record(&papers_of(Path::new(&ws)), "NOFILE03")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let spanner_result = || {
+        std::fs::read_to_string(Path::new(&ws).join(format!("papers/{spanner_id}/result.json")))
+            .unwrap()
+    };
+    assert!(spanner_result().contains("Spanner is a globally distributed database"));
     let mut edited = library();
     edited.items[0].title = "Calvin (edited in Zotero)".into();
     edited.items[0].version = 42;
+    // An abstract corrected in Zotero: the reading of the old one is no
+    // result of the record now (its quotes are not in its text).
+    assert_eq!(edited.items[2].key, "NOFILE03");
+    edited.items[2].abstract_text = Some(
+        "Spanner shards data across many sets of Paxos state machines in datacenters all over the world."
+            .into(),
+    );
+    edited.items[2].version = 4;
     let server = LocalApiServer::start(edited, zotero.path(), true).unwrap();
     let env = [("QUIRE_ZOTERO_URL", server.url())];
     let again = ok_json(&quire(
@@ -307,6 +324,12 @@ fn a_zotero_collection_is_reviewed_from_the_running_zotero() {
     assert_eq!(calvin["id"], calvin_id);
     assert_eq!(calvin["title"], "Calvin (edited in Zotero)");
     assert_eq!(calvin["imported"]["zotero"]["version"], 42);
+    let read_again = spanner_result();
+    assert!(
+        !read_again.contains("Spanner is a globally distributed database"),
+        "the reading of the old abstract survived: {read_again}"
+    );
+    assert!(read_again.contains("Paxos state machines"), "{read_again}");
     assert!(
         !calvin["fullText"].is_null(),
         "the full text stays attached"
@@ -584,7 +607,15 @@ fn verdicts_go_back_to_zotero_as_tags_and_one_note_each_and_only_what_changed_is
         "quotes link to their page in the PDF: {html}"
     );
 
-    // Nothing changed: a second push reads and writes nothing.
+    // The researcher's own screening tag and another tool's, put on in
+    // Zotero: Quire did not write them, so they are not Quire's to remove.
+    web.edit("CALVIN01", |o| {
+        o.tags.push(("screen:exclude".into(), 0));
+        o.tags.push(("screen:pending".into(), 0));
+    });
+
+    // Nothing changed of Quire's part: a second push reads and writes
+    // nothing, and leaves their tags.
     web.reset_traffic();
     let second = push(true);
     assert_eq!(second["unchanged"], 3, "{second}");
@@ -640,6 +671,37 @@ fn verdicts_go_back_to_zotero_as_tags_and_one_note_each_and_only_what_changed_is
     );
     assert!(traffic.max_in_flight <= 4);
     assert_eq!(traffic.bad_keys, 0);
+
+    // A label on the item that carries the researcher's own screening tag:
+    // theirs stays, Quire's is not written beside it, and the push says so.
+    let calvin = record(&papers, "CALVIN01")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = quire(
+        &["label", &ws, &calvin, "--verdict", "include"],
+        data.path(),
+        &env,
+    );
+    assert!(out.status.success());
+    let fifth = push(true);
+    let calvin_tags = tags("CALVIN01");
+    for theirs in ["screen:exclude", "screen:pending"] {
+        assert!(
+            calvin_tags.contains(&(theirs.into(), 0)),
+            "{theirs} was removed: {calvin_tags:?}"
+        );
+    }
+    assert!(
+        !calvin_tags.contains(&("screen:include".into(), 0)),
+        "{calvin_tags:?}"
+    );
+    let kept = fifth["theirScreenTagsKept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{fifth}");
+    assert!(
+        kept[0].as_str().unwrap().contains("screen:exclude"),
+        "{fifth}"
+    );
 }
 
 #[test]

@@ -73,6 +73,17 @@ describe("Open a Zotero collection", () => {
     await click("write-to-zotero");
     expect(platform.pushes).toHaveLength(1);
     expect($("zotero-push-outcome")?.textContent).toContain("Zotero: 3 items. 3 tagged, 3 notes created, 0 updated");
+    expect($("zotero-push-kept")).toBeNull();
+
+    // An item carrying the researcher's own screening tag: the outcome says
+    // theirs was kept and Quire's label not written beside it.
+    platform.nextPush = {
+      ...platform.nextPush,
+      tagged: 2,
+      theirScreenTagsKept: ["Calvin: Zotero holds screen:exclude, not written by Quire, so Quire's label (screen:include) was not written beside it"],
+    };
+    await click("write-to-zotero");
+    expect($("zotero-push-kept")?.textContent).toContain("Your tag kept: Calvin: Zotero holds screen:exclude");
   });
 
   it("keeps the Zotero key in Settings without showing it", async () => {

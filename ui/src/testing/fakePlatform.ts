@@ -134,6 +134,7 @@ export class FakePlatform implements Platform {
     unchanged: 0,
     conflictsResolved: 0,
     failed: [],
+    theirScreenTagsKept: [],
     requests: 4,
   };
   private dragHandlers: ((e: DragDropEvent) => void)[] = [];

@@ -89,6 +89,15 @@ export function ZoteroPushOutcome({ summary, onClose }: { summary: ZoteroPushSum
             ))}
           </ul>
         )}
+        {summary.theirScreenTagsKept.length > 0 && (
+          <ul class="import-files">
+            {summary.theirScreenTagsKept.map((f) => (
+              <li key={f} data-testid="zotero-push-kept">
+                Your tag kept: {f}
+              </li>
+            ))}
+          </ul>
+        )}
       </div>
       <button type="button" class="banner__close" onClick={onClose} aria-label="Dismiss">
         ×

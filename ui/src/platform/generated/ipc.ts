@@ -1843,6 +1843,12 @@ conflictsResolved: number,
  */
 failed: Array<string>, 
 /**
+ * Items whose own `screen:` tag (the researcher's, another tool's)
+ * differs from the label Quire would write: theirs is kept and Quire's
+ * is not written ("title: why").
+ */
+theirScreenTagsKept: Array<string>, 
+/**
  * HTTP requests sent (reads and writes, retries included).
  */
 requests: number, };
