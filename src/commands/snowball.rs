@@ -47,8 +47,31 @@ impl SnowballParams {
 pub async fn snowball_plan(ctx: &AppContext, params: SnowballParams) -> Result<Plan, CommandError> {
     let lookup = citation_lookup(ctx).await?;
     let root = params.workspace.clone();
-    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open_read_only(&root)?)).await?;
-    Ok(snowball::plan(&ws, &lookup, &params.options()).await?)
+    let (ws, unfinished) = blocking(move || {
+        let ws = Workspace::open_read_only(&root)?;
+        let unfinished = snowball::unfinished_rounds(&ws)?;
+        if unfinished.is_empty() {
+            return Ok::<_, CommandError>((ws, unfinished));
+        }
+        // A round whose works were not all imported: import them now when
+        // the review can be written (no run holds it), so the plan counts
+        // them; else the plan says so and the round takes them up.
+        match Workspace::open(&root) {
+            Ok(writable) => {
+                snowball::import_unfinished_rounds(&writable)?;
+                Ok((writable, Vec::new()))
+            }
+            Err(_) => Ok((ws, unfinished)),
+        }
+    })
+    .await?;
+    let mut plan = snowball::plan(&ws, &lookup, &params.options()).await?;
+    for round in unfinished {
+        plan.notices.push(format!(
+            "round {round}'s works were not all added to the review (it was stopped before they were); they are added with the next round"
+        ));
+    }
+    Ok(plan)
 }
 
 /// Plan and run a round: its new works join the review as records awaiting
@@ -66,7 +89,12 @@ pub async fn snowball_run(
     }
     let lookup = citation_lookup(ctx).await?;
     let root = params.workspace.clone();
-    let ws = blocking(move || Ok::<_, CommandError>(Workspace::open(&root)?)).await?;
+    let ws = blocking(move || {
+        let ws = Workspace::open(&root)?;
+        snowball::import_unfinished_rounds(&ws)?;
+        Ok::<_, CommandError>(ws)
+    })
+    .await?;
     let plan = snowball::plan(&ws, &lookup, &params.options()).await?;
     if plan.followable() == 0 {
         let unknown: Vec<String> = plan

@@ -704,3 +704,74 @@ fn a_download_that_starts_like_a_pdf_but_does_not_open_is_not_retrieved() {
     assert_eq!(by_paper(&faleiro)["retrieved"], true, "{fetched}");
     assert!(ws.join(format!("downloads/{faleiro}.pdf")).exists());
 }
+
+#[test]
+fn a_round_killed_before_its_works_were_added_has_them_added_by_the_next_plan() {
+    let server = ScholarServer::start(ScholarFixture {
+        graph: graph(),
+        unpaywall: unpaywall(),
+        files: files(),
+        ..ScholarFixture::default()
+    })
+    .unwrap();
+    let env = server.env();
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ris = dir.path().join("search.ris");
+    std::fs::write(&ris, REVIEW_RIS).unwrap();
+    let ws = dir.path().join("review");
+    let ws_arg = ws.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = quire(args, data.path(), &env);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    run(&["import", "--into", ws_arg, ris.to_str().unwrap()]);
+    for title in [
+        "Calvin: Fast Distributed Transactions for Partitioned Database Systems",
+        "Spanner: Google's Globally-Distributed Database",
+    ] {
+        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
+        run(&["label", ws_arg, &id, "--verdict", "include"]);
+    }
+    let round = ok_json(&run(&["snowball", ws_arg, "--json"]));
+    let added = round["added"].as_u64().unwrap() as usize;
+    assert!(added > 100, "{round}");
+    let records = |ws: &Path| {
+        std::fs::read_dir(ws.join("papers"))
+            .unwrap()
+            .filter(|e| {
+                let text = std::fs::read_to_string(e.as_ref().unwrap().path().join("paper.json"))
+                    .unwrap_or_default();
+                text.contains("\"citation\"")
+            })
+            .count()
+    };
+    assert_eq!(records(&ws), added);
+
+    // The state a kill between writing the round's file and importing its
+    // works leaves: the round is on disk (its seeds followed), its works
+    // are not in the review.
+    for entry in std::fs::read_dir(ws.join("papers")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(path.join("paper.json")).unwrap_or_default();
+        if text.contains("\"citation\"") {
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+    }
+    assert_eq!(records(&ws), 0);
+
+    // The next plan adds them, once, and says nothing is left undone.
+    let plan = ok_json(&run(&["snowball", ws_arg, "--plan", "--json"]));
+    assert_eq!(records(&ws), added, "{plan}");
+    assert!(
+        !plan["notices"].to_string().contains("not all added"),
+        "{plan}"
+    );
+    run(&["snowball", ws_arg, "--plan", "--json"]);
+    assert_eq!(records(&ws), added, "imported twice");
+}

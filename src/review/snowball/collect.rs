@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::{Plan, closed_notice, round_path};
+use crate::blocking::blocking;
 use crate::records::citations::{self, DuplicateWork, FoundWork, Round};
 use crate::records::duplicates::{Known, Work};
 use crate::review::imports::{self, ImportSummary};
@@ -104,7 +105,8 @@ pub async fn run_round(
         notices.push(why);
     }
     calls.cost_usd += calls.list as f64 * LIST_USD;
-    let (records, duplicates) = sort_out(ws, finds)?;
+    let sorting = ws.clone();
+    let (records, duplicates) = blocking(move || sort_out(&sorting, finds)).await?;
     let round = Round {
         quire_citations: citations::ROUND_VERSION,
         round: plan.round,
@@ -118,14 +120,25 @@ pub async fn run_round(
         complete: complete && !plan.seeds.is_empty(),
     };
     let file = round_path(plan.round)?;
-    ws.write_json(&file, &round)?;
-    let path = ws.root().join(file.to_relative());
-    let imported: ImportSummary = imports::import_files(ws, std::slice::from_ref(&path))?;
+    // The round's file is the import's source, so it is written first; a
+    // kill before the import finishes is taken up by the next plan or round
+    // ([`super::import_unfinished_rounds`]).
+    let (writing, kept, path) = (
+        ws.clone(),
+        round.clone(),
+        ws.root().join(file.to_relative()),
+    );
+    let imported: ImportSummary = blocking(move || {
+        writing.write_json(&file, &kept)?;
+        imports::import_files(&writing, std::slice::from_ref(&path))
+    })
+    .await?;
     if let Some(failed) = imported.failed().next() {
         return Err(ReviewError::WriteFailed {
             cause: failed.error.clone().unwrap_or_default(),
         });
     }
+    let file = round_path(plan.round)?;
     let count = |d: Direction| {
         round
             .records

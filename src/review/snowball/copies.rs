@@ -104,9 +104,11 @@ fn wanted(ws: &Workspace) -> Result<Vec<PaperRecord>, ReviewError> {
 
 /// The offers for every record the review keeps without full text.
 pub async fn offers(ws: &Workspace, oa: &OpenAccess) -> Result<Vec<CopyOffer>, ReviewError> {
-    let attempts = retrievals(ws)?;
+    let reading = ws.clone();
+    let (attempts, wanted) =
+        blocking(move || Ok::<_, ReviewError>((retrievals(&reading)?, wanted(&reading)?))).await?;
     let mut out = Vec::new();
-    for paper in wanted(ws)? {
+    for paper in wanted {
         let mut offer = offer_for(&paper, oa).await;
         offer.last_attempt = attempts.get(&paper.id.0).cloned();
         out.push(offer);
@@ -190,7 +192,9 @@ pub async fn fetch(
     ingest: &IngestOptions,
     approved: &[String],
 ) -> Result<Vec<FetchOutcome>, ReviewError> {
-    let wanted = wanted(ws)?;
+    let reading = ws.clone();
+    let (wanted, mut attempts) =
+        blocking(move || Ok::<_, ReviewError>((wanted(&reading)?, retrievals(&reading)?))).await?;
     let mut chosen: Vec<&PaperRecord> = Vec::new();
     for id in approved {
         let matches: Vec<&PaperRecord> = wanted
@@ -204,7 +208,6 @@ pub async fn fetch(
             _ => return Err(ReviewError::AmbiguousPaper { id: id.clone() }),
         }
     }
-    let mut attempts = retrievals(ws)?;
     let mut outcomes = Vec::new();
     for paper in chosen {
         let offer = offer_for(paper, oa).await;

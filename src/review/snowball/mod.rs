@@ -140,6 +140,55 @@ pub fn rounds(ws: &Workspace) -> Result<Vec<Round>, ReviewError> {
     Ok(rounds)
 }
 
+/// Import again the works of every round whose file was written but whose
+/// import did not finish (the app closed or killed between the two): the
+/// round file is the import's source, so it comes first, and until its
+/// works are in the review its seeds count as followed with nothing found.
+/// Importing a file again adds only what is missing. The rounds taken up.
+pub fn import_unfinished_rounds(ws: &Workspace) -> Result<Vec<u32>, ReviewError> {
+    let have: BTreeSet<PaperId> = ws.papers()?.into_iter().map(|p| p.id).collect();
+    let mut taken_up = Vec::new();
+    for round in rounds(ws)? {
+        let missing = round
+            .records
+            .iter()
+            .any(|r| !have.contains(&super::imports::citation_paper_id(&r.openalex)));
+        if !missing {
+            continue;
+        }
+        let path = ws.root().join(round_path(round.round)?.to_relative());
+        let imported = super::imports::import_files(ws, std::slice::from_ref(&path))?;
+        if let Some(failed) = imported.failed().next() {
+            return Err(ReviewError::WriteFailed {
+                cause: failed.error.clone().unwrap_or_default(),
+            });
+        }
+        tracing::info!(
+            round = round.round,
+            added = imported.added,
+            "a round's works that were not imported are imported now"
+        );
+        taken_up.push(round.round);
+    }
+    Ok(taken_up)
+}
+
+/// Rounds whose works are not all in the review yet (see
+/// [`import_unfinished_rounds`]).
+pub fn unfinished_rounds(ws: &Workspace) -> Result<Vec<u32>, ReviewError> {
+    let have: BTreeSet<PaperId> = ws.papers()?.into_iter().map(|p| p.id).collect();
+    Ok(rounds(ws)?
+        .into_iter()
+        .filter(|round| {
+            round
+                .records
+                .iter()
+                .any(|r| !have.contains(&super::imports::citation_paper_id(&r.openalex)))
+        })
+        .map(|round| round.round)
+        .collect())
+}
+
 /// Where round `n`'s file goes.
 pub(crate) fn round_path(n: u32) -> Result<WsPath, ReviewError> {
     Ok(WsPath::parse(&format!(
