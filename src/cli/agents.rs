@@ -60,6 +60,11 @@ pub struct LabelArgs {
     score: Option<f64>,
     #[arg(long)]
     note: Option<String>,
+    /// The serve token `quire screen` printed with this paper: the label
+    /// is then one of the queue's samples for the stopping rule (without
+    /// it, the paper counts as picked by hand).
+    #[arg(long, value_name = "TOKEN")]
+    serve: Option<String>,
 }
 
 pub async fn list(args: AgentsArgs) -> Result<(), CommandError> {
@@ -175,6 +180,7 @@ pub async fn label(args: LabelArgs) -> Result<(), CommandError> {
         verdict,
         score: args.score,
         note: args.note,
+        serve: args.serve,
     })
     .await?;
     print_json(&label)

@@ -92,8 +92,15 @@ fn print_view(view: &ScreeningView, workspace: &std::path::Path) {
         if let Some(abstract_text) = &first.abstract_text {
             outln!("\n{abstract_text}");
         }
+        // The serve token makes the label one of the stopping rule's
+        // samples: the first paper only, as the queue served it.
+        let serve = view
+            .serve
+            .as_deref()
+            .map(|t| format!(" --serve {t}"))
+            .unwrap_or_default();
         outln!(
-            "\nLabel it: quire label {} {} --verdict include|maybe|exclude",
+            "\nLabel it: quire label {} {} --verdict include|maybe|exclude{serve}",
             workspace.display(),
             &first.paper[..8.min(first.paper.len())]
         );

@@ -391,6 +391,13 @@ pub struct LabelParams {
     pub verdict: Option<crate::review::Verdict>,
     pub score: Option<f64>,
     pub note: Option<String>,
+    /// The token of the queue's serve of this paper ([`ScreeningView::serve`]),
+    /// when it is labelled as the queue served it: only then is the label a
+    /// sample for the stopping criterion.
+    ///
+    /// [`ScreeningView::serve`]: crate::review::queue::ScreeningView::serve
+    #[serde(default)]
+    pub serve: Option<String>,
 }
 
 /// Record the researcher's label of a paper (`papers/<id>/label.json`); no
@@ -431,9 +438,11 @@ pub async fn label_set(params: LabelParams) -> Result<crate::review::labels::Lab
             // An unreadable screening.json must not stop a label: the label
             // then counts as picked by hand, which only weakens the
             // stopping criterion.
-            queued: crate::review::queue::served(&ws, &paper.0).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "could not read the screening order");
-                false
+            queued: params.serve.as_deref().is_some_and(|token| {
+                crate::review::queue::take_serve(&ws, &paper.0, token).unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "could not read the screening order");
+                    false
+                })
             }),
         };
         save(&ws, &paper, &label)?;

@@ -127,6 +127,9 @@ pub async fn screening_next(
         }
         if writable {
             save_ranking(&ws, &ranking)?;
+        } else {
+            // Not kept, so no label could prove it: no serve.
+            view.serve = None;
         }
         Ok(view)
     })

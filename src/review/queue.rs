@@ -11,7 +11,13 @@
 //! Beside the order stands the stopping criterion
 //! ([`crate::screening::stopping`]): how sure it is that the target share
 //! of the relevant papers has been found, from the labels given to papers
-//! the queue served.
+//! the queue served. Its samples must be the ranking's own picks, not the
+//! researcher's, or the test proves nothing: each serve names the one paper
+//! at the top of the order with a fresh token ([`Served`]), and a label is a
+//! sample only when it carries that token for that paper
+//! ([`take_serve`]), once. A list of the next papers, a search or the
+//! results table serves nothing; a label given there counts as found before
+//! any sample.
 
 use serde::{Deserialize, Serialize};
 
@@ -100,6 +106,10 @@ pub struct ScreeningView {
     /// Papers not yet labelled that hold every word searched for (when
     /// asked): for labelling a paper the researcher already knows.
     pub found: Vec<QueueItem>,
+    /// The token of this serve of `next[0]`: a label of that paper given
+    /// with it is a sample for the stopping criterion. None when nothing is
+    /// left, or when the serve could not be kept (a run holds the review).
+    pub serve: Option<String>,
 }
 
 /// Whether screening may stop: the criterion's test of "fewer than
@@ -147,6 +157,19 @@ pub struct RankingFile {
     /// before it was kept).
     #[serde(default)]
     pub stopping: Option<StoppingView>,
+    /// The paper this serve put first, and its token, until a label takes
+    /// it.
+    #[serde(default)]
+    pub serve: Option<Served>,
+}
+
+/// One serve of the queue: the paper at the top of its order, and the
+/// token a label of it must carry to be a sample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Served {
+    pub paper: String,
+    pub token: String,
 }
 
 impl StoppingView {
@@ -257,6 +280,15 @@ impl Queue {
             ranker: RANKER.to_owned(),
             stopping: stopping.clone(),
             found: Vec::new(),
+            serve: None,
+        };
+        let serve = order.first().map(|&i| Served {
+            paper: self.papers[i].id.0.clone(),
+            token: uuid::Uuid::new_v4().simple().to_string(),
+        });
+        let view = ScreeningView {
+            serve: serve.as_ref().map(|s| s.token.clone()),
+            ..view
         };
         let ranking = RankingFile {
             ranker: RANKER.to_owned(),
@@ -270,6 +302,7 @@ impl Queue {
             order: order.iter().map(|&i| self.papers[i].id.0.clone()).collect(),
             served: count,
             stopping: Some(stopping),
+            serve,
         };
         (view, ranking)
     }
@@ -370,11 +403,22 @@ pub fn load_ranking(ws: &Workspace) -> Result<Option<RankingFile>, ReviewError> 
     Ok(ws.read_json_if_any(&WsPath::parse(layout::SCREENING_FILE)?)?)
 }
 
-/// Whether `paper` is one the queue last served (one of the first papers
-/// of its saved order): a label given to it now is given in the queue's
-/// order.
-pub fn served(ws: &Workspace, paper: &str) -> Result<bool, ReviewError> {
-    Ok(load_ranking(ws)?.is_some_and(|r| r.order.iter().take(r.served).any(|id| id == paper)))
+/// Whether a label of `paper` given with `token` is one of the queue's
+/// samples: the queue's last serve put `paper` first and gave `token`. The
+/// serve is used up (a second label with it, after an undo, is none).
+pub fn take_serve(ws: &Workspace, paper: &str, token: &str) -> Result<bool, ReviewError> {
+    let Some(mut ranking) = load_ranking(ws)? else {
+        return Ok(false);
+    };
+    let matches = ranking
+        .serve
+        .as_ref()
+        .is_some_and(|s| s.paper == paper && s.token == token);
+    if matches {
+        ranking.serve = None;
+        save_ranking(ws, &ranking)?;
+    }
+    Ok(matches)
 }
 
 /// What a label teaches: kept (include or maybe), excluded, or nothing (a

@@ -201,6 +201,7 @@ async fn a_review_launched_from_the_app_runs_to_results_that_can_be_labelled_and
             verdict,
             score: None,
             note: None,
+            serve: None,
         },
         clear,
     };
@@ -486,6 +487,7 @@ async fn a_reopened_review_shows_what_was_written_behind_the_apps_back() {
         verdict: Some(Verdict::Include),
         score: Some(9.9),
         note: None,
+        serve: None,
     })
     .await
     .unwrap();

@@ -354,6 +354,7 @@ async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone
             }),
             score: None,
             note: None,
+            serve: view.serve.clone(),
         })
         .await
         .unwrap();

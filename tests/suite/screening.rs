@@ -215,7 +215,7 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
             })
             .collect()
     };
-    let label = |paper: &str, kept: bool| LabelParams {
+    let label = |paper: &str, kept: bool, serve: Option<String>| LabelParams {
         workspace: ws.clone(),
         paper: paper.to_owned(),
         verdict: Some(if kept {
@@ -225,6 +225,7 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
         }),
         score: None,
         note: None,
+        serve,
     };
     let params = ScreeningParams {
         workspace: ws.clone(),
@@ -262,14 +263,18 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
     .unwrap()
     .found;
     assert!(found.iter().any(|f| f.paper == known), "{title}: {found:?}");
-    let by_hand = label_set(label(&known, true)).await.unwrap();
+    // Even with the token of the serve it was found beside: the token is
+    // the served paper's.
+    let by_hand = label_set(label(&known, true, first.serve.clone()))
+        .await
+        .unwrap();
     assert!(!by_hand.queued);
 
     let mut view = screening_next(&ctx, params.clone()).await.unwrap();
     let mut in_queue = 0;
     while !view.stopping.met {
         let Some(next) = view.next.first() else { break };
-        let given = label_set(label(&next.paper, truth[&next.paper]))
+        let given = label_set(label(&next.paper, truth[&next.paper], view.serve.clone()))
             .await
             .unwrap();
         assert!(given.queued, "the paper the queue served");
@@ -293,4 +298,124 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
         .unwrap()
         .unwrap();
     assert_eq!(saved.stopping.as_ref(), Some(&view.stopping));
+}
+
+#[tokio::test]
+async fn labels_picked_from_a_long_list_or_with_a_used_token_are_no_samples_for_the_stopping_rule()
+{
+    // The gamed run: honest labels as the queue serves them, then a long
+    // list of the next papers and excludes hand-picked from its bottom. They
+    // teach the ranking, but they are no sample of what is left: the rule
+    // must not say stop while the includes are far from found (it said "you
+    // may stop, p = 0.012" at a true recall of 75% when any paper of the
+    // last list counted as served).
+    use quire::commands::reviews::{LabelParams, label_set};
+    use quire::commands::screening::{ScreeningParams, screening_next};
+    use quire::commands::{AppContext, AppPaths};
+    use quire::review::Verdict;
+
+    const SET: &str = "Cohen_ADHD";
+    let data = tempfile::tempdir().unwrap();
+    let ctx = AppContext::new(AppPaths::new(data.path()));
+    let csv =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/bench/synergy/{SET}.csv"));
+    let ws = data.path().join("ws");
+    quire::commands::records::records_import(
+        &ctx,
+        quire::commands::records::ImportParams {
+            workspace: ws.clone(),
+            files: vec![csv],
+        },
+    )
+    .await
+    .unwrap();
+    let truth: std::collections::HashMap<String, bool> = {
+        let records = synergy(SET);
+        let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
+        workspace
+            .papers()
+            .unwrap()
+            .into_iter()
+            .map(|p| {
+                let at = p.imported.as_ref().unwrap().position - 1;
+                (p.id.0, records[at].1)
+            })
+            .collect()
+    };
+    let includes = truth.values().filter(|k| **k).count();
+    let verdict = |paper: &str| {
+        if truth[paper] {
+            Verdict::Include
+        } else {
+            Verdict::Exclude
+        }
+    };
+    let label = |paper: &str, serve: Option<String>| LabelParams {
+        workspace: ws.clone(),
+        paper: paper.to_owned(),
+        verdict: Some(verdict(paper)),
+        score: None,
+        note: None,
+        serve,
+    };
+    let params = |count: usize| ScreeningParams {
+        workspace: ws.clone(),
+        count: Some(count),
+        question: None,
+        find: None,
+    };
+    for _ in 0..30 {
+        let view = screening_next(&ctx, params(1)).await.unwrap();
+        let next = &view.next[0];
+        let given = label_set(label(&next.paper, view.serve.clone()))
+            .await
+            .unwrap();
+        assert!(given.queued);
+    }
+    let long = screening_next(&ctx, params(400)).await.unwrap();
+    assert_eq!(long.stopping.in_order, 30);
+    // The list's token used on papers it did not put first: excludes
+    // picked from its bottom.
+    let picked: Vec<&str> = long
+        .next
+        .iter()
+        .skip(1)
+        .rev()
+        .map(|item| item.paper.as_str())
+        .filter(|paper| !truth[*paper])
+        .take(329)
+        .collect();
+    assert_eq!(picked.len(), 329);
+    for paper in picked {
+        let given = label_set(label(paper, long.serve.clone())).await.unwrap();
+        assert!(!given.queued, "a paper picked from the list's bottom");
+    }
+    let after = screening_next(&ctx, params(1)).await.unwrap();
+    let recall = after.kept as f64 / includes as f64;
+    println!(
+        "{SET}: {} labelled, {} of {includes} includes found (recall {recall:.2}): {}",
+        after.screened,
+        after.kept,
+        after.stopping.summary()
+    );
+    assert_eq!(after.stopping.in_order, 30, "{:?}", after.stopping);
+    assert!(recall < 0.95, "the gamed run found the includes anyway");
+    assert!(!after.stopping.met, "{:?}", after.stopping);
+
+    // A serve's token counts once: labelled, undone and labelled again
+    // with it, the paper is no second sample.
+    let served = after.next[0].paper.clone();
+    let first = label_set(label(&served, after.serve.clone()))
+        .await
+        .unwrap();
+    assert!(first.queued);
+    quire::review::labels::clear(
+        &quire::workspace::Workspace::open(&ws).unwrap(),
+        &quire::workspace::PaperId(served.clone()),
+    )
+    .unwrap();
+    let again = label_set(label(&served, after.serve.clone()))
+        .await
+        .unwrap();
+    assert!(!again.queued, "a used token");
 }

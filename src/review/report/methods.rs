@@ -361,6 +361,7 @@ mod tests {
             order: vec!["d".into(), "e".into()],
             served: 1,
             stopping,
+            serve: None,
         }
     }
 

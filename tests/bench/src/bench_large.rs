@@ -234,6 +234,7 @@ async fn measure(
         verdict: Some(Verdict::Exclude),
         score: Some(0.0),
         note: Some("bench".into()),
+        serve: None,
     })
     .await
     .map_err(|e| e.message)?;

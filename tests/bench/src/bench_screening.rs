@@ -96,6 +96,8 @@ pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
             }),
             score: None,
             note: None,
+            // Labelled as the queue served it.
+            serve: queue.serve.clone(),
         })
         .await
         .map_err(|e| e.message)?;

@@ -179,6 +179,10 @@ export class FakePlatform implements Platform {
 
   /** The queue as the core serves it, without the learning: unlabelled
    * readable rows in the review's order, the curve from the labels' times. */
+  /** The queue's last serve: the paper it put first and its token. */
+  private served: { paper: string; token: string } | null = null;
+  private serves = 0;
+
   screeningNext(workspace: string, count: number, question: string | null, find: string | null = null): Promise<ScreeningView> {
     this.screeningCalls.push({ workspace, count, question, find });
     const view = this.review(workspace);
@@ -213,6 +217,9 @@ export class FakePlatform implements Platform {
     const lastKept = byTime.map(kept).lastIndexOf(true);
     const sinceLastKept = byTime.length - 1 - lastKept;
     const met = labelled.length * 2 >= readable.length && sinceLastKept >= 1;
+    this.serves += 1;
+    const first = next.at(0);
+    this.served = first === undefined ? null : { paper: first.paper, token: `serve-${String(this.serves)}` };
     return Promise.resolve({
       total: readable.length,
       screened: labelled.length,
@@ -225,7 +232,7 @@ export class FakePlatform implements Platform {
       stopping: {
         target: 0.95,
         confidence: 0.95,
-        inOrder: labelled.length,
+        inOrder: labelled.filter((p) => p.label?.queued === true).length,
         p: labelled.length === 0 ? null : met ? 0.01 : 0.5,
         met,
         recallAtLeast: met ? 0.96 : labelled.length === 0 ? null : 0.6,
@@ -233,6 +240,7 @@ export class FakePlatform implements Platform {
         rule: "the fake rule",
       },
       found,
+      serve: this.served?.token ?? null,
     });
   }
 
@@ -974,10 +982,13 @@ export class FakePlatform implements Platform {
   setLabel(root: string, paper: string, label: LabelChange | null): Promise<PaperRow> {
     this.labelCalls.push({ paper, label });
     this.clock += 1000;
+    // A sample only with the token of the serve that put this paper first, once.
+    const queued = label !== null && label.serve != null && this.served?.paper === paper && this.served.token === label.serve;
+    if (queued) this.served = null;
     const saved: Label | null =
       label === null
         ? null
-        : { verdict: label.verdict ?? null, score: label.score ?? null, note: label.note ?? null, at: new Date(this.clock).toISOString() };
+        : { verdict: label.verdict ?? null, score: label.score ?? null, note: label.note ?? null, at: new Date(this.clock).toISOString(), queued };
     const view = this.review(root);
     view.papers = view.papers.map((p) => (p.id === paper ? { ...p, label: saved } : p));
     const row = view.papers.find((p) => p.id === paper);

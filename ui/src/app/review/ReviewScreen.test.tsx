@@ -1149,7 +1149,8 @@ describe("screening", () => {
     expect($("[data-testid=screen-stopping]")?.textContent).toBe(
       "Keep screening: 95% recall is not shown yet (p = 0.500; at least 60% shown found). 0 screened since the last one kept.",
     );
-    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include", score: null, note: null } });
+    // Labelled as the queue served it: with the serve's token.
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p1", label: { verdict: "include", score: null, note: null, serve: "serve-1" } });
     expect($("[data-testid=screen-abstract]")?.textContent).toBe("The abstract of p2.");
     expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3 · kept 1");
     await click("[data-testid=screen-exclude]");
@@ -1191,7 +1192,8 @@ describe("screening", () => {
     expect(platform.screeningCalls.at(-1)?.find).toBe("beta");
     expect(all("[data-testid=screen-found] li")).toHaveLength(1);
     await click("[data-testid=found-include]");
-    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p2", label: { verdict: "include", score: null, note: null } });
+    // Picked by hand: no serve's token, so no sample for the stopping rule.
+    expect(platform.labelCalls.at(-1)).toEqual({ paper: "p2", label: { verdict: "include", score: null, note: null, serve: null } });
     // Labelled, it is found no more.
     expect($("[data-testid=screen-found-none]")).not.toBeNull();
     expect($("[data-testid=screen-progress]")?.textContent).toContain("Screened 1 of 3 · kept 1");

@@ -65,12 +65,16 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
 
   const current = view?.next[0] ?? null;
 
-  /** Set or clear `paper`'s label, one change at a time, then serve the next. */
-  const change = async (paper: string, verdict: Verdict | null) => {
+  /**
+   * Set or clear `paper`'s label, one change at a time, then serve the next.
+   * `serve` is the token of the serve that put it first: only a label given
+   * with it is a sample for the stopping rule.
+   */
+  const change = async (paper: string, verdict: Verdict | null, serve: string | null = null) => {
     if (busy) return;
     setBusy(true);
     try {
-      await platform.setLabel(workspace, paper, verdict === null ? null : { verdict, score: null, note: null });
+      await platform.setLabel(workspace, paper, verdict === null ? null : { verdict, score: null, note: null, serve });
       setLast(verdict === null ? null : paper);
       onLabelled();
       await load();
@@ -82,7 +86,7 @@ export function ScreenPanel({ platform, workspace, question, onLabelled }: Scree
   };
 
   const label = async (verdict: Verdict) => {
-    if (current !== null) await change(current.paper, verdict);
+    if (current !== null) await change(current.paper, verdict, view?.serve ?? null);
   };
 
   const undo = async () => {

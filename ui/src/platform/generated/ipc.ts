@@ -624,7 +624,15 @@ export type LabelParams = { workspace: string,
 /**
  * A paper id, or a unique prefix of one.
  */
-paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, };
+paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, 
+/**
+ * The token of the queue's serve of this paper ([`ScreeningView::serve`]),
+ * when it is labelled as the queue served it: only then is the label a
+ * sample for the stopping criterion.
+ *
+ * [`ScreeningView::serve`]: crate::review::queue::ScreeningView::serve
+ */
+serve?: string | null, };
 
 /**
  * A label from the app: a verdict and/or a score, or `clear` to take the
@@ -634,7 +642,15 @@ export type PaperLabelParams = { clear: boolean, workspace: string,
 /**
  * A paper id, or a unique prefix of one.
  */
-paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, };
+paper: string, verdict?: Verdict | null, score?: number | null, note?: string | null, 
+/**
+ * The token of the queue's serve of this paper ([`ScreeningView::serve`]),
+ * when it is labelled as the queue served it: only then is the label a
+ * sample for the stopping criterion.
+ *
+ * [`ScreeningView::serve`]: crate::review::queue::ScreeningView::serve
+ */
+serve?: string | null, };
 
 export type MetaSetParams = { workspace: string, 
 /**
@@ -1007,7 +1023,13 @@ curve: Array<CurvePoint>, basis: Basis, ranker: string, stopping: StoppingView,
  * Papers not yet labelled that hold every word searched for (when
  * asked): for labelling a paper the researcher already knows.
  */
-found: Array<QueueItem>, };
+found: Array<QueueItem>, 
+/**
+ * The token of this serve of `next[0]`: a label of that paper given
+ * with it is a sample for the stopping criterion. None when nothing is
+ * left, or when the serve could not be kept (a run holds the review).
+ */
+serve: string | null, };
 
 /**
  * Whether screening may stop: the criterion's test of "fewer than
