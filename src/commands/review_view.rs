@@ -184,7 +184,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         let stale = read.as_ref().and_then(|r| verdicts.stale(r));
         let stale_reading = read.clone().filter(|_| stale.is_some());
         let (result, readings) = verdicts.shown(&ws, &record.id, read)?;
-        let label = labels::load(&ws, &record.id)?;
+        let (label, earlier_label) = verdicts.labels.split(labels::load(&ws, &record.id)?);
         let failure = match &result {
             None if record.status.is_readable() => failures::load(&ws, &record.id)?,
             _ => None,
@@ -202,6 +202,7 @@ pub async fn paper_detail(workspace: PathBuf, paper: String) -> Result<PaperDeta
         );
         paper.disagreed = readings.as_ref().is_some_and(|r| r.disagreed);
         paper.stale = stale;
+        paper.earlier_label = earlier_label;
         Ok(PaperDetail {
             paper,
             meta: record.meta.clone(),
@@ -521,7 +522,7 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
         let stale = read.as_ref().and_then(|r| verdicts.stale(r));
         let (head, readings) = verdicts.shown(ws, &record.id, read)?;
         let disagreed = readings.is_some_and(|r| r.disagreed);
-        let label = labels::load(ws, &record.id)?;
+        let (label, earlier_label) = verdicts.labels.split(labels::load(ws, &record.id)?);
         // Only a readable paper with no result can have failed: the rest
         // cost no extra file read.
         let failure = match head {
@@ -531,6 +532,7 @@ fn rows_of(ws: &Workspace, records: &[PaperRecord]) -> Result<Vec<PaperRow>, Com
         let mut row = row(record, head, label, failure);
         row.disagreed = disagreed;
         row.stale = stale;
+        row.earlier_label = earlier_label;
         Ok(row)
     })
 }
@@ -571,6 +573,7 @@ fn row(
         failure,
         disagreed: false,
         stale: None,
+        earlier_label: None,
     }
 }
 

@@ -376,6 +376,7 @@ mod tests {
             model: None,
             synthesis: None,
             labels,
+            earlier_labels: &BTreeMap::new(),
             failures: &BTreeMap::new(),
             undriven: &[],
             validation: &crate::review::validation::ValidationFile::default(),

@@ -31,9 +31,64 @@ pub struct Label {
     pub queued: bool,
 }
 
-/// The paper's label, if the researcher gave one.
+/// The paper's label, if the researcher gave one, under whatever question.
+/// What decides anything is [`Current::load`]'s.
 pub fn load(ws: &Workspace, id: &PaperId) -> Result<Option<Label>, WorkspaceError> {
     ws.read_paper_file(id, PaperFile::Label)
+}
+
+/// The labels a review counts now: those given under its question and
+/// criteria as they stand (and those from before labels kept their
+/// question). A label given under an earlier question stays the
+/// researcher's and is shown as such, but it decides nothing (PRISMA's
+/// rows, the queue's training and its stopping rule, Zotero's `screen:`
+/// tags, the exports) until it is given again. Every reader of labels
+/// reads them through this one loader.
+#[derive(Clone, Debug)]
+pub struct Current {
+    question: Option<String>,
+}
+
+impl Current {
+    /// The labels `ws` counts, by its task's question and criteria now.
+    pub fn of(ws: &Workspace) -> Result<Self, WorkspaceError> {
+        let task = ws.task()?;
+        Ok(Self {
+            question: task
+                .question
+                .as_deref()
+                .filter(|q| !q.trim().is_empty())
+                .map(|q| super::inputs::question_key(q, &task.criteria)),
+        })
+    }
+
+    /// Whether `label` counts now.
+    pub fn counts(&self, label: &Label) -> bool {
+        match (&label.question, &self.question) {
+            (Some(given), Some(now)) => given == now,
+            _ => true,
+        }
+    }
+
+    /// The paper's label, if it counts now.
+    pub fn load(&self, ws: &Workspace, id: &PaperId) -> Result<Option<Label>, WorkspaceError> {
+        Ok(load(ws, id)?.filter(|l| self.counts(l)))
+    }
+
+    /// A label as read, parted into (the label that counts now, one given
+    /// under an earlier question).
+    pub fn split(&self, label: Option<Label>) -> (Option<Label>, Option<Label>) {
+        match label {
+            Some(l) if !self.counts(&l) => (None, Some(l)),
+            other => (other, None),
+        }
+    }
+
+    /// The paper's label given under an earlier question, if that is the
+    /// one it has: kept, shown as such, counted nowhere.
+    pub fn earlier(&self, ws: &Workspace, id: &PaperId) -> Result<Option<Label>, WorkspaceError> {
+        Ok(load(ws, id)?.filter(|l| !self.counts(l)))
+    }
 }
 
 pub fn save(ws: &Workspace, id: &PaperId, label: &Label) -> Result<(), WorkspaceError> {

@@ -63,7 +63,10 @@ pub struct ReviewFiles {
     pub spec: ReviewSpec,
     pub papers: Vec<PaperRecord>,
     pub results: BTreeMap<PaperId, PaperResult>,
+    /// The researcher's labels that count now.
     pub labels: BTreeMap<PaperId, Label>,
+    /// The researcher's labels given under an earlier question.
+    pub earlier_labels: BTreeMap<PaperId, Label>,
     /// Why readable papers with no result could not be scored.
     pub failures: BTreeMap<PaperId, PaperFailure>,
     /// The steps the model could not drive in the latest run.
@@ -160,6 +163,7 @@ impl ReviewFiles {
                 .filter_map(|(paper, r)| Some((paper, r.reason.filter(|_| !r.retrieved)?)))
                 .collect(),
             labels: labels_of(ws, &papers)?,
+            earlier_labels: earlier_labels_of(ws, &papers)?,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
             validation,
@@ -226,6 +230,7 @@ impl ReviewFiles {
             model: self.model.as_deref(),
             synthesis: self.synthesis.as_deref(),
             labels: &self.labels,
+            earlier_labels: &self.earlier_labels,
             failures: &self.failures,
             undriven: &self.undriven,
             validation: &self.validation,
@@ -284,14 +289,30 @@ fn table_of(
     Ok(Some(super::table::view(ws, &kept)?))
 }
 
-/// The researcher's labels of `papers`.
+/// The researcher's labels of `papers` that count now.
 pub fn labels_of(
     ws: &Workspace,
     papers: &[PaperRecord],
 ) -> Result<BTreeMap<PaperId, Label>, WorkspaceError> {
+    let current = labels::Current::of(ws)?;
     let mut labelled = BTreeMap::new();
     for p in papers {
-        if let Some(label) = labels::load(ws, &p.id)? {
+        if let Some(label) = current.load(ws, &p.id)? {
+            labelled.insert(p.id.clone(), label);
+        }
+    }
+    Ok(labelled)
+}
+
+/// The researcher's labels of `papers` given under an earlier question.
+pub fn earlier_labels_of(
+    ws: &Workspace,
+    papers: &[PaperRecord],
+) -> Result<BTreeMap<PaperId, Label>, WorkspaceError> {
+    let current = labels::Current::of(ws)?;
+    let mut labelled = BTreeMap::new();
+    for p in papers {
+        if let Some(label) = current.earlier(ws, &p.id)? {
             labelled.insert(p.id.clone(), label);
         }
     }

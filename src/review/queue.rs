@@ -244,10 +244,13 @@ impl Queue {
         self.papers.is_empty()
     }
 
-    /// Each paper's label, as the researcher gave it.
+    /// Each paper's label that counts now ([`labels::Current`]): one given
+    /// under an earlier question neither trains the order nor samples for
+    /// the stopping rule, and the paper is served again.
     pub fn labels(&self, ws: &Workspace) -> Result<Vec<Option<Label>>, ReviewError> {
+        let current = labels::Current::of(ws)?;
         Ok(crate::blocking::on_every_core(&self.papers, |p| {
-            labels::load(ws, &p.id)
+            current.load(ws, &p.id)
         })?)
     }
 

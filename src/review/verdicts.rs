@@ -76,6 +76,8 @@ pub struct Verdicts {
     pub validation: ValidationFile,
     pub dual: Option<DualFile>,
     pub inputs: InputsFile,
+    /// The researcher's labels that count now.
+    pub labels: labels::Current,
 }
 
 impl Verdicts {
@@ -87,6 +89,7 @@ impl Verdicts {
             validation,
             dual: DualFile::load(ws)?,
             inputs,
+            labels: labels::Current::of(ws)?,
         })
     }
 
@@ -162,7 +165,7 @@ impl Verdicts {
     /// The verdict the review shows for a paper: the researcher's label,
     /// else its shown reading's; `None` when it has neither.
     pub fn of_paper(&self, ws: &Workspace, id: &PaperId) -> Result<Option<Verdict>, ReviewError> {
-        let label = labels::load(ws, id)?;
+        let label = self.labels.load(ws, id)?;
         if let Some(verdict) = label.as_ref().and_then(|l| l.verdict) {
             return Ok(Some(verdict));
         }

@@ -130,7 +130,8 @@ pub fn plan(ws: &Workspace) -> Result<Vec<Desired>, ReviewError> {
         if paper.duplicate_of.is_some() {
             continue;
         }
-        let label = labels::load(ws, &paper.id)?;
+        // A label given under an earlier question writes no `screen:` tag.
+        let label = verdicts.labels.load(ws, &paper.id)?;
         let (shown, _) = verdicts.shown(ws, &paper.id, result_of(ws, &paper.id)?)?;
         let full_text = match paper.full_text.as_ref().and_then(|id| by_id.get(id)) {
             Some(pdf) => verdicts.shown(ws, &pdf.id, result_of(ws, &pdf.id)?)?.0,

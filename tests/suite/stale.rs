@@ -114,8 +114,14 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     // The report, PRISMA and the exports say so and count none of them.
     let report = read(&ws, "report.md");
     assert!(
-        // The labelled paper is decided by its label, which stands.
-        report.contains("(of which 2 read under earlier inputs, awaiting a new reading)"),
+        // The label was given under the first question: it decides nothing
+        // now (it did decide PRISMA's rows while the report said it was not
+        // counted).
+        report.contains("(of which 3 read under earlier inputs, awaiting a new reading)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| Included | 0 (labelled include by the researcher: 0) |"),
         "{report}"
     );
     assert!(report.contains("read under earlier inputs"), "{report}");
@@ -127,8 +133,8 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     // this one: it is gone from the report until a run writes it again.
     assert!(!report.contains("## Synthesis"), "{report}");
     let flow = read(&ws, "prisma-flow.csv");
-    assert!(flow.contains("not_scored_stale,,2"), "{flow}");
-    assert!(flow.contains("\nincluded,,1"), "{flow}");
+    assert!(flow.contains("not_scored_stale,,3"), "{flow}");
+    assert!(flow.contains("\nincluded,,0"), "{flow}");
     let csv = read(&ws, "report.csv");
     let mut rows = csv::Reader::from_reader(csv.as_bytes());
     let head = rows.headers().unwrap().clone();
@@ -143,7 +149,7 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     for row in &rows {
         assert_eq!((&row[score], &row[verdict]), ("", ""), "{csv}");
     }
-    assert_eq!(rows.iter().filter(|r| &r[label] == "include").count(), 1);
+    assert_eq!(rows.iter().filter(|r| &r[label] == "include").count(), 0);
 
     // The app shows each paper as stale, its old reading apart.
     let ctx = AppContext::new(AppPaths::new(data_dir)).with_worker_exe(quire_bin());
@@ -152,9 +158,8 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     for row in &opened.first_rows.rows {
         assert!(row.stale.is_some(), "{row:?}");
         assert_eq!((row.score, row.verdict), (None, None));
-        // Only the researcher's own label shows.
-        let label = row.label.as_ref().and_then(|l| l.verdict);
-        assert_eq!((row.shown_score, row.shown_verdict), (None, label));
+        // Nothing shows: the one label was given under the first question.
+        assert_eq!((row.shown_score, row.shown_verdict), (None, None));
     }
     let paper = opened.first_rows.rows[0].id.clone();
     let detail = view::paper_detail(ws.clone(), paper).await.unwrap();
@@ -171,15 +176,34 @@ async fn a_changed_question_leaves_old_results_stale_everywhere_until_they_are_r
     let history = json_of(&history);
     assert!(history[0]["stale"].as_str().is_some(), "{history:#}");
 
-    // The label stands as the researcher's; the validation counts it for
-    // nothing under the new question, and says so.
+    // The label stays the researcher's, shown as given under an earlier
+    // question; it counts nowhere: not in the rows, not in the screening
+    // queue (the paper is served again, no label trains the order or
+    // samples for the stopping rule), and the validation says so.
     let label_row = opened
         .first_rows
         .rows
         .iter()
         .find(|r| r.id == labelled)
         .unwrap();
-    assert!(label_row.label.is_some());
+    assert!(label_row.label.is_none(), "{label_row:?}");
+    assert_eq!(
+        label_row.earlier_label.as_ref().and_then(|l| l.verdict),
+        Some(quire::review::Verdict::Include)
+    );
+    let queue = quire::commands::screening::screening_next(
+        &ctx,
+        quire::commands::screening::ScreeningParams {
+            workspace: ws.clone(),
+            count: Some(3),
+            question: None,
+            find: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!((queue.screened, queue.stopping.in_order), (0, 0));
+    assert!(queue.next.iter().any(|n| n.paper == labelled));
     assert!(
         report.contains("1 of the researcher's labels were given under an earlier question"),
         "{report}"

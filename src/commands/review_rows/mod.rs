@@ -52,7 +52,11 @@ pub struct PaperRow {
     /// dual reading).
     pub score: Option<f64>,
     pub verdict: Option<Verdict>,
+    /// The researcher's label, when it counts now.
     pub label: Option<Label>,
+    /// The researcher's label given under an earlier question: kept and
+    /// shown as such, counted nowhere (the paper is screened again).
+    pub earlier_label: Option<Label>,
     /// What the review shows, the researcher's label over the reading: what
     /// the table sorts, filters and counts by. The app applies nothing itself.
     pub shown_score: Option<f64>,

@@ -25,6 +25,7 @@ fn row(id: &str, title: &str, score: Option<f64>) -> PaperRow {
         failure: None,
         disagreed: false,
         stale: None,
+        earlier_label: None,
     }
 }
 

@@ -95,7 +95,7 @@ fn validation_sentence(a: &Assessment) -> String {
 /// The paragraph.
 pub(super) fn methods_paragraph(data: &ReportData<'_>) -> String {
     let flow = data.flow();
-    let assessment = assess(data.results, data.labels, data.validation);
+    let assessment = assess(data.results, &data.every_label(), data.validation);
     let by_citation = flow.citations.identified - flow.citations.duplicates;
     let mut found = match flow.from_databases + by_citation {
         0 => format!("files found: {}", flow.identified),

@@ -33,8 +33,14 @@ pub struct ReportData<'a> {
     pub model: Option<&'a str>,
     /// The writer agent's synthesis section, Markdown.
     pub synthesis: Option<&'a str>,
-    /// The researcher's own labels, which the report marks.
+    /// The researcher's own labels that count now ([`labels::Current`]),
+    /// which the report marks.
+    ///
+    /// [`labels::Current`]: crate::review::labels::Current
     pub labels: &'a BTreeMap<PaperId, Label>,
+    /// Labels given under an earlier question: kept, counted nowhere (the
+    /// validation says how many).
+    pub earlier_labels: &'a BTreeMap<PaperId, Label>,
     /// Why readable papers with no result could not be scored.
     pub failures: &'a BTreeMap<PaperId, PaperFailure>,
     /// The steps the model could not drive as an agent (agent engine).
@@ -61,6 +67,19 @@ pub struct ReportData<'a> {
     /// Why a kept record's open copy could not be fetched, by paper id: its
     /// last failed attempt.
     pub not_retrieved: &'a BTreeMap<String, String>,
+}
+
+impl ReportData<'_> {
+    /// Every label the researcher gave, under this question or an earlier
+    /// one: what the validation is given, as it counts the earlier ones
+    /// itself (to say they were not counted).
+    pub fn every_label(&self) -> BTreeMap<PaperId, Label> {
+        self.labels
+            .iter()
+            .chain(self.earlier_labels)
+            .map(|(id, label)| (id.clone(), label.clone()))
+            .collect()
+    }
 }
 
 /// PRISMA-style flow counts.
@@ -352,6 +371,7 @@ pub(crate) mod tests {
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
+            earlier_labels: &BTreeMap::new(),
             failures: &failures,
             undriven: &[],
             validation: &ValidationFile::default(),
@@ -466,6 +486,7 @@ pub(crate) mod tests {
                 model: None,
                 synthesis: None,
                 labels: &BTreeMap::new(),
+                earlier_labels: &BTreeMap::new(),
                 failures: &BTreeMap::new(),
                 undriven: &[],
                 validation: &ValidationFile::default(),

@@ -445,6 +445,7 @@ mod tests {
             model: None,
             synthesis: None,
             labels: &BTreeMap::new(),
+            earlier_labels: &BTreeMap::new(),
             failures: &BTreeMap::new(),
             undriven: &[],
             validation: &crate::review::validation::ValidationFile::default(),

@@ -8,7 +8,7 @@ use crate::review::validation::{Assessment, MoreLabels, Range, assess, kappa_tex
 
 /// Append the section.
 pub(super) fn validation_section(md: &mut String, data: &ReportData<'_>) {
-    let assessment = assess(data.results, data.labels, data.validation);
+    let assessment = assess(data.results, &data.every_label(), data.validation);
     md.push_str(&validation_markdown(&assessment, data));
 }
 

@@ -1489,6 +1489,7 @@ export function newReview(root: string, title: string, folder: string): FakeRevi
     failure: null,
     disagreed: false,
     stale: null,
+    earlierLabel: null,
   });
   return {
     root,

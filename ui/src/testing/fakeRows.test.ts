@@ -17,6 +17,7 @@ function row(id: string, p: Partial<PaperRow> = {}): PaperRow {
     imported: null,
     disagreed: false,
     stale: null,
+    earlierLabel: null,
     ocr: false,
     duplicates: 0,
     fullText: null,

@@ -77,6 +77,7 @@ impl Coverage {
         slot: Slot,
     ) -> Result<Self, WorkspaceError> {
         let mut coverage = Self::default();
+        let current = labels::Current::of(ws)?;
         for paper in ws.papers()? {
             if !paper.status.is_readable() {
                 *coverage
@@ -93,7 +94,7 @@ impl Coverage {
             if valid {
                 coverage.done.insert(paper.id.clone());
             }
-            if labels::load(ws, &paper.id).ok().flatten().is_some() {
+            if current.load(ws, &paper.id).ok().flatten().is_some() {
                 coverage.labelled += 1;
             }
             coverage.readable.insert(paper.id.clone(), paper);

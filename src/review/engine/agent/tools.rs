@@ -356,6 +356,7 @@ impl Tool for ReadResults {
                     .cloned()
                     .collect()
             };
+            let current = labels::Current::of(&domain.ws)?;
             let mut rows = Vec::new();
             for paper in done {
                 let Some(result) = domain
@@ -364,7 +365,7 @@ impl Tool for ReadResults {
                 else {
                     continue;
                 };
-                let label = labels::load(&domain.ws, &paper.id)?;
+                let label = current.load(&domain.ws, &paper.id)?;
                 rows.push((paper, result, label));
             }
             rows.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.id.cmp(&b.0.id)));

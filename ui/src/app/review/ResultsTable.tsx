@@ -158,6 +158,16 @@ export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, b
                         {row.label?.verdict != null && " ✎"}
                       </span>
                     )}
+                    {row.label === null && row.earlierLabel?.verdict != null && (
+                      <span
+                        class="stale"
+                        data-testid="earlier-label"
+                        title="Your label, given under an earlier question: kept, but counted nowhere until you label the paper again"
+                      >
+                        {" "}
+                        your {row.earlierLabel.verdict} (earlier question)
+                      </span>
+                    )}
                   </span>
                   <span role="gridcell" class="col-status">
                     {row.stale !== null ? (

@@ -645,6 +645,7 @@ describe("a review whose inputs changed", () => {
     const rows = all("[data-testid=result-row]");
     expect(rows.map((r) => r.querySelector(".col-status")?.textContent)).toEqual(["stale", "stale", "stale"]);
     expect(rows.every((r) => r.querySelector(".verdict") === null)).toBe(true);
+    expect($("[data-testid=earlier-label]")).toBeNull();
     await act(() => {
       (rows[0] as HTMLElement).click();
     });
@@ -653,6 +654,23 @@ describe("a review whose inputs changed", () => {
     expect($("[data-testid=pane-score]")).toBeNull();
     await click("[data-testid=read-stale]");
     expect(platform.launches.at(-1)).toMatchObject({ question: "How are query plans optimised?", engine: "offline" });
+  });
+});
+
+describe("a label given under an earlier question", () => {
+  it("is shown as such, and is no verdict", async () => {
+    await runToResults();
+    const view = platform.reviews.get(ROOT);
+    if (view === undefined) throw new Error("no review");
+    view.papers = view.papers.map((p, i) =>
+      i === 0 ? { ...p, label: null, earlierLabel: { verdict: "include", score: null, note: null, at: "2026-12-01T10:00:00.000Z" } } : p,
+    );
+    await click("[data-testid=back]");
+    await click("[data-testid=recent-open]");
+    const marks = all("[data-testid=earlier-label]");
+    expect(marks).toHaveLength(1);
+    expect(marks[0]?.textContent).toContain("your include (earlier question)");
+    expect(marks[0]?.getAttribute("title")).toContain("counted nowhere");
   });
 });
 

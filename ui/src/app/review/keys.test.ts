@@ -16,6 +16,7 @@ const paper: PaperRow = {
   ocr: false,
   disagreed: false,
   stale: null,
+  earlierLabel: null,
   duplicates: 0,
   fullText: null,
   fullTextOf: null,

@@ -229,7 +229,16 @@ fullTextOf: string | null,
  * The engine's reading (by the applied cut-offs, reconciled under
  * dual reading).
  */
-score: number | null, verdict: Verdict | null, label: Label | null, 
+score: number | null, verdict: Verdict | null, 
+/**
+ * The researcher's label, when it counts now.
+ */
+label: Label | null, 
+/**
+ * The researcher's label given under an earlier question: kept and
+ * shown as such, counted nowhere (the paper is screened again).
+ */
+earlierLabel: Label | null, 
 /**
  * What the review shows, the researcher's label over the reading: what
  * the table sorts, filters and counts by. The app applies nothing itself.
