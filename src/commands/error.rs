@@ -136,7 +136,7 @@ impl From<IndexError> for CommandError {
 impl From<LlmError> for CommandError {
     fn from(e: LlmError) -> Self {
         let kind = match e {
-            LlmError::Auth { .. } => ErrorKind::ModelSetup,
+            LlmError::Auth { .. } | LlmError::Config(_) => ErrorKind::ModelSetup,
             _ => ErrorKind::ModelServer,
         };
         Self::new(kind, e.code(), e.to_string())

@@ -61,6 +61,12 @@ impl RunModel {
     /// [`RunModel::prepare`] for a profile already resolved.
     pub async fn from_resolved(resolved: ResolvedModel, caps: &Caps) -> Result<Self, CommandError> {
         let key = resolved.key.as_ref().map(|k| &k.0);
+        // Every key resolvable before anything is sent (a pool server's own
+        // key variable unset refuses the run), and where keys go said once.
+        let keys = resolved.settings.endpoint_keys(key)?;
+        for notice in resolved.settings.key_exposure(&keys, key) {
+            warn_once(format!("profile {}: {notice}", resolved.profile));
+        }
         let mut settings = if resolved.settings.pool.is_empty() {
             resolved.settings
         } else {

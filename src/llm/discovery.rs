@@ -77,38 +77,47 @@ pub async fn check_endpoints(
     settings: &ModelSettings,
     key: Option<&ApiKey>,
 ) -> Vec<(EndpointCheck, Vec<String>)> {
-    let asks = settings.endpoints().into_iter().map(|one| async move {
-        let endpoint = super::pool::endpoint_label(&one.base_url);
-        match list_models(&one, key).await {
-            Ok(models) => {
-                let serves = models.iter().any(|m| m == &one.model);
-                let problem = (!serves).then(|| {
-                    let listed = if models.is_empty() {
-                        "no models".to_owned()
-                    } else {
-                        models.join(", ")
+    // Each server is asked with its own key; one whose key cannot be had is
+    // asked with none (it says so if it needs one).
+    let keys = settings
+        .endpoint_keys(key)
+        .unwrap_or_else(|_| vec![None; settings.endpoints().len()]);
+    let asks = settings
+        .endpoints()
+        .into_iter()
+        .zip(keys)
+        .map(|(one, key)| async move {
+            let endpoint = super::pool::endpoint_label(&one.base_url);
+            match list_models(&one, key.as_ref()).await {
+                Ok(models) => {
+                    let serves = models.iter().any(|m| m == &one.model);
+                    let problem = (!serves).then(|| {
+                        let listed = if models.is_empty() {
+                            "no models".to_owned()
+                        } else {
+                            models.join(", ")
+                        };
+                        format!("serves {listed}, not {}", one.model)
+                    });
+                    let check = EndpointCheck {
+                        endpoint,
+                        reached: true,
+                        serves,
+                        problem,
                     };
-                    format!("serves {listed}, not {}", one.model)
-                });
-                let check = EndpointCheck {
-                    endpoint,
-                    reached: true,
-                    serves,
-                    problem,
-                };
-                (check, models)
+                    (check, models)
+                }
+                Err(e) => {
+                    let check = EndpointCheck {
+                        endpoint,
+                        reached: false,
+                        serves: false,
+                        problem: Some(e.to_string()),
+                    };
+                    (check, Vec::new())
+                }
             }
-            Err(e) => {
-                let check = EndpointCheck {
-                    endpoint,
-                    reached: false,
-                    serves: false,
-                    problem: Some(e.to_string()),
-                };
-                (check, Vec::new())
-            }
-        }
-    });
+        });
     futures_util::future::join_all(asks).await
 }
 

@@ -43,6 +43,10 @@ pub enum LlmError {
         "the model server counted {read} prompt tokens (Quire's estimate: about {sent}), which fill the {window}-token context it serves and leave no room for the answer. The part is sent again in smaller pieces, and later prompts are sized by the server's own count"
     )]
     PromptFilled { sent: u64, read: u64, window: u32 },
+    /// Not sent: the profile cannot be used as configured (a pool server's
+    /// key variable that is not set).
+    #[error("{0}")]
+    Config(String),
 }
 
 fn retry_note(after: &Option<Duration>) -> String {
@@ -68,6 +72,7 @@ impl LlmError {
             Self::OverBudget(_) => "over_budget",
             Self::PromptCut { .. } => "prompt_cut",
             Self::PromptFilled { .. } => "prompt_filled",
+            Self::Config(_) => "config",
         }
     }
 

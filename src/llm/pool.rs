@@ -54,12 +54,17 @@ impl Endpoints {
     }
 
     /// One HTTP provider for each endpoint of `settings`: its `base_url`,
-    /// then its pool, all with `key`.
+    /// then its pool, each with its key ([`ModelSettings::endpoint_keys`]:
+    /// the profile's `key` unless a server names its own).
     pub fn connect(settings: &ModelSettings, key: Option<&ApiKey>) -> Result<Self, LlmError> {
+        let keys = settings
+            .endpoint_keys(key)
+            .map_err(|e| LlmError::Config(e.to_string()))?;
         let providers = settings
             .endpoints()
             .into_iter()
-            .map(|one| Ok(HttpProvider::new(one, key.cloned())? as Arc<dyn Provider>))
+            .zip(keys)
+            .map(|(one, key)| Ok(HttpProvider::new(one, key)? as Arc<dyn Provider>))
             .collect::<Result<Vec<_>, LlmError>>()?;
         Ok(Self::new(settings.clone(), providers))
     }

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::secrets::ApiKey;
+
 /// The file name of the settings inside the config folder.
 pub const SETTINGS_FILE: &str = "models.toml";
 
@@ -69,7 +71,8 @@ pub struct ModelSettings {
 }
 
 /// One more endpoint of a profile's pool. It serves the profile's model, with
-/// the profile's protocol and key.
+/// the profile's protocol, and the profile's key unless it names its own:
+/// every server of a pool is sent the key it is given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -78,6 +81,10 @@ pub struct PoolEndpoint {
     /// At most this many requests in flight here; `None`: the profile's.
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// The environment variable holding this server's own API key; `None`:
+    /// it gets the profile's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
 }
 
 impl Default for ModelSettings {
@@ -161,15 +168,102 @@ impl ModelSettings {
             .into_iter()
             .filter(|one| keep(&one.base_url));
         let first = kept.next()?;
+        let own_key = |url: &str| {
+            self.pool
+                .iter()
+                .find(|m| m.base_url == url)
+                .and_then(|m| m.api_key_env.clone())
+        };
+        // A pool member put in `base_url`'s place keeps its own key: its
+        // variable becomes the profile's (read first, as a profile's is).
+        let api_key_env = if first.base_url == self.base_url {
+            self.api_key_env.clone()
+        } else {
+            own_key(&first.base_url).or(self.api_key_env.clone())
+        };
         Some(ModelSettings {
             pool: kept
                 .map(|one| PoolEndpoint {
+                    api_key_env: own_key(&one.base_url),
                     base_url: one.base_url,
                     concurrency: Some(one.concurrency),
                 })
                 .collect(),
+            api_key_env,
             ..first
         })
+    }
+
+    /// The key each endpoint is sent, in the order of [`Self::endpoints`]:
+    /// `base_url` the profile's (its `api_key_env` when set, else
+    /// `profile_key`, which was resolved from it or the secret store); a
+    /// pool member its own `api_key_env`'s when it names one (refused when
+    /// that variable is not set: the profile's key is not sent in its
+    /// place), else the profile's.
+    pub fn endpoint_keys(
+        &self,
+        profile_key: Option<&ApiKey>,
+    ) -> Result<Vec<Option<ApiKey>>, SettingsError> {
+        let from_env = |var: &str| {
+            std::env::var(var)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+                .map(ApiKey::new)
+        };
+        let base = self
+            .api_key_env
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .and_then(from_env)
+            .or_else(|| profile_key.cloned());
+        let mut keys = vec![base];
+        for member in &self.pool {
+            keys.push(match member.api_key_env.as_deref() {
+                Some(var) => Some(from_env(var).ok_or_else(|| {
+                    SettingsError::Invalid(format!(
+                        "the pool endpoint {} takes its key from {var}, which is not set",
+                        super::pool::endpoint_label(&member.base_url)
+                    ))
+                })?),
+                None => profile_key.cloned(),
+            });
+        }
+        Ok(keys)
+    }
+
+    /// What a researcher should know of where the keys go: each endpoint a
+    /// key is sent to over plain HTTP at a host that is not this machine
+    /// (anyone on the way can read it), and the pool's servers sent the
+    /// profile's own key.
+    pub fn key_exposure(
+        &self,
+        keys: &[Option<ApiKey>],
+        profile_key: Option<&ApiKey>,
+    ) -> Vec<String> {
+        let mut said = Vec::new();
+        let endpoints = self.endpoints();
+        for (one, key) in endpoints.iter().zip(keys) {
+            if key.is_some() && plain_http_off_machine(&one.base_url) {
+                said.push(format!(
+                    "an API key goes over plain HTTP to {}: anyone on the network between can read it; use https",
+                    super::pool::endpoint_label(&one.base_url)
+                ));
+            }
+        }
+        let sharing: Vec<String> = endpoints
+            .iter()
+            .zip(keys)
+            .skip(1)
+            .filter(|(_, key)| key.is_some() && key.as_ref() == profile_key)
+            .map(|(one, _)| super::pool::endpoint_label(&one.base_url))
+            .collect();
+        if profile_key.is_some() && !sharing.is_empty() {
+            said.push(format!(
+                "the profile's API key is sent to every server of its pool ({}); give a server a key of its own with api_key_env",
+                sharing.join(", ")
+            ));
+        }
+        said
     }
 
     /// Requests in flight across every endpoint at most.
@@ -223,6 +317,26 @@ impl ModelSettings {
         }
         Ok(())
     }
+}
+
+/// Whether `url` is plain HTTP to a host other than this machine.
+fn plain_http_off_machine(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    if parsed.scheme() != "http" {
+        return false;
+    }
+    let host = parsed
+        .host_str()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    !loopback
 }
 
 fn seconds(value: f64) -> Duration {
@@ -364,6 +478,95 @@ impl SettingsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pooled(base: &str, members: &[(&str, Option<&str>)]) -> ModelSettings {
+        ModelSettings {
+            base_url: base.into(),
+            model: "m".into(),
+            pool: members
+                .iter()
+                .map(|(url, env)| PoolEndpoint {
+                    base_url: (*url).into(),
+                    concurrency: None,
+                    api_key_env: env.map(Into::into),
+                })
+                .collect(),
+            ..ModelSettings::default()
+        }
+    }
+
+    #[test]
+    fn a_pool_server_gets_its_own_key_or_the_profiles_and_an_unset_own_key_is_refused() {
+        let profile = ApiKey::new("sk-profile");
+        let shared = pooled("https://a.example/v1", &[("https://b.example/v1", None)]);
+        let keys = shared.endpoint_keys(Some(&profile)).unwrap();
+        assert_eq!(keys, [Some(profile.clone()), Some(profile.clone())]);
+        let own = pooled(
+            "https://a.example/v1",
+            &[(
+                "https://b.example/v1",
+                Some("QUIRE_SURELY_UNSET_KEY_VARIABLE"),
+            )],
+        );
+        let refused = own.endpoint_keys(Some(&profile)).unwrap_err().to_string();
+        assert!(
+            refused.contains("QUIRE_SURELY_UNSET_KEY_VARIABLE"),
+            "{refused}"
+        );
+        assert!(refused.contains("https://b.example/v1"), "{refused}");
+    }
+
+    #[test]
+    fn where_keys_go_is_said_plain_http_off_this_machine_and_a_shared_key() {
+        let profile = ApiKey::new("sk-profile");
+        let pool = pooled(
+            "http://localhost:8000/v1",
+            &[
+                ("http://gpu-2:8000/v1", None),
+                ("https://gpu-3.example/v1", None),
+            ],
+        );
+        let keys = pool.endpoint_keys(Some(&profile)).unwrap();
+        let said = pool.key_exposure(&keys, Some(&profile));
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(
+            said[0].contains("plain HTTP to http://gpu-2:8000/v1"),
+            "{said:?}"
+        );
+        assert!(
+            said[1].contains("sent to every server of its pool")
+                && said[1].contains("http://gpu-2:8000/v1, https://gpu-3.example/v1"),
+            "{said:?}"
+        );
+        // No key, nothing to say; loopback over http is this machine.
+        assert!(pool.key_exposure(&[None, None, None], None).is_empty());
+        let local = pooled("http://127.0.0.1:8000/v1", &[]);
+        assert!(
+            local
+                .key_exposure(&[Some(profile.clone())], Some(&profile))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_pool_member_put_in_base_urls_place_keeps_its_own_key() {
+        let pool = pooled(
+            "https://a.example/v1",
+            &[
+                ("https://b.example/v1", Some("B_KEY")),
+                ("https://c.example/v1", None),
+            ],
+        );
+        let kept = pool
+            .keep_endpoints(|url| url != "https://a.example/v1")
+            .unwrap();
+        assert_eq!(kept.base_url, "https://b.example/v1");
+        assert_eq!(kept.api_key_env.as_deref(), Some("B_KEY"));
+        assert_eq!(kept.pool.len(), 1);
+        assert_eq!(kept.pool[0].api_key_env, None);
+        let all = pool.keep_endpoints(|_| true).unwrap();
+        assert_eq!(all.pool[0].api_key_env.as_deref(), Some("B_KEY"));
+    }
 
     #[test]
     fn reads_profiles_with_defaults_and_rejects_typos() {

@@ -182,3 +182,63 @@ async fn a_review_over_a_pool_keeps_papers_together_rests_a_broken_replica_and_n
         second.stats().peak_in_flight
     );
 }
+
+#[tokio::test]
+async fn each_server_of_a_pool_gets_its_own_key_when_it_names_one_and_an_unset_one_sends_nothing() {
+    let (first, second) = (
+        replica(ServerOptions::default()).await,
+        replica(ServerOptions::default()).await,
+    );
+    let pool = format!(
+        "api_key_env = \"QUIRE_TEST_PROFILE_KEY\"\n\
+         [[profiles.scripted.pool]]\nbase_url = \"{}\"\napi_key_env = \"QUIRE_TEST_SECOND_KEY\"\n",
+        second.base_url()
+    );
+    let config = scripted_config(&first.base_url(), &pool);
+    let data = tempfile::tempdir().unwrap();
+    let folder = folder_of(&dev_pdfs("databases", 2));
+    let review = |keys: &[(&str, &str)]| {
+        let mut command = super::support::quire_command(config.path(), data.path());
+        command
+            .args(["review", "--engine", "agent", "--approve", "-q", QUESTION])
+            .arg(folder.path())
+            .envs(keys.iter().copied());
+        tokio::process::Command::from(command)
+    };
+
+    // The second server's key variable unset: refused before anything is
+    // sent, rather than the profile's key sent in its place.
+    let refused = review(&[("QUIRE_TEST_PROFILE_KEY", "sk-profile-key")])
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("QUIRE_TEST_SECOND_KEY"), "{said}");
+    assert!(first.requests().is_empty() && second.requests().is_empty());
+
+    let keys = [
+        ("QUIRE_TEST_PROFILE_KEY", "sk-profile-key"),
+        ("QUIRE_TEST_SECOND_KEY", "sk-second-key"),
+    ];
+    for _ in 0..2 {
+        // The first run shows the protocol; the second reads.
+        review(&keys).output().await.unwrap();
+    }
+    let bearers = |server: &ScriptedServer| -> BTreeSet<String> {
+        server
+            .requests()
+            .iter()
+            .filter_map(|r| r.header("authorization").map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(
+        bearers(&first),
+        BTreeSet::from(["Bearer sk-profile-key".to_owned()])
+    );
+    assert_eq!(
+        bearers(&second),
+        BTreeSet::from(["Bearer sk-second-key".to_owned()]),
+        "the second server got another key than its own"
+    );
+}

@@ -164,6 +164,7 @@ describe("language model settings", () => {
     for (let i = 0; i < 4; i++) await add();
     await type("pool_url_0", "http://gpu-2:8000/v1");
     await type("pool_concurrency_0", "16");
+    await type("pool_key_env_0", "GPU2_API_KEY");
     await type("pool_url_1", "http://gpu-3:8000/v1");
     await type("pool_url_2", "http://gpu-4:8000/v1");
     // The fourth row is left empty, then the third removed: neither is saved.
@@ -173,8 +174,8 @@ describe("language model settings", () => {
     await submit();
 
     expect(platform.saved.at(-1)?.settings.pool).toEqual([
-      { base_url: "http://gpu-2:8000/v1", concurrency: 16 },
-      { base_url: "http://gpu-3:8000/v1", concurrency: null },
+      { base_url: "http://gpu-2:8000/v1", concurrency: 16, api_key_env: "GPU2_API_KEY" },
+      { base_url: "http://gpu-3:8000/v1", concurrency: null, api_key_env: null },
     ]);
     const check = $("[data-testid=pool-check]")?.textContent ?? "";
     expect(check).toContain("2 of 3 servers serve this model.");

@@ -21,7 +21,8 @@ export function PoolFields(props: {
       <small class="field__hint">
         For replicas of one model (vLLM, llama.cpp, Ray Serve routes). Calls go to the least busy server; a paper&rsquo;s
         parts stay on one; a server that fails three calls in a row rests {Math.round(props.cooldownSecs)} s. A router or
-        a LiteLLM proxy in front of them is one address above instead.
+        a LiteLLM proxy in front of them is one address above instead. Every server is sent the profile&rsquo;s API key,
+        unless you name the environment variable holding a key of its own.
       </small>
       {pool.map((member, index) => (
         <div class="field-row pool__member" key={index}>
@@ -52,6 +53,19 @@ export function PoolFields(props: {
               }}
             />
           </label>
+          <label class="field">
+            <span>Its own key (variable)</span>
+            <input
+              name={`pool_key_env_${index}`}
+              type="text"
+              placeholder="the profile's key"
+              value={member.api_key_env ?? ""}
+              onInput={(e) => {
+                const name = e.currentTarget.value.trim();
+                replace(index, { ...member, api_key_env: name === "" ? null : name });
+              }}
+            />
+          </label>
           <button
             type="button"
             class="button"
@@ -69,7 +83,7 @@ export function PoolFields(props: {
         class="button"
         data-testid="pool-add"
         onClick={() => {
-          onChange([...pool, { base_url: "", concurrency: null }]);
+          onChange([...pool, { base_url: "", concurrency: null, api_key_env: null }]);
         }}
       >
         Add a server

@@ -1651,13 +1651,19 @@ pool_cooldown_secs: number, };
 
 /**
  * One more endpoint of a profile's pool. It serves the profile's model, with
- * the profile's protocol and key.
+ * the profile's protocol, and the profile's key unless it names its own:
+ * every server of a pool is sent the key it is given.
  */
 export type PoolEndpoint = { base_url: string, 
 /**
  * At most this many requests in flight here; `None`: the profile's.
  */
-concurrency: number | null, };
+concurrency: number | null, 
+/**
+ * The environment variable holding this server's own API key; `None`:
+ * it gets the profile's key.
+ */
+api_key_env?: string | null, };
 
 /**
  * What one endpoint of a profile said when asked what it serves.
