@@ -146,6 +146,7 @@ impl ReviewFiles {
         let dual = verdicts.show_all(ws, &mut results)?;
         let validation = verdicts.validation;
         let table = table_of(ws, &papers, &results)?;
+        let (labels, earlier_labels) = labels_parted(ws, &papers)?;
         let mut asks: Vec<_> = super::ask::history(ws)?
             .into_iter()
             .filter(|a| a.in_report)
@@ -162,8 +163,8 @@ impl ReviewFiles {
                 .into_iter()
                 .filter_map(|(paper, r)| Some((paper, r.reason.filter(|_| !r.retrieved)?)))
                 .collect(),
-            labels: labels_of(ws, &papers)?,
-            earlier_labels: earlier_labels_of(ws, &papers)?,
+            labels,
+            earlier_labels,
             failures: super::failures::of_unscored(ws, &papers, &results)?,
             synthesis: synthesis_of(ws, spec.engine),
             validation,
@@ -294,29 +295,30 @@ pub fn labels_of(
     ws: &Workspace,
     papers: &[PaperRecord],
 ) -> Result<BTreeMap<PaperId, Label>, WorkspaceError> {
-    let current = labels::Current::of(ws)?;
-    let mut labelled = BTreeMap::new();
-    for p in papers {
-        if let Some(label) = current.load(ws, &p.id)? {
-            labelled.insert(p.id.clone(), label);
-        }
-    }
-    Ok(labelled)
+    Ok(labels_parted(ws, papers)?.0)
 }
 
-/// The researcher's labels of `papers` given under an earlier question.
-pub fn earlier_labels_of(
+/// Labels by paper.
+type LabelsOf = BTreeMap<PaperId, Label>;
+
+/// The researcher's labels of `papers`, parted into those that count now
+/// and those given under an earlier question ([`labels::Current`]).
+pub fn labels_parted(
     ws: &Workspace,
     papers: &[PaperRecord],
-) -> Result<BTreeMap<PaperId, Label>, WorkspaceError> {
+) -> Result<(LabelsOf, LabelsOf), WorkspaceError> {
     let current = labels::Current::of(ws)?;
-    let mut labelled = BTreeMap::new();
+    let (mut now, mut earlier) = (BTreeMap::new(), BTreeMap::new());
     for p in papers {
-        if let Some(label) = current.earlier(ws, &p.id)? {
-            labelled.insert(p.id.clone(), label);
+        let (counts, before) = current.split(labels::load(ws, &p.id)?);
+        if let Some(label) = counts {
+            now.insert(p.id.clone(), label);
+        }
+        if let Some(label) = before {
+            earlier.insert(p.id.clone(), label);
         }
     }
-    Ok(labelled)
+    Ok((now, earlier))
 }
 
 /// The writer agent's synthesis, for agent reviews that have one.

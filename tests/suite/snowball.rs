@@ -635,6 +635,67 @@ fn a_spent_allowance_stops_the_round_and_keeps_what_was_found() {
     );
 }
 
+/// A review of [`REVIEW_RIS`] against the fixture `files`, with Calvin and
+/// Spanner labelled include (the seeds), for the tests that start from a
+/// round: the server, the folders, and the review's workspace.
+struct SeededReview {
+    server: ScholarServer,
+    data: tempfile::TempDir,
+    _dir: tempfile::TempDir,
+    ws: std::path::PathBuf,
+}
+
+impl SeededReview {
+    fn start(files: HashMap<String, Hosted>) -> Self {
+        let server = ScholarServer::start(ScholarFixture {
+            graph: graph(),
+            unpaywall: unpaywall(),
+            files,
+            ..ScholarFixture::default()
+        })
+        .unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ris = dir.path().join("search.ris");
+        std::fs::write(&ris, REVIEW_RIS).unwrap();
+        let review = Self {
+            server,
+            data,
+            ws: dir.path().join("review"),
+            _dir: dir,
+        };
+        review.run(&["import", "--into", review.ws_arg(), ris.to_str().unwrap()]);
+        review.include("Calvin: Fast Distributed Transactions for Partitioned Database Systems");
+        review.include("Spanner: Google's Globally-Distributed Database");
+        review
+    }
+
+    fn ws_arg(&self) -> &str {
+        self.ws.to_str().unwrap()
+    }
+
+    /// `quire ARGS`, which must succeed.
+    fn run(&self, args: &[&str]) -> Output {
+        let out = quire(args, self.data.path(), &self.server.env());
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Label the paper titled `title` include; its id.
+    fn include(&self, title: &str) -> String {
+        let id = paper_titled(&self.ws, title)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        self.run(&["label", self.ws_arg(), &id, "--verdict", "include"]);
+        id
+    }
+}
+
 #[test]
 fn a_download_that_starts_like_a_pdf_but_does_not_open_is_not_retrieved() {
     // Harding's host serves a file with a PDF's first bytes and nothing a
@@ -644,42 +705,13 @@ fn a_download_that_starts_like_a_pdf_but_does_not_open_is_not_retrieved() {
         "harding.pdf".to_owned(),
         Hosted::Bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog".repeat(40)),
     );
-    let server = ScholarServer::start(ScholarFixture {
-        graph: graph(),
-        unpaywall: unpaywall(),
-        files,
-        ..ScholarFixture::default()
-    })
-    .unwrap();
-    let env = server.env();
-    let data = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let ris = dir.path().join("search.ris");
-    std::fs::write(&ris, REVIEW_RIS).unwrap();
-    let ws = dir.path().join("review");
-    let ws_arg = ws.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let out = quire(args, data.path(), &env);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
-    run(&["import", "--into", ws_arg, ris.to_str().unwrap()]);
-    let include = |title: &str| {
-        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
-        run(&["label", ws_arg, &id, "--verdict", "include"]);
-        id
-    };
-    include("Calvin: Fast Distributed Transactions for Partitioned Database Systems");
-    include("Spanner: Google's Globally-Distributed Database");
-    run(&["snowball", ws_arg, "--json"]);
-    let harding = include("An evaluation of distributed concurrency control");
-    let faleiro = include("Rethinking serializable multiversion concurrency control");
+    let review = SeededReview::start(files);
+    let (ws, ws_arg) = (&review.ws, review.ws_arg());
+    review.run(&["snowball", ws_arg, "--json"]);
+    let harding = review.include("An evaluation of distributed concurrency control");
+    let faleiro = review.include("Rethinking serializable multiversion concurrency control");
 
-    let fetched = ok_json(&run(&[
+    let fetched = ok_json(&review.run(&[
         "snowball", ws_arg, "--fetch", &harding, "--fetch", &faleiro, "--json",
     ]));
     let by_paper = |p: &str| {
@@ -707,37 +739,9 @@ fn a_download_that_starts_like_a_pdf_but_does_not_open_is_not_retrieved() {
 
 #[test]
 fn a_round_killed_before_its_works_were_added_has_them_added_by_the_next_plan() {
-    let server = ScholarServer::start(ScholarFixture {
-        graph: graph(),
-        unpaywall: unpaywall(),
-        files: files(),
-        ..ScholarFixture::default()
-    })
-    .unwrap();
-    let env = server.env();
-    let data = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let ris = dir.path().join("search.ris");
-    std::fs::write(&ris, REVIEW_RIS).unwrap();
-    let ws = dir.path().join("review");
-    let ws_arg = ws.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let out = quire(args, data.path(), &env);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
-    run(&["import", "--into", ws_arg, ris.to_str().unwrap()]);
-    for title in [
-        "Calvin: Fast Distributed Transactions for Partitioned Database Systems",
-        "Spanner: Google's Globally-Distributed Database",
-    ] {
-        let id = paper_titled(&ws, title)["id"].as_str().unwrap().to_owned();
-        run(&["label", ws_arg, &id, "--verdict", "include"]);
-    }
+    let review = SeededReview::start(files());
+    let (ws, ws_arg) = (&review.ws, review.ws_arg());
+    let run = |args: &[&str]| review.run(args);
     let round = ok_json(&run(&["snowball", ws_arg, "--json"]));
     let added = round["added"].as_u64().unwrap() as usize;
     assert!(added > 100, "{round}");
@@ -751,7 +755,7 @@ fn a_round_killed_before_its_works_were_added_has_them_added_by_the_next_plan() 
             })
             .count()
     };
-    assert_eq!(records(&ws), added);
+    assert_eq!(records(ws), added);
 
     // The state a kill between writing the round's file and importing its
     // works leaves: the round is on disk (its seeds followed), its works
@@ -763,15 +767,15 @@ fn a_round_killed_before_its_works_were_added_has_them_added_by_the_next_plan() 
             std::fs::remove_dir_all(&path).unwrap();
         }
     }
-    assert_eq!(records(&ws), 0);
+    assert_eq!(records(ws), 0);
 
     // The next plan adds them, once, and says nothing is left undone.
     let plan = ok_json(&run(&["snowball", ws_arg, "--plan", "--json"]));
-    assert_eq!(records(&ws), added, "{plan}");
+    assert_eq!(records(ws), added, "{plan}");
     assert!(
         !plan["notices"].to_string().contains("not all added"),
         "{plan}"
     );
     run(&["snowball", ws_arg, "--plan", "--json"]);
-    assert_eq!(records(&ws), added, "imported twice");
+    assert_eq!(records(ws), added, "imported twice");
 }
