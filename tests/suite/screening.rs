@@ -181,18 +181,21 @@ fn screening_stops_by_the_criterion_only_once_the_target_recall_is_reached() {
     }
 }
 
-#[tokio::test]
-async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_order() {
-    use quire::commands::reviews::{LabelParams, label_set};
-    use quire::commands::screening::{ScreeningParams, screening_next};
-    use quire::commands::{AppContext, AppPaths};
-    use quire::review::Verdict;
-
-    let data = tempfile::tempdir().unwrap();
-    let ctx = AppContext::new(AppPaths::new(data.path()));
-    let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/bench/synergy/Cohen_UrinaryIncontinence.csv");
-    let ws = data.path().join("ws");
+/// The SYNERGY set `set` imported into a review under `data` through the
+/// app's commands: the app's context, the review's workspace, and each
+/// paper's hand label (included or not) by paper id.
+async fn imported_set(
+    data: &Path,
+    set: &str,
+) -> (
+    quire::commands::AppContext,
+    std::path::PathBuf,
+    std::collections::HashMap<String, bool>,
+) {
+    let ctx = quire::commands::AppContext::new(quire::commands::AppPaths::new(data));
+    let csv =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/bench/synergy/{set}.csv"));
+    let ws = data.join("ws");
     quire::commands::records::records_import(
         &ctx,
         quire::commands::records::ImportParams {
@@ -202,19 +205,28 @@ async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_or
     )
     .await
     .unwrap();
-    let truth: std::collections::HashMap<String, bool> = {
-        let records = synergy("Cohen_UrinaryIncontinence");
-        let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
-        workspace
-            .papers()
-            .unwrap()
-            .into_iter()
-            .map(|p| {
-                let at = p.imported.as_ref().unwrap().position - 1;
-                (p.id.0, records[at].1)
-            })
-            .collect()
-    };
+    let records = synergy(set);
+    let truth = quire::workspace::Workspace::open_read_only(&ws)
+        .unwrap()
+        .papers()
+        .unwrap()
+        .into_iter()
+        .map(|p| {
+            let at = p.imported.as_ref().unwrap().position - 1;
+            (p.id.0, records[at].1)
+        })
+        .collect();
+    (ctx, ws, truth)
+}
+
+#[tokio::test]
+async fn the_app_shows_the_stopping_criterion_from_labels_given_in_the_queues_order() {
+    use quire::commands::reviews::{LabelParams, label_set};
+    use quire::commands::screening::{ScreeningParams, screening_next};
+    use quire::review::Verdict;
+
+    let data = tempfile::tempdir().unwrap();
+    let (ctx, ws, truth) = imported_set(data.path(), "Cohen_UrinaryIncontinence").await;
     let label = |paper: &str, kept: bool, serve: Option<String>| LabelParams {
         workspace: ws.clone(),
         paper: paper.to_owned(),
@@ -311,37 +323,11 @@ async fn labels_picked_from_a_long_list_or_with_a_used_token_are_no_samples_for_
     // last list counted as served).
     use quire::commands::reviews::{LabelParams, label_set};
     use quire::commands::screening::{ScreeningParams, screening_next};
-    use quire::commands::{AppContext, AppPaths};
     use quire::review::Verdict;
 
     const SET: &str = "Cohen_ADHD";
     let data = tempfile::tempdir().unwrap();
-    let ctx = AppContext::new(AppPaths::new(data.path()));
-    let csv =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/bench/synergy/{SET}.csv"));
-    let ws = data.path().join("ws");
-    quire::commands::records::records_import(
-        &ctx,
-        quire::commands::records::ImportParams {
-            workspace: ws.clone(),
-            files: vec![csv],
-        },
-    )
-    .await
-    .unwrap();
-    let truth: std::collections::HashMap<String, bool> = {
-        let records = synergy(SET);
-        let workspace = quire::workspace::Workspace::open_read_only(&ws).unwrap();
-        workspace
-            .papers()
-            .unwrap()
-            .into_iter()
-            .map(|p| {
-                let at = p.imported.as_ref().unwrap().position - 1;
-                (p.id.0, records[at].1)
-            })
-            .collect()
-    };
+    let (ctx, ws, truth) = imported_set(data.path(), SET).await;
     let includes = truth.values().filter(|k| **k).count();
     let verdict = |paper: &str| {
         if truth[paper] {

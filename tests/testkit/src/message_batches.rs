@@ -40,6 +40,23 @@ struct Counts {
 }
 
 impl MessageBatch {
+    /// A batch of `requests`, the server's `n`-th, in progress, created at
+    /// `created`.
+    fn new(n: u64, requests: Vec<(String, Value)>, created: std::time::SystemTime) -> Self {
+        Self {
+            id: format!("msgbatch_{n:06}"),
+            counts: Counts {
+                processing: requests.len(),
+                ..Counts::default()
+            },
+            requests,
+            status: "in_progress",
+            polls: 0,
+            created_at: humantime::format_rfc3339_micros(created).to_string(),
+            results: None,
+        }
+    }
+
     fn json(&self) -> Value {
         let c = &self.counts;
         json!({
@@ -137,19 +154,7 @@ impl BatchStore {
                 )
             })
             .collect();
-        let created = std::time::SystemTime::now() - age;
-        let batch = MessageBatch {
-            id: format!("msgbatch_{:06}", state.next),
-            counts: Counts {
-                processing: requests.len(),
-                ..Counts::default()
-            },
-            requests,
-            status: "in_progress",
-            polls: 0,
-            created_at: humantime::format_rfc3339_micros(created).to_string(),
-            results: None,
-        };
+        let batch = MessageBatch::new(state.next, requests, std::time::SystemTime::now() - age);
         let id = batch.id.clone();
         state.message_batches.push(batch);
         id
@@ -195,18 +200,7 @@ impl BatchStore {
         }
         let mut state = self.lock();
         state.next += 1;
-        let batch = MessageBatch {
-            id: format!("msgbatch_{:06}", state.next),
-            counts: Counts {
-                processing: requests.len(),
-                ..Counts::default()
-            },
-            requests,
-            status: "in_progress",
-            polls: 0,
-            created_at: humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string(),
-            results: None,
-        };
+        let batch = MessageBatch::new(state.next, requests, std::time::SystemTime::now());
         state.stats.batches_created += 1;
         state.stats.lines_submitted += batch.requests.len();
         let answer = batch.json();
