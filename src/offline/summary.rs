@@ -26,15 +26,26 @@ const CONTRIBUTION_CUES: &[&str] = &[
     "our contribution",
 ];
 
-/// Sentences eligible for the summary: the first two pages and any conclusion.
+/// Sentences eligible for the summary: the first two pages the paper's text
+/// is on (the abstract and introduction, after any cover) and any
+/// conclusion.
 fn candidates(sentences: &[Sentence]) -> Vec<&Sentence> {
-    let conclusion_start = sentences
+    let opening = sentences.first().map_or(1, |s| s.page);
+    let in_conclusion = |s: &Sentence| {
+        s.section.to_lowercase().contains("conclusion")
+            || s.text.to_lowercase().contains("conclusion")
+    };
+    let conclusion = sentences
         .iter()
-        .position(|s| s.page > 2 && s.text.to_lowercase().contains("conclusion"))
-        .unwrap_or(usize::MAX);
+        .position(|s| s.page > opening + 1 && in_conclusion(s));
+    // The conclusion runs to the next heading: an appendix after it is not
+    // what the paper concludes.
+    let in_range = |s: &Sentence| {
+        conclusion.is_some_and(|c| s.index >= c && s.section == sentences[c].section)
+    };
     sentences
         .iter()
-        .filter(|s| s.page <= 2 || s.index >= conclusion_start)
+        .filter(|s| s.page <= opening + 1 || in_range(s))
         .collect()
 }
 
@@ -123,4 +134,31 @@ pub fn key_points(sentences: &[Sentence], summary: &[&Sentence]) -> Vec<String> 
         }
     }
     points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::sentences;
+
+    #[test]
+    fn candidates_are_the_opening_pages_after_a_cover_and_the_conclusion_alone() {
+        let pages: Vec<String> = vec![
+            String::new(),
+            "We present a protocol for replicas that tolerates many faults.".into(),
+            "The protocol keeps every replica of the log in the same order.".into(),
+            "Its proof of safety is given in the section that follows here.".into(),
+            "6 Conclusions\nWe have shown that the protocol is safe and fast enough.\nA Proofs\nThe lemma follows from the invariant of the log by induction.".into(),
+        ];
+        let all = sentences(&pages);
+        let texts: Vec<&str> = candidates(&all).iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "We present a protocol for replicas that tolerates many faults.",
+                "The protocol keeps every replica of the log in the same order.",
+                "We have shown that the protocol is safe and fast enough.",
+            ]
+        );
+    }
 }

@@ -17,5 +17,6 @@ pub mod raw;
 pub mod reading_order;
 mod scan;
 pub mod worker;
+pub mod zones;
 
 pub use scan::{FoundPdf, ScanError, find_pdfs, sha256_file};

@@ -167,9 +167,10 @@ fn reader_cost(
     paper: &PaperRecord,
 ) -> Result<ReaderCost, ReviewError> {
     let max_output = settings.max_output_tokens as u64;
-    let pages = paper_text::load(ws, &paper.id)?.unwrap_or_default();
-    let input = PaperInput::for_review(spec, paper.title.as_deref(), &pages);
-    let parts = chunks::split(&pages, chunk_budget(settings, reader, &input));
+    let text = paper_text::load_text(ws, &paper.id)?.unwrap_or_default();
+    let input = PaperInput::for_review(spec, paper.title.as_deref(), &text);
+    let pages = &text.for_reader;
+    let parts = chunks::split(pages, chunk_budget(settings, reader, &input));
     let text: u64 = pages.iter().map(|p| count_tokens(p)).sum();
     let fixed = count_tokens(&reader.system_prompt) + 200;
     let retry = fixed + max_output + RETRY_TURN_TOKENS;

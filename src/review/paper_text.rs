@@ -1,6 +1,11 @@
 //! `papers/<id>/text.txt`: a paper's extracted text with page markers, so the
-//! agent's grep finds a line and the line's page is the marker above it.
+//! agent's grep finds a line and the line's page is the marker above it; and
+//! `papers/<id>/zones.json` beside it, the zones of its lines (title block,
+//! abstract, body, references, page furniture) for whoever reads the folder.
+//! The zones are found again from the text whenever it is read
+//! ([`PaperText`]): the text is the one record, the file its summary.
 
+use crate::pdf::zones::Zones;
 use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
 
 const MARKER_PREFIX: &str = "=== page ";
@@ -49,8 +54,43 @@ pub fn parse(text: &str) -> Vec<String> {
     pages
 }
 
+pub fn zones_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
+    WsPath::from_parts([layout::PAPERS_DIR, &id.0, "zones.json"])
+}
+
 pub fn save(ws: &Workspace, id: &PaperId, pages: &[String]) -> Result<(), WorkspaceError> {
-    ws.write(&text_path(id)?, render(pages).as_bytes())
+    ws.write(&text_path(id)?, render(pages).as_bytes())?;
+    let zones = serde_json::json!({ "spans": Zones::of(pages).spans() });
+    ws.write_json(&zones_path(id)?, &zones)
+}
+
+/// A paper's text as printed, and what of it is read for its content.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PaperText {
+    /// The pages as printed: what quotes are shown against.
+    pub printed: Vec<String>,
+    /// The abstract, body and appendices, page for page: what summaries,
+    /// key points, evidence and passages come from and are checked against.
+    pub content: Vec<String>,
+    /// The pages as the model's reader gets them: the zones named, page
+    /// furniture and references left out.
+    pub for_reader: Vec<String>,
+}
+
+impl PaperText {
+    pub fn of(printed: Vec<String>) -> Self {
+        let zones = Zones::of(&printed);
+        Self {
+            content: zones.content(&printed),
+            for_reader: zones.for_reader(&printed),
+            printed,
+        }
+    }
+}
+
+/// The paper's text with its zones, or `None` when there is no text file.
+pub fn load_text(ws: &Workspace, id: &PaperId) -> Result<Option<PaperText>, WorkspaceError> {
+    Ok(load(ws, id)?.map(PaperText::of))
 }
 
 /// The pages on disk, or `None` when there is no text file.

@@ -193,7 +193,13 @@ pub fn reader_calls(requests: &[RecordedRequest]) -> BTreeMap<String, usize> {
         let Some(user) = turns.iter().find(|t| t.role == "user") else {
             continue;
         };
-        if !user.text.starts_with("Review question:") || !user.text.contains("=== page 1 ===") {
+        // A paper's first part: the only one, or part 1 of several.
+        let first_part =
+            !user.text.contains("This is part ") || user.text.contains("This is part 1 of");
+        if !user.text.starts_with("Review question:")
+            || !user.text.contains("=== page ")
+            || !first_part
+        {
             continue;
         }
         let title = user

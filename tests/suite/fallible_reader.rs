@@ -87,7 +87,7 @@ async fn a_fallible_readers_mistakes_are_caught_counted_and_never_reach_a_result
         ServerOptions {
             policy: Policy::Fallible {
                 seed: 11,
-                rate: 0.5,
+                rate: 0.6,
                 only: &[],
             },
             ..ServerOptions::default()

@@ -14,6 +14,7 @@ mod confinement;
 mod criteria;
 mod dual;
 mod fallible_reader;
+mod first_summary;
 mod imports;
 mod index;
 mod live;

@@ -227,6 +227,7 @@ async fn prompts_are_sized_by_the_servers_own_count_once_an_answer_has_shown_it(
     let input = quire::review::reading::PaperInput {
         title: Some("A paper"),
         pages: &pages,
+        content: &pages,
         question: "How is the log replicated?",
         criteria: &[],
         protocol: None,

@@ -119,13 +119,13 @@ async fn an_offline_review_reads_scores_summarises_quotes_and_exports() {
             "{} summary sentences",
             result.summary.len()
         );
+        // Quotes are the paper's content as printed on their page, or
+        // starting there and running over the page turn, with the running
+        // heads and page numbers between left out.
+        let content = paper_text::PaperText::of(pages.clone()).content;
         for quote in result.summary.iter().chain(&result.evidence) {
-            let page = pages[quote.page - 1]
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
             assert!(
-                page.contains(&quote.text),
+                quire::review::reading::verify::quote_on_page(&quote.text, quote.page, &content),
                 "quote not on page {}: {}",
                 quote.page,
                 quote.text

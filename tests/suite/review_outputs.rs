@@ -13,7 +13,7 @@ use super::support::dev_pdfs;
 #[tokio::test]
 async fn the_synthesis_names_every_included_paper_however_many_and_a_rerun_reuses_its_digests() {
     let mut rig = Rig::new(
-        &dev_pdfs("distributed-systems", 24),
+        &dev_pdfs("distributed-systems", 30),
         ServerOptions::default(),
     )
     .await;

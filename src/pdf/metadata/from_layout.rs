@@ -3,7 +3,7 @@
 //! stamp), with the lines that continue it; the authors are the name lines
 //! between it and the abstract.
 
-use super::furniture::{is_furniture, without_section_label};
+use super::furniture::{is_banner, is_furniture, without_section_label};
 use super::names::{Reading, names_in_line};
 use super::rejoin::Words;
 use crate::pdf::layout::TextLine;
@@ -16,6 +16,16 @@ const COVER_PAGE_CHARS: usize = 600;
 
 /// How far a title looks down the page: the front matter, not the body.
 const FRONT_MATTER_LINES: usize = 45;
+
+/// A paper's number or an identifier set large ("IMECE2023-XXXX", "RS-96-37"):
+/// one word, with digits in it and no lower-case letter. A title that is one
+/// word ("Dremel", "Word2Vec") has lower case.
+fn is_identifier(text: &str) -> bool {
+    let t = text.trim();
+    !t.contains(char::is_whitespace)
+        && t.chars().any(|c| c.is_ascii_digit())
+        && !t.chars().any(char::is_lowercase)
+}
 
 /// The title and where it ends in `lines`.
 pub struct Title {
@@ -33,6 +43,7 @@ pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
         letters >= 4
             && l.size > body + 0.9
             && !is_furniture(&l.text)
+            && !is_identifier(&l.text)
             && !is_heading_word(&l.text)
             && !is_logo(lines, i, body)
     };
@@ -59,9 +70,15 @@ pub fn title(lines: &[TextLine], words: &Words) -> Option<Title> {
             .enumerate()
             .skip(last + 1)
             .take_while(|(_, l)| l.top - lines[last].top <= 2.2 * size);
+        // The line right under the title, in its size, goes on with it even
+        // when it names a venue ("... for AIAA Technical Conference
+        // Papers"), unless it is a banner of its own (a link, a copyright).
+        let adjacent = |i: usize, l: &TextLine| {
+            i == last + 1 && l.top - lines[last].top <= 1.5 * size && !is_banner(&l.text)
+        };
         let Some((i, line)) = below
             .filter(|(_, l)| (l.size - size).abs() <= SAME_SIZE)
-            .find(|(_, l)| !is_furniture(&l.text))
+            .find(|&(i, l)| !is_furniture(&l.text) || adjacent(i, l))
         else {
             break;
         };

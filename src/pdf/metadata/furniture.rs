@@ -53,6 +53,31 @@ pub fn is_furniture(line: &str) -> bool {
         || is_section_label(line)
 }
 
+/// A line that is a banner of its own wherever it stands: a link, an
+/// identifier, a copyright or licence, a proceedings or journal line by its
+/// opening, mostly digits. Narrower than [`is_furniture`]: a title may name
+/// a conference or a journal, it never is one of these.
+pub fn is_banner(line: &str) -> bool {
+    let lower = line.trim().to_lowercase();
+    let markers = [
+        "http",
+        "www.",
+        "doi",
+        "@",
+        "©",
+        "copyright",
+        "issn",
+        "isbn",
+        "arxiv:",
+        "licensed",
+    ];
+    let openers = ["proceedings", "in proc", "journal of", "vol.", "volume"];
+    markers.iter().any(|m| lower.contains(m))
+        || openers.iter().any(|o| lower.starts_with(o))
+        || line.chars().filter(|c| c.is_ascii_digit()).count() * 3 > line.len()
+        || is_abbreviated_venue(line)
+}
+
 /// Labels journals set above or before a title for the kind of article.
 /// Those of two words are never a title's opening; those of one are, in
 /// capitals, only when set apart from it ("REVIEW Deep learning...").
@@ -132,10 +157,11 @@ fn is_abbreviated_venue(line: &str) -> bool {
     (2..=8).contains(&words.len()) && cut >= 2 && cut * 2 >= words.len()
 }
 
-/// Phrases of the cover sheets that repositories and archives put in front
-/// of a paper (an institutional repository's "Citable Link" and "Terms of
-/// Use", JSTOR's "Stable URL").
-const COVER_SHEET_MARKERS: [&str; 9] = [
+/// Phrases of the cover sheets that repositories, archives and proceedings
+/// put in front of a paper (an institutional repository's "Citable Link"
+/// and "Terms of Use", JSTOR's "Stable URL", HAL's "To cite this version",
+/// USENIX's "This paper is included in the Proceedings").
+const COVER_SHEET_MARKERS: [&str; 15] = [
     "citable link",
     "terms of use",
     "openly available",
@@ -145,6 +171,12 @@ const COVER_SHEET_MARKERS: [&str; 9] = [
     "your use of this",
     "persistent link",
     "this content downloaded",
+    "hal id",
+    "to cite this version",
+    "archive ouverte",
+    "this paper is included in the proceedings",
+    "open access to the proceedings",
+    "is sponsored by",
 ];
 
 /// A page that is a repository's cover sheet, not the paper's first page:
@@ -161,6 +193,19 @@ pub fn is_cover_sheet(page: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn archive_and_proceedings_covers_are_cover_sheets() {
+        assert!(is_cover_sheet(
+            "Conflict-free Replicated Data Types\nTo cite this version:\nMarc Shapiro.\nHAL Id: inria-00609399\nHAL is a multi-disciplinary open access archive"
+        ));
+        assert!(is_cover_sheet(
+            "This paper is included in the Proceedings of the 2018 USENIX Annual Technical Conference\nOpen access to the Proceedings of the 2018 USENIX Annual Technical Conference is sponsored by USENIX."
+        ));
+        assert!(!is_cover_sheet(
+            "Paxos Made Simple\nLeslie Lamport\nAbstract\nThe Paxos algorithm, when presented in plain English, is very simple."
+        ));
+    }
 
     #[test]
     fn a_journals_abbreviated_running_header_is_furniture_a_title_is_not() {

@@ -48,8 +48,9 @@ pub fn year_of(head_lines: &[&str], text: &str) -> Option<u16> {
         }
         let lower = line.to_lowercase();
         let cue = YEAR_CUES.iter().any(|c| lower.contains(c))
-            // "SIGMOD '14", "VLDB 2012": a venue acronym with a year.
-            || line.contains(['\'', '’'])
+            // "SIGMOD '14", "VLDB 2012": a venue acronym with a year (a
+            // possessive, "ACM's", "Beran's (2003)", is no such mark).
+            || short_year_mark(line)
             || line
                 .split_whitespace()
                 .any(|w| w.len() >= 3 && w.chars().all(|c| c.is_ascii_uppercase()));
@@ -63,6 +64,42 @@ pub fn year_of(head_lines: &[&str], text: &str) -> Option<u16> {
     // older than the paper itself.
     cued.or_else(|| head_lines.iter().flat_map(|l| years_in(l)).max())
         .or_else(|| years_in(text).into_iter().max())
+}
+
+/// A short line that is a date ("Version: June 28, 2019", "(Dated: August
+/// 10, 2010)", "May 2007"): a month's name and a year, eight words at most.
+pub fn is_date_line(line: &str) -> bool {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let lower = line.to_lowercase();
+    line.split_whitespace().count() <= 8
+        && !years_in(line).is_empty()
+        && lower
+            .split(|c: char| !c.is_alphabetic())
+            .any(|w| MONTHS.contains(&w))
+}
+
+/// "'14", "’14": a year cut to two digits, as venue names print it.
+fn short_year_mark(line: &str) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    chars.windows(3).enumerate().any(|(i, w)| {
+        matches!(w[0], '\'' | '’')
+            && w[1].is_ascii_digit()
+            && w[2].is_ascii_digit()
+            && chars.get(i + 3).is_none_or(|c| !c.is_ascii_digit())
+    })
 }
 
 /// Four-digit years standing alone (not part of a longer number or an id).
@@ -204,6 +241,22 @@ mod tests {
         );
         assert_eq!(year_of(&[], "doi 10.1145/2020.1234 then 2001"), Some(2001));
         assert_eq!(year_from_pdf_date("D:20150311120000"), Some(2015));
+    }
+
+    #[test]
+    fn a_possessive_is_no_venue_mark_for_a_cited_year() {
+        let lines = [
+            "Beran's (2003) provocative definition of statistics as",
+            "ACM's consolidated article template, introduced in 2017, provides",
+            "Version: June 28, 2019",
+        ];
+        assert_eq!(year_of(&lines, ""), Some(2019));
+        assert!(short_year_mark("SIGMOD ’14, Snowbird"));
+        assert!(is_date_line("Version: June 28, 2019."));
+        assert!(!is_date_line(
+            "In May we ran 2019 experiments on many machines at once"
+        ));
+        assert!(!short_year_mark("Beran's (2003)"));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::layout::TextLine;
 use super::raw::InfoDict;
+use super::zones::{Zone, Zones};
 use std::collections::BTreeMap;
 
 use crate::workspace::{Author, MetaField, Origin, PaperMeta};
@@ -74,16 +75,31 @@ pub fn read_metadata(info: &InfoDict, pages: &[String], head: &[TextLine]) -> Me
         None => info_authors(info, first_page)
             .unwrap_or_else(|| plain::authors_from_page(first_page, title.as_deref())),
     };
+    let authors = without_affiliation_letters(authors, first_page);
     let head_lines: Vec<&str> = if head.is_empty() {
         first_page.lines().collect()
     } else {
         head.iter().map(|l| l.text.as_str()).collect()
     };
+    // A year is the paper's own where the paper dates itself: its title
+    // block, banners and notes, not its abstract or body, which cite years
+    // of other work ("introduced in 2017", "Beran's (2003)").
+    // A dated line of its own ("Version: June 28, 2019") dates the paper
+    // wherever it stands.
+    let prose = content_text(pages);
+    let dating_lines: Vec<&str> = head_lines
+        .iter()
+        .filter(|l| {
+            let key = normalise_for_match(l);
+            key.split(' ').count() < 3 || !prose.contains(&key) || ids::is_date_line(l)
+        })
+        .copied()
+        .collect();
     Metadata {
         title,
         meta: PaperMeta {
             authors: authors.iter().map(|a| Author::parse(a)).collect(),
-            year: ids::year_of(&head_lines, &front).or_else(|| {
+            year: ids::year_of(&dating_lines, &front).or_else(|| {
                 info.creation_date
                     .as_deref()
                     .and_then(ids::year_from_pdf_date)
@@ -154,6 +170,75 @@ fn without_footnote_marks(title: &str) -> &str {
     title.trim_end_matches(|c: char| c.is_whitespace() || "*∗†‡§¶⋆★".contains(c))
 }
 
+/// "Dirk Eddelbuettela", "James Joseph Balamutab": affiliation letters set
+/// as superscripts lose their place and glue to the names. When the names'
+/// last letters run a, b, c in order (each the one before or the next), past
+/// "a", and the page sets each letter past "a" before an affiliation ("b
+/// Depts of Informatics", "; b Depts"), they are such marks, not the names'.
+fn without_affiliation_letters(authors: Vec<String>, page: &str) -> Vec<String> {
+    let lasts: Vec<char> = authors
+        .iter()
+        .filter_map(|a| {
+            let mut chars = a.chars().rev();
+            let last = chars.next()?;
+            chars.next().is_some_and(char::is_lowercase).then_some(last)
+        })
+        .collect();
+    let runs_in_order = lasts.len() == authors.len()
+        && lasts.first() == Some(&'a')
+        && lasts
+            .windows(2)
+            .all(|w| w[1] == w[0] || w[1] as u32 == w[0] as u32 + 1)
+        && lasts.last().is_some_and(|&c| c > 'a');
+    // The letter opens a line or follows a list's separator, before a
+    // space or the affiliation's capital ("b Depts", "; bDepts").
+    let marks_an_affiliation = |letter: char| {
+        let opens = |rest: &str| rest.starts_with(|c: char| c == ' ' || c.is_uppercase());
+        page.lines().any(|l| {
+            let t = l.trim_start();
+            t.starts_with(letter) && opens(&t[letter.len_utf8()..])
+        }) || ["; ", ", "].iter().any(|sep| {
+            let marker = format!("{sep}{letter}");
+            page.match_indices(&marker)
+                .any(|(at, _)| opens(&page[at + marker.len()..]))
+        })
+    };
+    if !runs_in_order
+        || !lasts
+            .iter()
+            .filter(|&&c| c > 'a')
+            .all(|&c| marks_an_affiliation(c))
+    {
+        return authors;
+    }
+    authors
+        .into_iter()
+        .map(|a| a[..a.len() - 1].to_owned())
+        .collect()
+}
+
+/// Page one's abstract, body and references, as compared for a match (the
+/// layout's lines may break and mend differently from the text's, so a
+/// layout line is looked for inside it).
+fn content_text(pages: &[String]) -> String {
+    let zones = Zones::of(pages);
+    pages
+        .first()
+        .map(|page| {
+            page.lines()
+                .enumerate()
+                .filter(|&(i, _)| {
+                    zones
+                        .zone(0, i)
+                        .is_some_and(|z| z.is_content() || z == Zone::References)
+                })
+                .map(|(_, l)| normalise_for_match(l))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
 fn tidy(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -181,6 +266,27 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn affiliation_letters_glued_to_names_in_order_are_taken_off() {
+        let names = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let page = "Dirk Eddelbuettela and James Joseph Balamutab\na\nDebian and R Projects; Chicago, IL, USA; bDepts of Informatics";
+        assert_eq!(
+            without_affiliation_letters(
+                names(&["Dirk Eddelbuettela", "James Joseph Balamutab"]),
+                page
+            ),
+            names(&["Dirk Eddelbuettel", "James Joseph Balamuta"])
+        );
+        let plain = "Rita Moreira and Joseph Webb\nUniversity of Porto";
+        for kept in [
+            names(&["Maria Costa", "Ana Silva"]),
+            names(&["Anna Berta"]),
+            names(&["Rita Moreira", "Joseph Webb"]),
+        ] {
+            assert_eq!(without_affiliation_letters(kept.clone(), plain), kept);
+        }
+    }
 
     #[test]
     fn prefers_a_plausible_info_title_and_ignores_placeholders() {

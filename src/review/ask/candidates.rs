@@ -38,8 +38,10 @@ pub fn candidates(
     with_passages: bool,
 ) -> Result<(usize, Vec<Candidate>), ReviewError> {
     let papers = papers_in_scope(ws, scope)?;
+    // Passages come from a paper's content, never its title block, page
+    // furniture or reference list.
     let texts = on_every_core(&papers, |paper| {
-        paper_text::load(ws, &paper.id).map(Option::unwrap_or_default)
+        paper_text::load_text(ws, &paper.id).map(|t| t.unwrap_or_default().content)
     })?;
     let views: Vec<Paper<'_>> = papers
         .iter()

@@ -66,10 +66,11 @@ fn offline_results(
         return Ok(results);
     }
     // Relevance is relative to the collection, so all readable papers are scored
-    // together; only the stale ones are written.
+    // together; only the stale ones are written. The engine reads each paper's
+    // content: no title block, running head or reference entry to quote.
     let texts: Vec<Vec<String>> = readable
         .iter()
-        .map(|p| paper_text::load(ws, &p.id).map(Option::unwrap_or_default))
+        .map(|p| paper_text::load_text(ws, &p.id).map(|t| t.unwrap_or_default().content))
         .collect::<Result<_, _>>()?;
     let offline_papers: Vec<offline::Paper<'_>> = readable
         .iter()

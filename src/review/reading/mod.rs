@@ -31,7 +31,7 @@ use parse::ReaderAnswer;
 
 /// Bumped whenever the reader's prompt or parsing changes what a result means;
 /// part of every result's cache key.
-pub const PROMPT_VERSION: &str = "reader-3";
+pub const PROMPT_VERSION: &str = "reader-4";
 
 /// A part of a paper shorter than this is not cut again when the server
 /// finds it too long.
@@ -41,7 +41,12 @@ pub(crate) const MIN_PART_BYTES: usize = 400;
 #[derive(Clone, Debug)]
 pub struct PaperInput<'a> {
     pub title: Option<&'a str>,
+    /// The pages the reader is given: zones named, furniture and references
+    /// left out ([`crate::review::paper_text::PaperText::for_reader`]).
     pub pages: &'a [String],
+    /// The pages' content, which quotes are checked against: a quote of the
+    /// title block or a reference entry is no evidence of what a paper did.
+    pub content: &'a [String],
     pub question: &'a str,
     pub criteria: &'a [String],
     /// The approved protocol the paper is judged by.
@@ -53,11 +58,12 @@ impl<'a> PaperInput<'a> {
     pub fn for_review(
         spec: &'a crate::review::ReviewSpec,
         title: Option<&'a str>,
-        pages: &'a [String],
+        text: &'a crate::review::paper_text::PaperText,
     ) -> Self {
         Self {
             title,
-            pages,
+            pages: &text.for_reader,
+            content: &text.content,
             question: &spec.question,
             criteria: &spec.criteria,
             protocol: spec.protocol.as_ref().map(|p| p.text.as_str()),
@@ -228,7 +234,7 @@ impl Reader {
         parts.sort_by_key(|(c, _)| c.first_page);
         let (mut verified, mut dropped) = (0, 0);
         for (_, answer) in &mut parts {
-            let (v, d) = check_quotes(answer, input.pages);
+            let (v, d) = check_quotes(answer, input.content);
             verified += v;
             dropped += d;
         }
@@ -244,10 +250,10 @@ impl Reader {
             match self.ask(input, &chunk, total, Some(&reason.ask())).await {
                 Ok((mut again, n)) => {
                     calls += n;
-                    let (v, d) = check_quotes(&mut again, input.pages);
+                    let (v, d) = check_quotes(&mut again, input.content);
                     // The first answer's dropped quotes stay counted; its
                     // verified ones give way to the new answer's.
-                    let (old_v, _) = check_quotes(&mut parts[best].1, input.pages);
+                    let (old_v, _) = check_quotes(&mut parts[best].1, input.content);
                     verified = verified - old_v + v;
                     dropped += d;
                     parts[best].1 = again;
@@ -263,14 +269,21 @@ impl Reader {
                 asked: if reasked.is_some() { 2 } else { 1 },
             });
         }
+        // The title block is on the paper's first page with text: page one,
+        // or the page after a cover sheet.
+        let title_page = input
+            .pages
+            .iter()
+            .position(|p| !p.trim().is_empty())
+            .map_or(1, |i| i + 1);
         let front_matter = parts
             .iter()
-            .find(|(chunk, _)| chunk.first_page == 1)
+            .find(|(chunk, _)| (chunk.first_page..=chunk.last_page).contains(&title_page))
             .and_then(|(_, answer)| {
                 front::confirmed(
                     answer.title.as_deref(),
                     &answer.authors,
-                    input.pages.first().map_or("", String::as_str),
+                    input.pages.get(title_page - 1).map_or("", String::as_str),
                 )
             });
         let chunks = parts.len();
@@ -622,6 +635,7 @@ impl Reader {
         let input = PaperInput {
             title,
             pages,
+            content: pages,
             question,
             criteria: &[],
             protocol: None,

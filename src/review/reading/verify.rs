@@ -84,7 +84,6 @@ pub fn quote_on_page(quote: &str, page: usize, pages: &[String]) -> bool {
     let Some(text) = page.checked_sub(1).and_then(|i| pages.get(i)) else {
         return false;
     };
-    let haystack = fold(text);
     let quote = fold(quote);
     let quote = quote.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
     let pieces: Vec<&str> = quote
@@ -99,11 +98,32 @@ pub fn quote_on_page(quote: &str, page: usize, pages: &[String]) -> bool {
     {
         return false;
     }
+    let haystack = fold(text);
+    if found_from(&haystack, &pieces, haystack.len()) {
+        return true;
+    }
+    // A passage the page turn broke is cited by the page it starts on and
+    // runs on into the next.
+    match pages.get(page) {
+        Some(next) => {
+            let joined = format!("{haystack} {}", fold(next));
+            found_from(&joined, &pieces, haystack.len())
+        }
+        None => false,
+    }
+}
+
+/// Whether the pieces are in `haystack` in order, the first starting before
+/// byte `starts_before`.
+fn found_from(haystack: &str, pieces: &[&str], starts_before: usize) -> bool {
     // Every place the first piece starts is tried: the nearest match of
     // the next piece must lie within one passage of it.
     let mut start = 0;
-    while let Some(first) = find_words(&haystack, pieces[0], start) {
-        if !cuts_a_negative_prefix(&haystack[..first]) && rest_follows(&haystack, &pieces, first) {
+    while let Some(first) = find_words(haystack, pieces[0], start) {
+        if first >= starts_before {
+            return false;
+        }
+        if !cuts_a_negative_prefix(&haystack[..first]) && rest_follows(haystack, pieces, first) {
             return true;
         }
         start = first + pieces[0].chars().next().map_or(1, char::len_utf8);
@@ -227,6 +247,22 @@ mod tests {
         assert!(!quote_on_page("We show that hashing beats B-trees", 2, &p));
         assert!(!quote_on_page("Second line", 2, &p), "too short to count");
         assert!(!quote_on_page("We show that learned indexes", 9, &p));
+    }
+
+    #[test]
+    fn a_quote_the_page_turn_broke_is_found_from_the_page_it_starts_on() {
+        let p = vec![
+            "Intro page. We show that no deterministic protocol can".to_owned(),
+            "solve consensus with one faulty process. More text.".to_owned(),
+        ];
+        let quote = "no deterministic protocol can solve consensus with one faulty process";
+        assert!(quote_on_page(quote, 1, &p));
+        assert!(!quote_on_page(quote, 2, &p), "it starts on page 1");
+        assert!(!quote_on_page(
+            "solve consensus with one faulty process",
+            1,
+            &p
+        ));
     }
 
     #[test]

@@ -118,7 +118,11 @@ pub async fn fill(
                     current += 1;
                     continue;
                 }
-                let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
+                // Cells quote the paper's content, not its title block,
+                // page furniture or references.
+                let pages = paper_text::load_text(&ws, &paper.id)?
+                    .unwrap_or_default()
+                    .content;
                 jobs.push(Job {
                     index: jobs.len(),
                     prompt_tokens: crate::review::reading::chunks::rough_tokens(&pages) + 1_200,
@@ -268,7 +272,9 @@ pub async fn estimate(
                     .get(&c.id)
                     .is_some_and(|cell| cell.is_current(c, &settings.model))
             });
-            let pages = paper_text::load(&ws, &paper.id)?.unwrap_or_default();
+            let pages = paper_text::load_text(&ws, &paper.id)?
+                .unwrap_or_default()
+                .content;
             rows.push((paper, pages, current || all_columns.is_empty()));
         }
         let estimate = crate::review::ask::estimate::of_papers(

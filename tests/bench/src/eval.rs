@@ -28,6 +28,11 @@ enum EvalCommand {
     /// Title, first-author and year accuracy of the metadata read from the
     /// PDFs against a hand-checked table, with every miss.
     Metadata(super::eval_metadata::MetadataEvalArgs),
+    /// What the offline review shows first: the share of summary sentences,
+    /// key points and evidence quotes holding title-block, running-head or
+    /// reference-list text, read from the pages as printed and from the
+    /// zones' content side by side; then the metadata scores.
+    Reading(super::eval_reading::ReadingEvalArgs),
     /// The validation flow replayed with the corpus topics as labels: recall,
     /// specificity, kappa, WSS@95 and lost papers at the default cut-offs and
     /// at cut-offs calibrated on samples of 20, 30 and 50.
@@ -44,6 +49,7 @@ enum EvalCommand {
 pub(crate) async fn run(args: EvalArgs) -> ExitCode {
     let outcome = match args.command {
         Some(EvalCommand::Metadata(metadata)) => super::eval_metadata::run(metadata).await,
+        Some(EvalCommand::Reading(reading)) => super::eval_reading::run(reading).await,
         Some(EvalCommand::Screening) => super::eval_screening::run(&args.corpus).await,
         Some(EvalCommand::Ask(ask)) => super::eval_ask::run(&args.corpus, ask).await,
         Some(EvalCommand::Synergy(synergy)) => super::eval_synergy::run(synergy).await,

@@ -20,17 +20,17 @@ use quire::pdf::sha256_file;
 pub(crate) struct MetadataEvalArgs {
     /// The hand-checked table; its file paths are relative to its folder.
     #[arg(long, default_value = "../shared/corpus/metadata.tsv")]
-    truth: PathBuf,
+    pub(crate) truth: PathBuf,
     /// Print at most this many misses per field.
     #[arg(long, default_value_t = 200)]
-    misses: usize,
+    pub(crate) misses: usize,
 }
 
 /// One row of the table: what the paper really prints.
 #[derive(Debug)]
-struct Truth {
-    file: String,
-    title: String,
+pub(crate) struct Truth {
+    pub(crate) file: String,
+    pub(crate) title: String,
     first_author: String,
     authors: Option<usize>,
     year: Option<u16>,
@@ -180,7 +180,7 @@ fn score_row(row: &Truth, found: &Metadata, fields: &mut [(&str, Tally); 6]) {
     }
 }
 
-fn parse_table(table: &str) -> Result<Vec<Truth>, String> {
+pub(crate) fn parse_table(table: &str) -> Result<Vec<Truth>, String> {
     let mut lines = table.lines();
     let header: Vec<&str> = lines
         .next()

@@ -9,6 +9,8 @@
 //! cargo run --release -p quire-bench -- bench batch           # 10,000 papers through batches, killed at each step
 //! cargo run --release -p quire-bench -- eval [--corpus DIR]   # ROC-AUC of the offline ranking
 //! cargo run --release -p quire-bench -- eval metadata         # metadata accuracy against metadata.tsv
+//! cargo run --release -p quire-bench -- eval reading          # title block, furniture, references in summaries and quotes
+//! cargo run --release -p quire-bench -- zones FILE.pdf        # each line of a PDF's text with its zone
 //! cargo run --release -p quire-bench -- eval screening        # the validation flow, corpus topics as labels
 //! cargo run --release -p quire-bench -- eval ask              # Ask's recall of judged answering papers
 //! cargo run --release -p quire-bench -- eval synergy          # screening that learns, beside ASReview
@@ -28,6 +30,7 @@ mod bench_zotero;
 mod eval;
 mod eval_ask;
 mod eval_metadata;
+mod eval_reading;
 mod eval_screening;
 mod eval_synergy;
 mod text_order;
@@ -55,6 +58,10 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Speed figures: Quire's extraction against pdftotext, warm re-run, offline review.
     Bench(bench::BenchArgs),
+    /// Print each line of a PDF's text with the zone it falls in (title
+    /// block, abstract, body, references, furniture...), to see why a line
+    /// is read or left out.
+    Zones(eval_reading::ZonesArgs),
 }
 
 /// Quire's folders as the environment sets them.
@@ -80,6 +87,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Eval(args) => eval::run(args).await,
             Command::Bench(args) => bench::run(args).await,
+            Command::Zones(args) => eval_reading::show_zones(args).await,
         }
     })
 }

@@ -19,6 +19,7 @@ mod digest;
 pub mod fallible;
 mod http;
 pub mod message_batches;
+pub mod own_words;
 pub mod pdf;
 mod protocol;
 pub mod quote_match;

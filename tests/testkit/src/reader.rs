@@ -219,6 +219,11 @@ fn split_sentences(block: &str, page: u32, out: &mut Vec<(u32, String)>) {
     }
 }
 
+/// "--- abstract ---": a line Quire sets before each zone of a paper.
+fn is_zone_label(line: &str) -> bool {
+    line.starts_with("--- ") && line.ends_with(" ---")
+}
+
 /// What the reader makes of one document and question.
 pub(crate) struct Reading {
     summary: String,
@@ -284,10 +289,16 @@ impl Reading {
             .map(|(_, _, s)| s.clone())
             .collect();
         // A title is a line of a few words, not a running header in capitals;
-        // the authors are the line after it, when it reads as names.
+        // the authors are the line after it, when it reads as names. Lines
+        // that name the paper's zones ("--- title block ---") are Quire's.
         let first_lines: Vec<&str> = pages
             .first()
-            .map(|(_, t)| t.lines().map(str::trim).filter(|l| !l.is_empty()).collect())
+            .map(|(_, t)| {
+                t.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !is_zone_label(l))
+                    .collect()
+            })
             .unwrap_or_default();
         let title_at = first_lines.iter().position(|l| {
             let words = l.split_whitespace().count();

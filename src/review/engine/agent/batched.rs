@@ -122,10 +122,10 @@ impl AheadWork for Readings {
     ) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             // A paper with no text to read is reported by its reading.
-            let Ok(Some(pages)) = paper_text::load(&self.ws, &paper.id) else {
+            let Ok(Some(text)) = paper_text::load_text(&self.ws, &paper.id) else {
                 return;
             };
-            let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &pages);
+            let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &text);
             let _ = self.reader.with_client(client).read(&input).await;
         })
     }

@@ -207,11 +207,11 @@ impl ReviewDomain {
         let (ws, id, reader) = (self.ws.clone(), paper.id.clone(), self.reader.clone());
         let (title, spec) = (paper.title.clone(), self.spec.clone());
         tokio::task::spawn_blocking(move || {
-            let pages = paper_text::load(&ws, &id)
+            let text = paper_text::load_text(&ws, &id)
                 .map_err(ReadFailure::from)?
                 .unwrap_or_default();
-            let plan = reader.plan(&PaperInput::for_review(&spec, title.as_deref(), &pages));
-            Ok::<_, ReadFailure>(Prepared { pages, plan })
+            let plan = reader.plan(&PaperInput::for_review(&spec, title.as_deref(), &text));
+            Ok::<_, ReadFailure>(Prepared { text, plan })
         })
         .await
         .map_err(ReadFailure::from)?
@@ -335,7 +335,7 @@ impl ReviewDomain {
     async fn read_and_save(
         &self,
         paper: &PaperRecord,
-        Prepared { pages, plan }: Prepared,
+        Prepared { text, plan }: Prepared,
         by: CoveredBy,
     ) -> Result<(PaperResult, Reading), ReadFailure> {
         self.events.emit(RunEvent::PaperStatus {
@@ -344,7 +344,7 @@ impl ReviewDomain {
             detail: None,
         });
         let started_at = now_rfc3339();
-        let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &pages);
+        let input = PaperInput::for_review(&self.spec, paper.title.as_deref(), &text);
         let reading = match plan {
             Ok(plan) => self.reader.read_planned(&input, plan).await,
             Err(e) => Err(e),
@@ -450,7 +450,7 @@ impl From<tokio::task::JoinError> for ReadFailure {
 
 /// A paper loaded and split into the reader's parts, ready for its calls.
 struct Prepared {
-    pages: Vec<String>,
+    text: paper_text::PaperText,
     plan: Result<Vec<Chunk>, crate::review::reading::ReadError>,
 }
 

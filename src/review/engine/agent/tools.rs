@@ -453,10 +453,11 @@ impl Tool for AnswerFromPdf {
         };
         let ws = self.0.ws.clone();
         let lookup = id.clone();
-        let pages = tokio::task::spawn_blocking(move || paper_text::load(&ws, &lookup))
+        let pages = tokio::task::spawn_blocking(move || paper_text::load_text(&ws, &lookup))
             .await
             .map_err(|e| ToolError::fatal("internal_error", e.to_string()))??
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .for_reader;
         self.0
             .reader
             .answer_question(title.as_deref(), &pages, &args.question)
