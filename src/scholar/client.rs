@@ -18,7 +18,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::cache::Cache;
-use super::markup::is_this_paper;
+use super::markup::{authors_are_printed, is_this_paper};
 use super::openalex::Allowance;
 use super::{
     Found, Query, ScholarRecord, Service, arxiv, arxiv_base_id, bare_doi, crossref, openalex,
@@ -210,10 +210,14 @@ impl Lookup {
     /// or its identifier names another work, an OpenAlex search by title.
     pub async fn find(&self, query: &Query) -> Option<Found> {
         let read = query.title.as_deref();
+        // Its title is the paper's, and so are its people: a record that
+        // names none of the authors the page prints is another work's.
         let is_this = |r: &ScholarRecord, by_identifier: bool| {
+            let families: Vec<&str> = r.authors.iter().map(|a| a.family.as_str()).collect();
             r.title
                 .as_deref()
                 .is_some_and(|t| is_this_paper(t, read, &query.front_text, by_identifier))
+                && authors_are_printed(&families, &query.front_text)
         };
         // Whether an identifier the paper prints turned out to be another
         // work's (a cited paper's DOI near the title): then the title is

@@ -113,6 +113,29 @@ pub fn is_this_paper(
         || mostly_printed(record_title, front_text)
 }
 
+/// Fewer words than this on the first pages is no text layer to check
+/// names against (a scan without OCR): the names are then not held against
+/// the record.
+const MIN_WORDS_TO_CHECK_NAMES: usize = 40;
+
+/// Whether the record's authors are this paper's: one of their family
+/// names is printed on its first pages. A record of another work that shares
+/// the title (a thesis, a talk, a review of the same name) names other
+/// people; taking it would put a wrong author over a right page.
+pub fn authors_are_printed(families: &[&str], front_text: &str) -> bool {
+    let page = normalise_for_match(front_text);
+    if families.is_empty() || page.split(' ').count() < MIN_WORDS_TO_CHECK_NAMES {
+        return true;
+    }
+    let words: HashSet<&str> = page.split(' ').collect();
+    families.iter().any(|family| {
+        let name = normalise_for_match(family);
+        // Every word of the name ("van der Steen"), so a particle alone
+        // does not match; a short name is matched whole only.
+        !name.is_empty() && name.split(' ').all(|w| words.contains(w))
+    })
+}
+
 /// Whether `title` is printed in `front_text` word for word. Spaces are
 /// ignored, so a title broken across lines or hyphenated at a line's end
 /// matches; a longer or different title ("…, Revisited") does not.
@@ -168,6 +191,25 @@ fn squeeze(text: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_record_whose_authors_the_page_never_names_is_another_works() {
+        let page = "Paxos Made Simple\nLeslie Lamport\n01 Nov 2001\nAbstract\nThe Paxos algorithm, when presented in plain English, is very simple. \
+                    It is among the simplest and most obvious of distributed algorithms, and the heart of it is a consensus \
+                    algorithm, the synod algorithm. We show that it follows almost unavoidably from the properties we want it to satisfy.";
+        assert!(authors_are_printed(&["Lamport"], page));
+        assert!(authors_are_printed(&["Smith", "Lamport"], page));
+        assert!(!authors_are_printed(&["Smith", "Jones"], page));
+        assert!(
+            !authors_are_printed(&["van Lamport"], page),
+            "every word of the name"
+        );
+        assert!(authors_are_printed(&[], page), "a record without authors");
+        assert!(
+            authors_are_printed(&["Smith"], "Paxos Made Simple"),
+            "no text to check"
+        );
+    }
 
     proptest! {
         /// What the indexes send is any Unicode; none of it panics.

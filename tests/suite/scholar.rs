@@ -850,3 +850,37 @@ async fn open_access_downloads_reach_public_https_hosts_only_and_never_carry_the
         .unwrap_err();
     assert!(why.contains("https only"), "{why}");
 }
+
+#[tokio::test]
+async fn a_record_of_the_same_title_that_names_none_of_the_printed_authors_is_not_taken() {
+    let title = "Paxos Made Simple";
+    let record = |family: &str| ScholarFixture {
+        openalex: vec![(
+            title.into(),
+            Answer::Work(work(title, &[("Some", family)], 2020)),
+        )],
+        ..ScholarFixture::default()
+    };
+    let front_text = format!(
+        "{title}\nLeslie Lamport\n01 Nov 2001\nAbstract\n{}",
+        "The Paxos algorithm, when presented in plain English, is very simple. ".repeat(6)
+    );
+    let page = Query {
+        doi: None,
+        arxiv: None,
+        title: Some(title.into()),
+        front_text,
+    };
+
+    // A talk, a thesis or a review of the same name: its people are not on
+    // the page, and its year and authors must not replace the page's.
+    let server = ScholarServer::start(record("Imposter")).unwrap();
+    let lookup = Lookup::new(options(fixture_endpoints(&server))).unwrap();
+    assert!(lookup.find(&page).await.is_none());
+    assert_eq!(server.asked("openalex"), 1, "it was asked, and refused");
+
+    let server = ScholarServer::start(record("Lamport")).unwrap();
+    let lookup = Lookup::new(options(fixture_endpoints(&server))).unwrap();
+    let found = lookup.find(&page).await.unwrap();
+    assert_eq!(found.record.authors[0].family, "Lamport");
+}
