@@ -107,6 +107,9 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
                 file.added
             ),
         }
+        for notice in &file.notices {
+            eprintln!("  note: {notice}");
+        }
     }
     outln!(
         "{} new records in {}; {} records from these files in all",

@@ -109,7 +109,7 @@ pub async fn index_rebuild(
 /// What a review's source holds.
 enum Found {
     Pdfs(Vec<crate::pdf::FoundPdf>),
-    Records(Vec<crate::records::Record>),
+    Records(crate::records::Export),
 }
 
 fn create(ctx: &AppContext, folder: &Path) -> Result<WorkspaceSummary, CommandError> {
@@ -127,13 +127,13 @@ fn create(ctx: &AppContext, folder: &Path) -> Result<WorkspaceSummary, CommandEr
     };
     match found {
         Found::Pdfs(pdfs) => register_papers(&workspace, &pdfs)?,
-        Found::Records(records) => {
+        Found::Records(export) => {
             let mut known = workspace
                 .papers()?
                 .into_iter()
                 .map(|p| (p.id.clone(), p))
                 .collect();
-            import_read(&workspace, &mut known, &source, &records, &mut Vec::new())?;
+            import_read(&workspace, &mut known, &source, &export, &mut Vec::new())?;
         }
     }
     let mut task = workspace.task()?;

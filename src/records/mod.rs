@@ -1,19 +1,29 @@
 //! Search results in: the records a database search exports (RIS, PubMed
-//! MEDLINE `.nbib`/`.txt`, BibTeX, CSV), each turned into one [`Record`]
-//! with its title, abstract, authors, year, journal, DOI, PMID and
-//! keywords, and where in which file it came from. The formats are read by
-//! `biblib`; this module picks the parser, names a file it cannot read and
-//! why, and keeps what screening needs. [`duplicates`] finds the same work
-//! exported twice. Files in, records out: nothing here writes a workspace.
+//! MEDLINE `.nbib`/`.txt`, Web of Science plain text, BibTeX, CSV), each
+//! turned into one [`Record`] with its title, abstract, authors, year,
+//! journal, DOI, PMID and keywords, and where in which file it came from.
+//! This module decodes the file ([`text`]), picks the reader by content,
+//! names a file it cannot read and why, and passes on what the reader
+//! should know ([`Export::notices`]: a guessed encoding, a record skipped,
+//! a file cut short). One bad record never refuses a file. [`duplicates`]
+//! finds the same work exported twice. Files in, records out: nothing here
+//! writes a workspace.
 
+mod bibtex;
 pub mod citations;
 pub mod duplicates;
+mod latex;
+mod medline;
+mod ris;
 pub mod table;
+mod tagged;
+mod text;
+mod values;
+mod wos;
 pub mod zotero;
 
 use std::path::{Path, PathBuf};
 
-use biblib::CitationParser;
 use serde::{Deserialize, Serialize};
 
 /// The export formats read.
@@ -23,6 +33,9 @@ pub enum Format {
     Ris,
     /// PubMed's MEDLINE text (`.nbib`, or `.txt` saved from PubMed).
     Medline,
+    /// Web of Science's plain text (`FN`/`PT` … `ER`, `.txt` or `.ciw`).
+    #[serde(rename = "wos")]
+    WebOfScience,
     Bibtex,
     Csv,
     /// A Zotero collection as Quire read it ([`zotero::Snapshot`]).
@@ -36,6 +49,7 @@ impl Format {
         match self {
             Self::Ris => "RIS",
             Self::Medline => "PubMed/MEDLINE",
+            Self::WebOfScience => "Web of Science",
             Self::Bibtex => "BibTeX",
             Self::Csv => "CSV",
             Self::Zotero => "Zotero",
@@ -81,6 +95,35 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record of `format` at `index` in `file`, with nothing read yet.
+    pub(crate) fn blank(file: &Path, index: usize, format: Format) -> Self {
+        Self {
+            title: String::new(),
+            abstract_text: None,
+            authors: Vec::new(),
+            year: None,
+            journal: None,
+            doi: None,
+            pmid: None,
+            keywords: Vec::new(),
+            file: file.to_owned(),
+            index,
+            format,
+            zotero: None,
+            citation: None,
+            arxiv: None,
+        }
+    }
+
+    /// Whether it holds nothing to screen or to find it by: no title, no
+    /// abstract, no identifier (what a stray tag line makes).
+    pub(crate) fn is_blank(&self) -> bool {
+        self.title.is_empty()
+            && self.abstract_text.is_none()
+            && self.doi.is_none()
+            && self.pmid.is_none()
+    }
+
     /// What screening reads of it: the title, then the abstract.
     pub fn text(&self) -> String {
         match &self.abstract_text {
@@ -98,10 +141,12 @@ pub enum RecordsError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not text (not UTF-8): a search export is RIS, MEDLINE, BibTeX or CSV")]
+    #[error(
+        "{path} is not text (a binary file): a search export is RIS, MEDLINE, Web of Science, BibTeX or CSV text"
+    )]
     NotText { path: PathBuf },
     #[error(
-        "{path} is not a search export Quire reads: expected RIS (TY  - lines), PubMed/MEDLINE (PMID- lines), BibTeX (@article{{...}}) or CSV with a title column"
+        "{path} is not a search export Quire reads: expected RIS (TY  - lines), PubMed/MEDLINE (PMID- lines), Web of Science plain text (PT … ER lines), BibTeX (@article{{...}}) or CSV with a title column"
     )]
     UnknownFormat { path: PathBuf },
     #[error("{path} looks like {format} but cannot be read: {reason}")]
@@ -112,47 +157,72 @@ pub enum RecordsError {
     },
 }
 
+/// What an export file holds: its format, its records in file order, and
+/// what the researcher should know of how it was read (a guessed
+/// encoding, records skipped and why, a file cut short).
+#[derive(Debug)]
+pub struct Export {
+    pub format: Format,
+    pub records: Vec<Record>,
+    pub notices: Vec<String>,
+}
+
 /// The records of the export at `path`.
-pub fn read_file(path: &Path) -> Result<Vec<Record>, RecordsError> {
+pub fn read_file(path: &Path) -> Result<Export, RecordsError> {
     let bytes = std::fs::read(path).map_err(|source| RecordsError::Unreadable {
         path: path.to_owned(),
         source,
     })?;
-    let text = String::from_utf8(bytes).map_err(|_| RecordsError::NotText {
+    let decoded = text::decode(&bytes).ok_or_else(|| RecordsError::NotText {
         path: path.to_owned(),
     })?;
-    parse(&text, path)
+    let mut export = parse(&decoded.text, path)?;
+    export.notices.splice(0..0, decoded.notice);
+    Ok(export)
 }
 
-/// The records of `text`, exported as the file `path` (whose extension
-/// decides CSV; the content decides the rest).
-pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
+/// The records of `text` (with `\n` line ends), exported as the file
+/// `path` (whose extension decides CSV; the content decides the rest).
+pub fn parse(text: &str, path: &Path) -> Result<Export, RecordsError> {
     let format = detect(text, path).ok_or_else(|| RecordsError::UnknownFormat {
         path: path.to_owned(),
     })?;
-    let parsed = match format {
-        Format::Ris => biblib::RisParser::new().parse(text),
-        Format::Medline => biblib::PubMedParser::new().parse(text),
-        Format::Bibtex => biblib::BibParser::new().parse(text),
-        Format::Csv => return table::parse(text, path),
-        Format::Zotero => return zotero::parse(text, path),
-        Format::Citations => return citations::parse(text, path),
+    let (records, notices) = match format {
+        Format::Ris => ris::parse(text, path),
+        Format::Medline => medline::parse(text, path),
+        Format::WebOfScience => wos::parse(text, path),
+        Format::Bibtex => bibtex::parse(text, path),
+        Format::Csv => (table::parse(text, path)?, Vec::new()),
+        Format::Zotero => (zotero::parse(text, path)?, Vec::new()),
+        Format::Citations => (citations::parse(text, path)?, Vec::new()),
     };
-    let citations = parsed.map_err(|e| RecordsError::Malformed {
-        path: path.to_owned(),
-        format: format.as_str(),
-        reason: e.to_string(),
-    })?;
-    Ok(citations
-        .into_iter()
-        .enumerate()
-        .map(|(index, c)| record(c, path, index, format))
-        .collect())
+    if records.is_empty() && !notices.is_empty() {
+        // Nothing readable: the notices are why.
+        return Err(RecordsError::Malformed {
+            path: path.to_owned(),
+            format: format.as_str(),
+            reason: notices.join("; "),
+        });
+    }
+    Ok(Export {
+        format,
+        records,
+        notices,
+    })
+}
+
+/// The notice for a file that stops inside its `count`th record, which
+/// starts at `line`, before the `end` its format closes a record with.
+fn cut_short(count: usize, line: usize, end: &str) -> String {
+    format!(
+        "the file ends inside record {count} (line {line}), before its closing {end} line: it was cut short, so that record may be incomplete; export the search again to be sure"
+    )
 }
 
 /// File name endings a search export is saved under: what a drop or a
 /// file dialog offers as records (the content still decides the format).
-pub const EXPORT_EXTENSIONS: [&str; 7] = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline"];
+pub const EXPORT_EXTENSIONS: [&str; 8] =
+    ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline", "ciw"];
 
 /// The ending of the snapshot files Quire writes for Zotero collections.
 pub const ZOTERO_SNAPSHOT_ENDING: &str = ".zotero.json";
@@ -189,6 +259,9 @@ fn detect(text: &str, path: &Path) -> Option<Format> {
     if has_line("PMID-") {
         return Some(Format::Medline);
     }
+    if wos::is_wos(body) {
+        return Some(Format::WebOfScience);
+    }
     if body.starts_with('@') || body.contains("\n@") {
         return Some(Format::Bibtex);
     }
@@ -196,43 +269,6 @@ fn detect(text: &str, path: &Path) -> Option<Format> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("tsv"));
     table.then_some(Format::Csv)
-}
-
-fn record(c: biblib::Citation, file: &Path, index: usize, format: Format) -> Record {
-    let tidy = |s: String| {
-        let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        (!s.is_empty()).then_some(s)
-    };
-    Record {
-        title: tidy(c.title).unwrap_or_default(),
-        abstract_text: c.abstract_text.and_then(tidy),
-        authors: c
-            .authors
-            .into_iter()
-            .map(|a| {
-                let given: Vec<String> = [a.given_name, a.middle_name]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                if given.is_empty() {
-                    a.name
-                } else {
-                    format!("{}, {}", a.name, given.join(" "))
-                }
-            })
-            .collect(),
-        year: c.date.map(|d| d.year),
-        journal: c.journal.and_then(tidy),
-        doi: c.doi.and_then(|d| normalize_doi(&d)),
-        pmid: c.pmid.and_then(tidy),
-        keywords: c.keywords,
-        file: file.to_owned(),
-        index,
-        format,
-        zotero: None,
-        citation: None,
-        arxiv: None,
-    }
 }
 
 /// A DOI as one key: lowercased, without a resolver prefix
@@ -306,7 +342,7 @@ LID - 10.1542/peds.2003-0001 [doi]
 
     #[test]
     fn each_format_gives_its_records_with_what_screening_needs() {
-        let ris = parse(RIS, Path::new("search.ris")).unwrap();
+        let ris = parse(RIS, Path::new("search.ris")).unwrap().records;
         assert_eq!(ris.len(), 2);
         assert_eq!(ris[0].format, Format::Ris);
         assert_eq!(ris[0].authors, ["Smith, John", "Jones, Ann"]);
@@ -318,18 +354,18 @@ LID - 10.1542/peds.2003-0001 [doi]
         assert!(ris[0].text().starts_with("Methylphenidate for attention"));
         assert!(ris[0].text().ends_with("in children."));
 
-        let medline = parse(MEDLINE, Path::new("pubmed.nbib")).unwrap();
+        let medline = parse(MEDLINE, Path::new("pubmed.nbib")).unwrap().records;
         assert_eq!(medline[0].format, Format::Medline);
         assert_eq!(medline[0].pmid.as_deref(), Some("15001234"));
         assert_eq!(medline[0].year, Some(2004));
         assert_eq!(medline[0].doi.as_deref(), Some("10.1542/peds.2003-0001"));
 
-        let bib = parse(BIBTEX, Path::new("refs.bib")).unwrap();
+        let bib = parse(BIBTEX, Path::new("refs.bib")).unwrap().records;
         assert_eq!(bib[0].format, Format::Bibtex);
         assert_eq!(bib[0].authors.len(), 2);
         assert_eq!(bib[0].year, Some(2004));
 
-        let csv = parse(CSV, Path::new("export.csv")).unwrap();
+        let csv = parse(CSV, Path::new("export.csv")).unwrap().records;
         assert_eq!(csv.len(), 2);
         assert_eq!(csv[0].pmid.as_deref(), Some("15001234"));
         assert_eq!(csv[0].abstract_text.as_deref(), Some("A randomized trial."));
@@ -344,9 +380,12 @@ LID - 10.1542/peds.2003-0001 [doi]
         assert!(err.to_string().contains("RIS"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         let binary = dir.path().join("x.ris");
-        std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+        std::fs::write(&binary, b"%PDF-1.7\n\x00\x01\x93\xff binary").unwrap();
         let err = read_file(&binary).unwrap_err();
-        assert!(err.to_string().contains("not UTF-8"), "{err}");
+        assert!(
+            err.to_string().contains("not text (a binary file)"),
+            "{err}"
+        );
         let err = read_file(&dir.path().join("missing.ris")).unwrap_err();
         assert!(err.to_string().starts_with("cannot read"), "{err}");
     }

@@ -1,5 +1,5 @@
 //! Search records into a review. Each record of a database search's export
-//! (RIS, PubMed/MEDLINE, BibTeX, CSV: [`crate::records`]) becomes a paper
+//! (RIS, PubMed/MEDLINE, Web of Science, BibTeX, CSV: [`crate::records`]) becomes a paper
 //! whose text is its title and abstract as one page, so both engines, the
 //! quote checks, labels and exports treat it as they treat a PDF: a quote
 //! is verified against the title and abstract. The same record imported
@@ -18,7 +18,7 @@ use super::source::{link_full_text, register_papers};
 use super::{ReviewError, corrections, paper_text};
 use crate::pdf::FoundPdf;
 use crate::records::duplicates::{self, Work};
-use crate::records::{self, Record};
+use crate::records::{self, Export, Record};
 use crate::workspace::{
     Author, ImportedFrom, MetaField, Origin, PaperFile, PaperId, PaperMeta, PaperRecord,
     PaperStatus, Workspace, ZoteroItem,
@@ -39,6 +39,9 @@ pub struct FileImport {
     pub added: usize,
     /// Why the file could not be read; nothing of it was imported.
     pub error: Option<String>,
+    /// What the researcher should know of how it was read: a guessed
+    /// encoding, records skipped and why, a file cut short.
+    pub notices: Vec<String>,
 }
 
 /// One member of a group of duplicates.
@@ -101,10 +104,10 @@ pub fn import_files(ws: &Workspace, files: &[PathBuf]) -> Result<ImportSummary, 
             .map_err(|e| e.to_string())
             .and_then(|path| {
                 records::read_file(&path)
-                    .map(|records| (path, records))
+                    .map(|export| (path, export))
                     .map_err(|e| e.to_string())
             });
-        let (path, records) = match read {
+        let (path, export) = match read {
             Ok(read) => read,
             Err(error) => {
                 summary.files.push(FileImport {
@@ -113,11 +116,12 @@ pub fn import_files(ws: &Workspace, files: &[PathBuf]) -> Result<ImportSummary, 
                     records: 0,
                     added: 0,
                     error: Some(error),
+                    notices: Vec::new(),
                 });
                 continue;
             }
         };
-        let line = import_read(ws, &mut known, &path, &records, &mut summary.papers)?;
+        let line = import_read(ws, &mut known, &path, &export, &mut summary.papers)?;
         summary.added += line.added;
         summary.files.push(line);
     }
@@ -134,15 +138,20 @@ pub fn import_read(
     ws: &Workspace,
     known: &mut BTreeMap<PaperId, PaperRecord>,
     path: &Path,
-    records: &[Record],
+    export: &Export,
     papers: &mut Vec<String>,
 ) -> Result<FileImport, ReviewError> {
+    let records = &export.records;
+    for notice in &export.notices {
+        tracing::warn!(file = %path.display(), "{notice}");
+    }
     let mut line = FileImport {
         file: path.to_string_lossy().into_owned(),
-        format: records.first().map(|r| r.format.as_str().to_owned()),
+        format: Some(export.format.as_str().to_owned()),
         records: records.len(),
         added: 0,
         error: None,
+        notices: export.notices.clone(),
     };
     for record in records {
         let paper = paper_of(record, path);

@@ -412,7 +412,7 @@ fn prepare_records(
     request: &ReviewRequest,
     source: &Path,
 ) -> Result<(Workspace, Vec<PaperRecord>), ReviewError> {
-    let records = crate::records::read_file(source)?;
+    let export = crate::records::read_file(source)?;
     let workspace = open_or_create(&request.workspace, source)?;
     let mut known = workspace
         .papers()?
@@ -420,7 +420,7 @@ fn prepare_records(
         .map(|p| (p.id.clone(), p))
         .collect();
     let mut ids = Vec::new();
-    import_read(&workspace, &mut known, source, &records, &mut ids)?;
+    import_read(&workspace, &mut known, source, &export, &mut ids)?;
     let ids: std::collections::HashSet<String> = ids.into_iter().collect();
     let papers = known
         .into_values()

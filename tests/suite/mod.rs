@@ -13,6 +13,7 @@ mod commands;
 mod confinement;
 mod criteria;
 mod dual;
+mod exports_in;
 mod fallible_reader;
 mod first_summary;
 mod imports;

@@ -88,7 +88,9 @@ fn the_public_sets_read_as_search_exports_record_for_record() {
         ("Cohen_Triptans", 671),
         ("Cohen_UrinaryIncontinence", 327),
     ] {
-        let records = quire::records::read_file(&dir.join(format!("{set}.csv"))).unwrap();
+        let records = quire::records::read_file(&dir.join(format!("{set}.csv")))
+            .unwrap()
+            .records;
         assert_eq!(records.len(), count, "{set}");
         let labelled = synergy(set);
         for (record, (text, _)) in records.iter().zip(&labelled) {

@@ -87,7 +87,7 @@ export type WorkspaceList = WorkspaceListResponse;
 
 /** File name endings of the search exports Quire imports as records (as
  * `quire::records::EXPORT_EXTENSIONS`; the content still decides the format). */
-export const RECORD_EXTENSIONS = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline"] as const;
+export const RECORD_EXTENSIONS = ["ris", "nbib", "txt", "bib", "csv", "tsv", "medline", "ciw"] as const;
 
 /** Whether a path is named as a search export rather than a PDF or a folder. */
 export function isRecordExport(path: string): boolean {

@@ -302,7 +302,7 @@ export class FakePlatform implements Platform {
     const summary: ImportSummary = { files: [], added: 0, papers: [], duplicates: view.duplicateGroups };
     for (const file of files) {
       if (!file.endsWith(".ris")) {
-        summary.files.push({ file, format: null, records: 0, added: 0, error: `${file} is not a search export Quire reads` });
+        summary.files.push({ file, format: null, records: 0, added: 0, error: `${file} is not a search export Quire reads`, notices: [] });
         continue;
       }
       const template = view.papers[0];
@@ -323,7 +323,8 @@ export class FakePlatform implements Platform {
         shownVerdict: null,
       }));
       view.papers = [...view.papers, ...rows];
-      summary.files.push({ file, format: "RIS", records: 2, added: 2, error: null });
+      const notices = file.includes("cut") ? ["the file ends inside record 2 (line 9), before its closing ER  - line"] : [];
+      summary.files.push({ file, format: "RIS", records: 2, added: 2, error: null, notices });
       summary.added += 2;
       summary.papers.push(...rows.map((r) => r.id));
       const member = (p: PaperRow, kind: string) => ({ paper: p.id, title: p.title, year: p.year, kind, setAside: false });

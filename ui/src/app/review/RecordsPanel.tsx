@@ -1,5 +1,5 @@
-// Search records in a review: what an import did (each file's records, the
-// files that could not be read and why) and the review's possible
+// Search records in a review: what an import did (each file's records, what
+// to know of how each was read, the files that could not be read and why) and the review's possible
 // duplicates, which Quire shows and never merges: the researcher decides.
 
 import type { DuplicateGroup, FullTextSummary, ImportSummary, ZoteroPushSummary } from "../../platform";
@@ -24,6 +24,13 @@ export function ImportOutcome({ summary, onClose }: ImportOutcomeProps) {
             <li key={f.file} data-testid={f.error === null ? "import-file" : "import-file-failed"}>
               <span class="import-files__name">{f.file}</span>:{" "}
               {f.error === null ? `${String(f.records)} records (${f.format ?? "?"}), ${String(f.added)} new` : `not imported: ${f.error}`}
+              {f.notices.length > 0 && (
+                <ul class="import-files__notices" data-testid="import-notices">
+                  {f.notices.map((n) => (
+                    <li key={n}>{n}</li>
+                  ))}
+                </ul>
+              )}
             </li>
           ))}
         </ul>

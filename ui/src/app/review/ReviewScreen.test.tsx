@@ -1084,6 +1084,16 @@ describe("the PRISMA flow", () => {
 });
 
 describe("search records", () => {
+  it("says under a file what to know of how it was read", async () => {
+    await openReview();
+    platform.nextRecordFiles = ["/search/cut-short.ris"];
+    await click("[data-testid=add-records]");
+    expect($("[data-testid=import-file]")?.textContent).toContain("2 records (RIS), 2 new");
+    expect(all("[data-testid=import-notices] li").map((e) => e.textContent)).toEqual([
+      "the file ends inside record 2 (line 9), before its closing ER  - line",
+    ]);
+  });
+
   it("imports the exports chosen, says what each gave and which could not be read, and shows duplicates", async () => {
     await openReview();
     expect($("[data-testid=duplicates]")).toBeNull();

@@ -867,7 +867,12 @@ added: number,
 /**
  * Why the file could not be read; nothing of it was imported.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * What the researcher should know of how it was read: a guessed
+ * encoding, records skipped and why, a file cut short.
+ */
+notices: Array<string>, };
 
 /**
  * One member of a group of duplicates.
