@@ -45,12 +45,7 @@ fn record(r: &TaggedRecord, path: &Path, index: usize) -> Record {
     record.pmid = r.first(&["PMID"]).and_then(tidy);
     record.title = r.first(&["TI", "BTI"]).and_then(tidy).unwrap_or_default();
     record.abstract_text = r.first(&["AB"]).and_then(tidy);
-    let full: Vec<String> = r.all("FAU").filter_map(tidy).collect();
-    record.authors = if full.is_empty() {
-        r.all("AU").filter_map(tidy).collect()
-    } else {
-        full
-    };
+    record.authors = r.names(&["FAU", "AU"]);
     record.year = r.first(&["DP"]).and_then(year_in);
     record.journal = r.first(&["JT", "TA"]).and_then(tidy);
     record.doi = ["LID", "AID"].iter().find_map(|tag| {

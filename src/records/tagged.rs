@@ -35,6 +35,19 @@ impl TaggedRecord {
         })
     }
 
+    /// The people under the first of `tags` that names any, in file order
+    /// (full names, `FAU`/`AF`, before the short `AU`).
+    pub fn names(&self, tags: &[&str]) -> Vec<String> {
+        tags.iter()
+            .map(|tag| {
+                self.all(tag)
+                    .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .collect::<Vec<_>>()
+            })
+            .find(|names| !names.is_empty())
+            .unwrap_or_default()
+    }
+
     /// Every non-empty value under `tag`, in file order.
     pub fn all<'a>(&'a self, tag: &'a str) -> impl Iterator<Item = &'a str> {
         self.fields

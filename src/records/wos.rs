@@ -37,12 +37,7 @@ fn record(r: &TaggedRecord, path: &Path, index: usize) -> Record {
     let mut record = Record::blank(path, index, Format::WebOfScience);
     record.title = r.first(&["TI"]).and_then(tidy).unwrap_or_default();
     record.abstract_text = r.first(&["AB"]).and_then(tidy);
-    let full: Vec<String> = r.all("AF").filter_map(tidy).collect();
-    record.authors = if full.is_empty() {
-        r.all("AU").filter_map(tidy).collect()
-    } else {
-        full
-    };
+    record.authors = r.names(&["AF", "AU"]);
     record.year = r
         .first(&["PY"])
         .or_else(|| r.first(&["EA"]))
