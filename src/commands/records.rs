@@ -14,7 +14,8 @@ use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
 use crate::review::fulltext::{FullTextSummary, attach_folder};
 use crate::review::imports::{
-    DuplicateGroup, ImportSummary, duplicate_groups, import_files, set_aside,
+    DuplicateGroup, ImportSummary, ReadExport, duplicate_groups, import_exports, read_exports,
+    set_aside,
 };
 use crate::workspace::{TaskMeta, Workspace, WorkspaceId, layout};
 
@@ -45,12 +46,18 @@ pub async fn records_import(
     };
     let root = params.workspace.clone();
     let summary = blocking(move || {
-        let ws = if params.workspace.join(layout::TASK_FILE).is_file() {
+        // Read first, write after: files that all fail make no review.
+        let exports = read_exports(&params.files);
+        let is_review = params.workspace.join(layout::TASK_FILE).is_file();
+        if !is_review && exports.iter().all(|e| e.read.is_err()) {
+            return Err(nothing_readable(&exports));
+        }
+        let ws = if is_review {
             Workspace::open(&params.workspace)?
         } else {
             Workspace::create(&params.workspace, &task_for(&params.workspace, &first))?
         };
-        Ok::<_, CommandError>(import_files(&ws, &params.files)?)
+        Ok::<_, CommandError>(import_exports(&ws, &exports)?)
     })
     .await?;
     index_workspace(ctx, root).await;
@@ -138,6 +145,26 @@ pub async fn paper_set_aside(
 }
 
 /// A new review named after its folder, sourced from the first export.
+/// Why an import into a new review made none: each file and why it could
+/// not be read.
+fn nothing_readable(exports: &[ReadExport]) -> CommandError {
+    let why: Vec<String> = exports
+        .iter()
+        .filter_map(|e| {
+            let error = e.read.as_ref().err()?;
+            Some(format!("{}: {error}", e.given.display()))
+        })
+        .collect();
+    CommandError::new(
+        ErrorKind::InvalidInput,
+        "records_unreadable",
+        format!(
+            "no review was made: none of the files could be read ({})",
+            why.join("; ")
+        ),
+    )
+}
+
 fn task_for(dir: &std::path::Path, first: &std::path::Path) -> TaskMeta {
     let name = dir
         .file_name()

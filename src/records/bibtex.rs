@@ -10,7 +10,7 @@ use std::path::Path;
 use biblatex::{Bibliography, ChunksExt, Entry, Person};
 
 use super::latex::to_text;
-use super::values::{doi_in, list_in, tidy, year_in};
+use super::values::{arxiv_without_version, doi_in, list_in, tidy, year_in};
 use super::{Format, Record};
 
 /// The records of a BibTeX `text`, and what the reader should know of it.
@@ -262,16 +262,6 @@ fn family_first(person: &Person) -> Option<String> {
         (false, true) => family,
         (false, false) => format!("{family}, {given}"),
     })
-}
-
-fn arxiv_without_version(id: &str) -> String {
-    let id = id.trim_start_matches("arXiv:");
-    match id.rfind('v') {
-        Some(v) if v > 0 && id[v + 1..].chars().all(|c| c.is_ascii_digit()) && v + 1 < id.len() => {
-            id[..v].to_owned()
-        }
-        _ => id.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -192,7 +192,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Export, RecordsError> {
         Format::Medline => medline::parse(text, path),
         Format::WebOfScience => wos::parse(text, path),
         Format::Bibtex => bibtex::parse(text, path),
-        Format::Csv => (table::parse(text, path)?, Vec::new()),
+        Format::Csv => table::parse(text, path)?,
         Format::Zotero => (zotero::parse(text, path)?, Vec::new()),
         Format::Citations => (citations::parse(text, path)?, Vec::new()),
     };
@@ -261,6 +261,9 @@ fn detect(text: &str, path: &Path) -> Option<Format> {
     }
     if wos::is_wos(body) {
         return Some(Format::WebOfScience);
+    }
+    if table::looks_like_table(body) {
+        return Some(Format::Csv);
     }
     if body.starts_with('@') || body.contains("\n@") {
         return Some(Format::Bibtex);

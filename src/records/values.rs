@@ -51,6 +51,18 @@ pub fn list_in(s: &str) -> Vec<String> {
     s.split(sep).filter_map(tidy).collect()
 }
 
+/// An arXiv id without its `arXiv:` prefix and version: "arXiv:2101.00001v2"
+/// → "2101.00001".
+pub fn arxiv_without_version(id: &str) -> String {
+    let id = id.trim_start_matches("arXiv:");
+    match id.rfind('v') {
+        Some(v) if v > 0 && id[v + 1..].chars().all(|c| c.is_ascii_digit()) && v + 1 < id.len() => {
+            id[..v].to_owned()
+        }
+        _ => id.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

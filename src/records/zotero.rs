@@ -79,6 +79,13 @@ pub struct Item {
     #[serde(rename = "abstract")]
     pub abstract_text: Option<String>,
     pub url: Option<String>,
+    /// Its PubMed id, which Zotero keeps in Extra (`PMID: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmid: Option<String>,
+    /// Its arXiv id without version: from Extra (`arXiv: …`), a preprint's
+    /// archive id, an arXiv DOI or link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
     /// The item's own tags, as the researcher sees them in Zotero.
     pub tags: Vec<String>,
     /// Its child notes, as plain text.
@@ -148,13 +155,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             year: item.year,
             journal: item.venue.clone(),
             doi: item.doi.clone(),
-            pmid: None,
+            pmid: item.pmid.clone(),
             keywords: Vec::new(),
             file: path.to_owned(),
             index,
             format: Format::Zotero,
             citation: None,
-            arxiv: None,
+            arxiv: item.arxiv.clone(),
             zotero: Some(ZoteroRecord {
                 library: library.clone(),
                 key: item.key,
@@ -168,6 +175,48 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             }),
         })
         .collect())
+}
+
+/// The identifiers Zotero keeps outside its fields, from an item's Extra
+/// (one `Key: value` a line, as Zotero's translators write `PMID: 123` and
+/// `arXiv: 2101.00001`) and, for the arXiv id, its preprint archive id
+/// (`arXiv:2101.00001`), DOI (`10.48550/arXiv.2101.00001`) or link: the
+/// PMID and the arXiv id without version.
+pub fn ids_beyond_fields(
+    extra: Option<&str>,
+    archive_id: Option<&str>,
+    doi: Option<&str>,
+    url: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    let lines = || extra.into_iter().flat_map(str::lines);
+    let value_of = |key: &str| {
+        lines().find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(key)
+                .then(|| v.trim().to_owned())
+        })
+    };
+    let pmid = value_of("PMID")
+        .map(|v| {
+            v.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .filter(|v| !v.is_empty());
+    let arxiv_doi = doi.map(str::to_lowercase).and_then(|d| {
+        d.strip_prefix("10.48550/arxiv.")
+            .map(|id| format!("arXiv:{id}"))
+    });
+    let arxiv = value_of("arXiv")
+        .map(|v| format!("arXiv:{v}"))
+        .into_iter()
+        .chain(archive_id.map(str::to_owned))
+        .chain(arxiv_doi)
+        .chain(url.map(str::to_owned))
+        .find_map(|text| crate::pdf::metadata::find_arxiv(&text))
+        .map(|id| super::values::arxiv_without_version(&id));
+    (pmid, arxiv)
 }
 
 /// What a record from Zotero keeps of its item beyond the bibliographic
@@ -191,4 +240,31 @@ pub struct ZoteroRecord {
     /// PDF attachments that were not found, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pmid_and_an_arxiv_id_are_found_where_zotero_keeps_them() {
+        let extra = "Publisher: ACM\nPMID: 30922926 \narXiv: 1706.03762v5";
+        assert_eq!(
+            ids_beyond_fields(Some(extra), None, None, None),
+            (Some("30922926".into()), Some("1706.03762".into()))
+        );
+        // A preprint's archive id, an arXiv DOI, a link.
+        for (archive, doi, url) in [
+            (Some("arXiv:2101.00001"), None, None),
+            (None, Some("10.48550/arXiv.2101.00001"), None),
+            (None, None, Some("http://arxiv.org/abs/2101.00001v2")),
+        ] {
+            let (pmid, arxiv) = ids_beyond_fields(Some("tex.ids: x"), archive, doi, url);
+            assert_eq!((pmid, arxiv.as_deref()), (None, Some("2101.00001")));
+        }
+        assert_eq!(
+            ids_beyond_fields(Some("PMID: none yet"), None, Some("10.1000/x"), None),
+            (None, None)
+        );
+    }
 }

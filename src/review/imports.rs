@@ -90,38 +90,67 @@ impl ImportSummary {
     }
 }
 
+/// One export file as read, before anything of it is written: its records,
+/// or why it could not be read.
+#[derive(Debug)]
+pub struct ReadExport {
+    /// The file as given.
+    pub given: PathBuf,
+    /// Its canonical path and what it holds, or why it could not be read.
+    pub read: Result<(PathBuf, Export), String>,
+}
+
+/// Read every file of `files`, writing nothing: an import reads first and
+/// writes after, so a review is never made of files that all fail.
+pub fn read_exports(files: &[PathBuf]) -> Vec<ReadExport> {
+    files
+        .iter()
+        .map(|file| ReadExport {
+            given: file.clone(),
+            read: std::fs::canonicalize(file)
+                .map_err(|e| e.to_string())
+                .and_then(|path| {
+                    records::read_file(&path)
+                        .map(|export| (path, export))
+                        .map_err(|e| e.to_string())
+                }),
+        })
+        .collect()
+}
+
 /// Import the records of `files` into `ws`. A file that cannot be read is
 /// reported in the summary and the others still go in.
 pub fn import_files(ws: &Workspace, files: &[PathBuf]) -> Result<ImportSummary, ReviewError> {
+    import_exports(ws, &read_exports(files))
+}
+
+/// Import the exports already read ([`read_exports`]) into `ws`.
+pub fn import_exports(
+    ws: &Workspace,
+    exports: &[ReadExport],
+) -> Result<ImportSummary, ReviewError> {
     let mut known: BTreeMap<PaperId, PaperRecord> = ws
         .papers()?
         .into_iter()
         .map(|p| (p.id.clone(), p))
         .collect();
     let mut summary = ImportSummary::default();
-    for file in files {
-        let read = std::fs::canonicalize(file)
-            .map_err(|e| e.to_string())
-            .and_then(|path| {
-                records::read_file(&path)
-                    .map(|export| (path, export))
-                    .map_err(|e| e.to_string())
-            });
-        let (path, export) = match read {
+    for export in exports {
+        let (path, export) = match &export.read {
             Ok(read) => read,
             Err(error) => {
                 summary.files.push(FileImport {
-                    file: file.to_string_lossy().into_owned(),
+                    file: export.given.to_string_lossy().into_owned(),
                     format: None,
                     records: 0,
                     added: 0,
-                    error: Some(error),
+                    error: Some(error.clone()),
                     notices: Vec::new(),
                 });
                 continue;
             }
         };
-        let line = import_read(ws, &mut known, &path, &export, &mut summary.papers)?;
+        let line = import_read(ws, &mut known, path, export, &mut summary.papers)?;
         summary.added += line.added;
         summary.files.push(line);
     }

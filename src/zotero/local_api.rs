@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Collection, Item, Library, ZoteroError, author_name, note_text, year_of};
+use crate::records::zotero::ids_beyond_fields;
 
 /// Items asked for per page (the Web API's most; the local API may send all).
 const PAGE: usize = 100;
@@ -327,6 +328,12 @@ fn item_of(envelope: &Envelope) -> Item {
     if authors.is_empty() {
         authors = named(None);
     }
+    let (pmid, arxiv) = ids_beyond_fields(
+        text("extra").as_deref(),
+        text("archiveID").as_deref(),
+        text("DOI").as_deref(),
+        text("url").as_deref(),
+    );
     Item {
         key: envelope.key.clone(),
         version: data["version"].as_u64().unwrap_or(envelope.version),
@@ -341,6 +348,8 @@ fn item_of(envelope: &Envelope) -> Item {
         doi: text("DOI").map(|d| crate::records::bare_doi(&d)),
         abstract_text: text("abstractNote"),
         url: text("url"),
+        pmid,
+        arxiv,
         tags: data["tags"]
             .as_array()
             .map(|tags| {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use super::{Collection, Item, Library, ZoteroError, author_name, note_text, year_of};
+use crate::records::zotero::ids_beyond_fields;
 
 pub struct Database {
     conn: Connection,
@@ -296,6 +297,12 @@ impl Database {
             .map_err(|e| self.failed(e))?
             .collect::<Result<_, _>>()
             .map_err(|e| self.failed(e))?;
+        let (pmid, arxiv) = ids_beyond_fields(
+            text("extra").as_deref(),
+            text("archiveID").as_deref(),
+            text("DOI").as_deref(),
+            text("url").as_deref(),
+        );
         Ok(Item {
             key,
             version: version.max(0) as u64,
@@ -310,6 +317,8 @@ impl Database {
             doi: text("DOI").map(|d| crate::records::bare_doi(&d)),
             abstract_text: text("abstractNote"),
             url: text("url"),
+            pmid,
+            arxiv,
             tags,
             notes: Vec::new(),
             pdfs: Vec::new(),

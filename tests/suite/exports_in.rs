@@ -220,3 +220,148 @@ fn a_file_cut_inside_a_record_is_said() {
         export.notices
     );
 }
+
+#[test]
+fn an_import_whose_files_all_fail_makes_no_review() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("notes.txt");
+    std::fs::write(&junk, "to read on Monday").unwrap();
+    let missing = dir.path().join("gone.ris");
+    let review = dir.path().join("new-review");
+    let out = std::process::Command::new(crate::suite::support::quire_bin())
+        .args(["import", "--into", review.to_str().unwrap()])
+        .args([&junk, &missing])
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no review was made"), "{stderr}");
+    assert!(
+        stderr.contains("notes.txt") && stderr.contains("gone.ris"),
+        "{stderr}"
+    );
+    assert!(!review.exists(), "nothing was made at {}", review.display());
+
+    // One readable file makes the review, the failed one named beside it.
+    let ris = dir.path().join("search.ris");
+    std::fs::write(&ris, "TY  - JOUR\nTI  - A readable record\nER  - \n").unwrap();
+    let out = std::process::Command::new(crate::suite::support::quire_bin())
+        .args(["import", "--into", review.to_str().unwrap()])
+        .args([&junk, &ris])
+        .env("QUIRE_DATA_DIR", data.path())
+        .env("QUIRE_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(review.join("task.json").is_file());
+}
+
+/// The first record of a table fixture, and the file's notices.
+fn first_row(name: &str) -> (records::Record, Vec<String>, usize) {
+    let export = records::read_file(&fixture(name)).unwrap();
+    assert_eq!(export.format, Format::Csv, "{name}");
+    let count = export.records.len();
+    (export.records[0].clone(), export.notices, count)
+}
+
+#[test]
+fn the_tables_of_the_major_databases_and_tools_are_read_by_their_headers() {
+    // Scopus: full names without their author ids, the source title.
+    let (scopus, notices, n) = first_row("scopus.csv");
+    assert_eq!(n, 1);
+    assert_eq!(scopus.authors.len(), 8);
+    assert_eq!(scopus.authors[0], "Wilson, Lauren N.");
+    assert_eq!(scopus.journal.as_deref(), Some("Nature Communications"));
+    assert_eq!(
+        (scopus.year, scopus.doi.as_deref()),
+        (Some(2024), Some("10.1038/s41467-024-46843-2"))
+    );
+    assert!(
+        scopus
+            .abstract_text
+            .unwrap()
+            .starts_with("Global climate patterns")
+    );
+    assert!(
+        notices[0].contains("authors from “Author full names”"),
+        "{notices:?}"
+    );
+
+    // Embase: past its preamble; "Author Names" parted at its commas.
+    let (embase, notices, n) = first_row("embase.csv");
+    assert_eq!(n, 2);
+    assert_eq!(
+        embase.authors,
+        ["Yang, Z.", "Jiang, B.", "Xu, J.", "McNamara, M.E."]
+    );
+    assert_eq!(embase.year, Some(2024));
+    assert_eq!(embase.pmid.as_deref(), Some("38773066"));
+    assert_eq!(embase.journal.as_deref(), Some("Nature Communications"));
+    assert!(
+        notices[0].contains("3 lines before the header"),
+        "{notices:?}"
+    );
+    assert!(
+        notices[1].contains("authors from “Author Names”"),
+        "{notices:?}"
+    );
+
+    // PubMed: "Griffin DK, Larkin DM, O'Connor RE.", Journal/Book.
+    let (pubmed, _, n) = first_row("pubmed.csv");
+    assert_eq!(n, 4);
+    assert_eq!(
+        pubmed.authors,
+        ["Griffin, DK", "Larkin, DM", "O'Connor, RE"]
+    );
+    assert_eq!(pubmed.journal.as_deref(), Some("Eur J Med Genet"));
+    assert_eq!(pubmed.pmid.as_deref(), Some("30922926"));
+
+    // Zotero: Publication Title is the journal, not the title; Extra's PMID.
+    let (zotero, _, n) = first_row("zotero.csv");
+    assert_eq!(n, 2);
+    assert!(
+        zotero
+            .title
+            .starts_with("The Value of Radiologic Interventions")
+    );
+    assert_eq!(
+        zotero.journal.as_deref(),
+        Some("Molecular imaging and biology")
+    );
+    assert_eq!(zotero.authors[0], "Blomberg, Björn A.");
+    assert_eq!(zotero.pmid.as_deref(), Some("22752652"));
+
+    // Covidence and Rayyan: semicolons, " and ", a DOI cell with a link after it.
+    let (covidence, _, _) = first_row("covidence.csv");
+    assert_eq!(
+        covidence.authors,
+        ["Yang, Z.", "Jiang, B.", "Xu, J.", "McNamara, M.E."]
+    );
+    assert_eq!(covidence.year, Some(2024));
+    let (rayyan, _, n) = first_row("rayyan.csv");
+    assert_eq!(n, 2);
+    assert_eq!(rayyan.authors, covidence.authors);
+    assert_eq!(rayyan.doi.as_deref(), Some("10.1038/s41467-024-48400-3"));
+    assert_eq!(rayyan.keywords[0], "keratin");
+
+    // Web of Science tab-delimited, a .txt with a title column headed TI.
+    let (wos, notices, n) = first_row("wos-tab.txt");
+    assert_eq!(n, 1);
+    assert!(
+        wos.title
+            .starts_with("Towards unravelling the relationship")
+    );
+    assert_eq!(
+        wos.authors,
+        ["Kanjo, Eiman", "Younis, Eman M. G.", "Sherkat, Nasser"]
+    );
+    assert_eq!(
+        (wos.year, wos.journal.as_deref()),
+        (Some(2018), Some("INFORMATION FUSION"))
+    );
+    assert_eq!(wos.doi.as_deref(), Some("10.1016/j.inffus.2017.05.005"));
+    assert!(notices[0].contains("title from “TI”"), "{notices:?}");
+}

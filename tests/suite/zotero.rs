@@ -94,6 +94,9 @@ fn library() -> Library {
                 creators: vec![creator("James C.", "Corbett")],
                 date: "2013".into(),
                 abstract_text: Some("Spanner is a globally distributed database.".into()),
+                // Zotero keeps a PMID and an arXiv id in Extra, as its
+                // PubMed and arXiv translators write them.
+                extra: Some("PMID: 23456789\narXiv: 1207.00001v3\ntex.ids: spanner".into()),
                 collections: vec!["CHAP0002".into()],
                 attachments: vec![Attachment {
                     key: "SPANPDF3".into(),
@@ -209,6 +212,10 @@ fn assert_chapter_two(review: &serde_json::Value) {
     // text, and says why.
     let spanner = record(&papers, "NOFILE03");
     assert!(spanner["fullText"].is_null());
+    // Extra's identifiers are the record's.
+    assert_eq!(spanner["imported"]["pmid"], "23456789", "{spanner}");
+    assert_eq!(spanner["meta"]["arxiv"], "1207.00001", "{spanner}");
+    assert!(calvin["imported"]["pmid"].is_null());
     assert!(
         spanner["imported"]["zotero"]["missingPdfs"][0]
             .as_str()

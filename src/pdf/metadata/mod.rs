@@ -16,6 +16,7 @@ mod rejoin;
 mod venue;
 
 pub use furniture::{is_cover_sheet, is_furniture};
+pub use ids::find_arxiv;
 pub use names::is_person;
 use unicode_normalization::UnicodeNormalization;
 

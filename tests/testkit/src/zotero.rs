@@ -50,6 +50,9 @@ pub struct Item {
     pub doi: Option<String>,
     pub abstract_text: Option<String>,
     pub publication: Option<String>,
+    /// Zotero's Extra field, one `Key: value` a line as its translators
+    /// write them (`PMID: 123`, `arXiv: 2101.00001`).
+    pub extra: Option<String>,
     pub tags: Vec<String>,
     /// Child notes, as Zotero stores them (HTML).
     pub notes: Vec<String>,
@@ -220,6 +223,7 @@ pub fn write_data_dir(dir: &Path, library: &Library) -> rusqlite::Result<()> {
             ("abstractNote", item.abstract_text.clone()),
             ("date", date),
             ("DOI", item.doi.clone()),
+            ("extra", item.extra.clone()),
             (venue_field, item.publication.clone()),
         ] {
             let (Some(value), Some(field)) = (value, field_id(field)) else {
@@ -533,7 +537,7 @@ fn item_json(item: &Item) -> Value {
         "title": item.title, "creators": creators,
         "abstractNote": item.abstract_text.clone().unwrap_or_default(),
         "date": item.date, "DOI": item.doi.clone().unwrap_or_default(),
-        "url": "", "accessDate": "", "extra": "",
+        "url": "", "accessDate": "", "extra": item.extra.clone().unwrap_or_default(),
         "tags": item.tags.iter().map(|t| json!({"tag": t})).collect::<Vec<_>>(),
         "collections": item.collections, "relations": {},
         "dateAdded": "2026-01-05T10:00:00Z", "dateModified": "2026-01-06T10:00:00Z"
