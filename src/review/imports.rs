@@ -3,7 +3,8 @@
 //! whose text is its title and abstract as one page, so both engines, the
 //! quote checks, labels and exports treat it as they treat a PDF: a quote
 //! is verified against the title and abstract. The same record imported
-//! again is the same paper (its id is the hash of what it says). Works found
+//! again is the same paper (its id is the hash of what it says); a record
+//! a file holds twice is two papers, the second a duplicate. Works found
 //! twice, among records and against the review's PDFs (DOI, PMID, else
 //! title, year and first author), are shown as [`DuplicateGroup`]s and never
 //! merged: the researcher decides.
@@ -182,8 +183,15 @@ pub fn import_read(
         error: None,
         notices: export.notices.clone(),
     };
+    // A record exported twice in one file (a database's own repeat) is two
+    // records: each occurrence is a paper, so PRISMA counts both and the
+    // researcher sees them as duplicates.
+    let mut occurrences: std::collections::HashMap<Vec<u8>, usize> = Default::default();
     for record in records {
-        let paper = paper_of(record, path);
+        let identity = identity_of(record);
+        let repeat = occurrences.entry(identity).or_default();
+        let paper = paper_of(record, path, *repeat);
+        *repeat += 1;
         let id = paper.id.clone();
         match known.get_mut(&id) {
             // A Zotero item edited since it was read: its record now.
@@ -268,7 +276,7 @@ fn attach_zotero_pdfs(
         .iter()
         .filter_map(|r| {
             let pdf = r.zotero.as_ref()?.pdfs.first()?;
-            Some((paper_of(r, &r.file).id, pdf.clone()))
+            Some((paper_of(r, &r.file, 0).id, pdf.clone()))
         })
         .collect();
     if wanted.is_empty() {
@@ -383,9 +391,14 @@ fn text_of(record: &Record) -> String {
     }
 }
 
-/// The paper a record is, read from `file`.
-fn paper_of(record: &Record, file: &Path) -> PaperRecord {
-    let sha256 = hex::encode(Sha256::digest(identity_of(record)));
+/// The paper a record is, read from `file` where the same record came
+/// `repeat` times before it.
+fn paper_of(record: &Record, file: &Path, repeat: usize) -> PaperRecord {
+    let mut identity = identity_of(record);
+    if repeat > 0 {
+        identity.extend_from_slice(format!("\nrepeat {repeat}").as_bytes());
+    }
+    let sha256 = hex::encode(Sha256::digest(identity));
     let has_text = !record.title.is_empty() || record.abstract_text.is_some();
     let mut meta = PaperMeta {
         authors: record.authors.iter().map(|a| Author::parse(a)).collect(),

@@ -365,3 +365,53 @@ fn the_tables_of_the_major_databases_and_tools_are_read_by_their_headers() {
     assert_eq!(wos.doi.as_deref(), Some("10.1016/j.inffus.2017.05.005"));
     assert!(notices[0].contains("title from “TI”"), "{notices:?}");
 }
+
+#[tokio::test]
+async fn a_record_a_file_holds_twice_is_counted_twice_and_shown_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |title: &str, doi: &str| {
+        format!("TY  - JOUR\nTI  - {title}\nAU  - Smith, John\nPY  - 2004\nDO  - {doi}\nER  - \n\n")
+    };
+    let repeated = record("Methylphenidate in children", "10.1000/adhd.1");
+    let ris = dir.path().join("search.ris");
+    std::fs::write(
+        &ris,
+        format!(
+            "{repeated}{}{repeated}",
+            record("Atomoxetine in adults", "10.1000/adhd.2")
+        ),
+    )
+    .unwrap();
+    let review = dir.path().join("review");
+    let import = || {
+        quire::review::imports::import_files(
+            &quire::workspace::Workspace::open_or_init(&review).unwrap(),
+            std::slice::from_ref(&ris),
+        )
+        .unwrap()
+    };
+    std::fs::create_dir_all(&review).unwrap();
+    let task = quire::workspace::TaskMeta::new(
+        quire::workspace::WorkspaceId("r".into()),
+        "r".into(),
+        dir.path(),
+    );
+    drop(quire::workspace::Workspace::create(&review, &task).unwrap());
+    let summary = import();
+    assert_eq!(
+        (summary.files[0].records, summary.added),
+        (3, 3),
+        "{summary:?}"
+    );
+    assert_eq!(summary.duplicates.len(), 1, "{summary:?}");
+    assert_eq!(summary.duplicates[0].members.len(), 2);
+    // Imported again, the file is the same three papers.
+    let again = import();
+    assert_eq!(again.added, 0);
+    assert_eq!(again.papers, summary.papers);
+
+    let flow = quire::commands::review_view::review_flow(review.clone())
+        .await
+        .unwrap();
+    assert_eq!((flow.identified, flow.from_databases), (3, 3), "{flow:?}");
+}
