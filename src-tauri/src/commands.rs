@@ -33,7 +33,7 @@ use quire::review::ask::run::Progress as AskProgress;
 use quire::review::ask::{AskRecord, Scope};
 use quire::review::estimate::Estimate;
 use quire::review::fulltext::FullTextSummary;
-use quire::review::imports::{DuplicateGroup, ImportSummary};
+use quire::review::imports::{DuplicateGroup, ImportProgress, ImportSummary};
 use quire::review::outputs::ExportFormat;
 use quire::review::queue::ScreeningView;
 use quire::review::report::prisma::Flow;
@@ -305,8 +305,9 @@ pub async fn paper_label(
 pub async fn records_import(
     ctx: State<'_, AppContext>,
     params: ImportParams,
+    on_progress: Channel<ImportProgress>,
 ) -> Result<ImportSummary, CommandError> {
-    records::records_import(&ctx, params).await
+    records::records_import(&ctx, params, progress_to(on_progress)).await
 }
 
 /// A folder of PDFs attached to a review as its records' full text.

@@ -3,13 +3,16 @@
 //! the review's possible duplicates; and, with `--full-text`, a folder of
 //! PDFs matched to the review's records as their full text.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use quire::commands::records::{AttachParams, ImportParams, records_attach, records_import};
 use quire::commands::{AppContext, AppPaths, CommandError, ErrorKind};
 use quire::review::fulltext::FullTextSummary;
-use quire::review::imports::ImportSummary;
+use quire::review::imports::{ImportProgress, ImportSummary};
 
 use super::print_json;
 
@@ -46,14 +49,19 @@ pub(crate) async fn run(args: ImportArgs) -> Result<(), CommandError> {
     let summary = if args.files.is_empty() {
         ImportSummary::default()
     } else {
-        records_import(
+        let bar = bar(!args.json && std::io::stderr().is_terminal());
+        let shown = bar.clone();
+        let summary = records_import(
             &ctx,
             ImportParams {
                 workspace: args.into.clone(),
                 files: args.files.clone(),
             },
+            Arc::new(move |p: ImportProgress| show(&shown, p)),
         )
-        .await?
+        .await;
+        bar.finish_and_clear();
+        summary?
     };
     let full_text = match &args.full_text {
         Some(folder) => Some(
@@ -93,6 +101,29 @@ pub(crate) async fn run(args: ImportArgs) -> Result<(), CommandError> {
         ));
     }
     Ok(())
+}
+
+/// A bar on a terminal (records taken in, then saving); hidden otherwise.
+fn bar(visible: bool) -> ProgressBar {
+    if !visible {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} records {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix("importing");
+    bar
+}
+
+fn show(bar: &ProgressBar, progress: ImportProgress) {
+    bar.set_length(progress.total as u64);
+    bar.set_position(progress.done as u64);
+    if progress.saving {
+        bar.set_message("saving");
+    }
 }
 
 fn print_summary(summary: &ImportSummary, into: &std::path::Path) {

@@ -49,7 +49,9 @@ use crate::review::dual::Policy as DualPolicy;
 use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::fulltext::{Attachment, FullTextSummary, Unmatched};
-use crate::review::imports::{DuplicateGroup, DuplicateMember, FileImport, ImportSummary};
+use crate::review::imports::{
+    DuplicateGroup, DuplicateMember, FileImport, ImportProgress, ImportSummary,
+};
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
 use crate::review::protocol::{
@@ -162,6 +164,7 @@ fn generated() -> String {
         declaration::<DuplicateMember>(),
         declaration::<DuplicateGroup>(),
         declaration::<ImportSummary>(),
+        declaration::<ImportProgress>(),
         declaration::<AttachParams>(),
         declaration::<SetAsideParams>(),
         declaration::<Attachment>(),

@@ -6,6 +6,7 @@
 //! ([`crate::review::fulltext`]).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -14,8 +15,8 @@ use super::{AppContext, CommandError, ErrorKind};
 use crate::blocking::blocking;
 use crate::review::fulltext::{FullTextSummary, attach_folder};
 use crate::review::imports::{
-    DuplicateGroup, ImportSummary, ReadExport, duplicate_groups, import_exports, read_exports,
-    set_aside,
+    DuplicateGroup, ImportProgress, ImportSummary, ReadExport, duplicate_groups, import_exports,
+    read_exports, set_aside,
 };
 use crate::workspace::{TaskMeta, Workspace, WorkspaceId, layout};
 
@@ -31,11 +32,13 @@ pub struct ImportParams {
     pub files: Vec<PathBuf>,
 }
 
-/// Import `params.files` into the review; the summary says what each file
-/// gave, which could not be read and why, and the review's duplicates.
+/// Import `params.files` into the review, saying where it is to
+/// `progress`; the summary says what each file gave, which could not be
+/// read and why, and the review's duplicates.
 pub async fn records_import(
     ctx: &AppContext,
     params: ImportParams,
+    progress: Arc<dyn Fn(ImportProgress) + Send + Sync>,
 ) -> Result<ImportSummary, CommandError> {
     let Some(first) = params.files.first().cloned() else {
         return Err(CommandError::new(
@@ -57,7 +60,7 @@ pub async fn records_import(
         } else {
             Workspace::create(&params.workspace, &task_for(&params.workspace, &first))?
         };
-        Ok::<_, CommandError>(import_exports(&ws, &exports)?)
+        Ok::<_, CommandError>(import_exports(&ws, &exports, &*progress)?)
     })
     .await?;
     index_workspace(ctx, root).await;

@@ -9,7 +9,7 @@
 //! title, year and first author), are shown as [`DuplicateGroup`]s and never
 //! merged: the researcher decides.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -21,7 +21,7 @@ use crate::pdf::FoundPdf;
 use crate::records::duplicates::{self, Work};
 use crate::records::{self, Export, Record};
 use crate::workspace::{
-    Author, ImportedFrom, MetaField, Origin, PaperFile, PaperId, PaperMeta, PaperRecord,
+    Author, Batch, ImportedFrom, MetaField, Origin, PaperFile, PaperId, PaperMeta, PaperRecord,
     PaperStatus, Workspace, ZoteroItem,
 };
 
@@ -91,6 +91,43 @@ impl ImportSummary {
     }
 }
 
+/// Where an import is, for a progress display: records taken in of all the
+/// readable files hold, then the saving of them as one change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ImportProgress {
+    pub done: usize,
+    pub total: usize,
+    /// Every record is taken in and the import is being saved.
+    pub saving: bool,
+}
+
+/// Counts records taken in and reports every hundredth of them.
+struct Tally<'a> {
+    done: usize,
+    total: usize,
+    report: &'a dyn Fn(ImportProgress),
+}
+
+impl Tally<'_> {
+    fn record(&mut self) {
+        self.done += 1;
+        let step = (self.total / 100).max(1);
+        if self.done.is_multiple_of(step) || self.done == self.total {
+            self.say(false);
+        }
+    }
+
+    fn say(&self, saving: bool) {
+        (self.report)(ImportProgress {
+            done: self.done,
+            total: self.total,
+            saving,
+        });
+    }
+}
+
 /// One export file as read, before anything of it is written: its records,
 /// or why it could not be read.
 #[derive(Debug)]
@@ -122,20 +159,36 @@ pub fn read_exports(files: &[PathBuf]) -> Vec<ReadExport> {
 /// Import the records of `files` into `ws`. A file that cannot be read is
 /// reported in the summary and the others still go in.
 pub fn import_files(ws: &Workspace, files: &[PathBuf]) -> Result<ImportSummary, ReviewError> {
-    import_exports(ws, &read_exports(files))
+    import_exports(ws, &read_exports(files), &|_| {})
 }
 
-/// Import the exports already read ([`read_exports`]) into `ws`.
+/// Import the exports already read ([`read_exports`]) into `ws`, saying
+/// where it is to `progress`.
 pub fn import_exports(
     ws: &Workspace,
     exports: &[ReadExport],
+    progress: &dyn Fn(ImportProgress),
 ) -> Result<ImportSummary, ReviewError> {
     let mut known: BTreeMap<PaperId, PaperRecord> = ws
         .papers()?
         .into_iter()
         .map(|p| (p.id.clone(), p))
         .collect();
+    // Every file's records go in as one change: a kill mid-import leaves
+    // the review as it was or with the whole import, never half.
+    let mut batch = ws.batch()?;
+    let known_before: HashSet<PaperId> = known.keys().cloned().collect();
     let mut summary = ImportSummary::default();
+    let mut tally = Tally {
+        done: 0,
+        total: exports
+            .iter()
+            .filter_map(|e| e.read.as_ref().ok())
+            .map(|(_, export)| export.records.len())
+            .sum(),
+        report: progress,
+    };
+    tally.say(false);
     for export in exports {
         let (path, export) = match &export.read {
             Ok(read) => read,
@@ -151,11 +204,25 @@ pub fn import_exports(
                 continue;
             }
         };
-        let line = import_read(ws, &mut known, path, export, &mut summary.papers)?;
+        let line = stage_read(
+            &mut batch,
+            &known_before,
+            &mut known,
+            (path, export),
+            &mut summary.papers,
+            &mut tally,
+        )?;
         summary.added += line.added;
         summary.files.push(line);
     }
-    let mut seen = std::collections::HashSet::new();
+    tally.say(true);
+    batch.commit()?;
+    for export in exports {
+        if let Ok((_, export)) = &export.read {
+            attach_zotero_pdfs(ws, &mut known, &export.records)?;
+        }
+    }
+    let mut seen = HashSet::new();
     summary.papers.retain(|id| seen.insert(id.clone()));
     summary.duplicates = duplicate_groups(ws)?;
     Ok(summary)
@@ -171,9 +238,41 @@ pub fn import_read(
     export: &Export,
     papers: &mut Vec<String>,
 ) -> Result<FileImport, ReviewError> {
+    let mut batch = ws.batch()?;
+    let before: HashSet<PaperId> = known.keys().cloned().collect();
+    let mut tally = Tally {
+        done: 0,
+        total: export.records.len(),
+        report: &|_| {},
+    };
+    let line = stage_read(
+        &mut batch,
+        &before,
+        known,
+        (path, export),
+        papers,
+        &mut tally,
+    )?;
+    batch.commit()?;
+    attach_zotero_pdfs(ws, known, &export.records)?;
+    Ok(line)
+}
+
+/// Stage in `batch` what the records of the export at `path` change:
+/// new papers, Zotero items brought up to date, another file listed on a
+/// paper it repeats. `before` is what the review held before the batch
+/// (whose files are on disk); `known` is kept up to date with it.
+fn stage_read(
+    batch: &mut Batch<'_>,
+    before: &HashSet<PaperId>,
+    known: &mut BTreeMap<PaperId, PaperRecord>,
+    (path, export): (&Path, &Export),
+    papers: &mut Vec<String>,
+    tally: &mut Tally<'_>,
+) -> Result<FileImport, ReviewError> {
     let records = &export.records;
     for notice in &export.notices {
-        tracing::warn!(file = %path.display(), "{notice}");
+        tracing::info!(file = %path.display(), "{notice}");
     }
     let mut line = FileImport {
         file: path.to_string_lossy().into_owned(),
@@ -188,8 +287,7 @@ pub fn import_read(
     // researcher sees them as duplicates.
     let mut occurrences: std::collections::HashMap<Vec<u8>, usize> = Default::default();
     for record in records {
-        let identity = identity_of(record);
-        let repeat = occurrences.entry(identity).or_default();
+        let repeat = occurrences.entry(identity_of(record)).or_default();
         let paper = paper_of(record, path, *repeat);
         *repeat += 1;
         let id = paper.id.clone();
@@ -204,14 +302,18 @@ pub fn import_read(
                 };
                 let text = text_of(record);
                 let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-                let read_before = paper_text::load(ws, &id)?.map(|pages| words(&pages.join(" ")));
+                let read_before = if before.contains(&id) {
+                    paper_text::load(batch.workspace(), &id)?.map(|pages| words(&pages.join(" ")))
+                } else {
+                    None
+                };
                 if read_before.is_some_and(|before| before != words(&text)) {
-                    forget_readings(ws, &id)?;
+                    forget_readings(batch, &id)?;
                 }
                 if renewed.status.is_readable() {
-                    paper_text::save(ws, &id, &[text])?;
+                    paper_text::stage(batch, &id, &[text])?;
                 }
-                ws.save_paper(&renewed)?;
+                batch.write_json(&PaperFile::Record.path(&id)?, &renewed)?;
                 *old = renewed;
             }
             // Imported before from this very file: nothing new.
@@ -221,20 +323,20 @@ pub fn import_read(
             // PDFs are).
             Some(old) => {
                 old.duplicates.push(path.to_owned());
-                ws.save_paper(old)?;
+                batch.write_json(&PaperFile::Record.path(&id)?, &*old)?;
             }
             None => {
                 if paper.status.is_readable() {
-                    paper_text::save(ws, &id, &[text_of(record)])?;
+                    paper_text::stage(batch, &id, &[text_of(record)])?;
                 }
-                ws.save_paper(&paper)?;
+                batch.write_json(&PaperFile::Record.path(&id)?, &paper)?;
                 known.insert(id.clone(), paper);
                 line.added += 1;
             }
         }
         papers.push(id.0);
+        tally.record();
     }
-    attach_zotero_pdfs(ws, known, records)?;
     Ok(line)
 }
 
@@ -242,14 +344,14 @@ pub fn import_read(
 /// abstract corrected in Zotero): their verdicts, rationales and quotes
 /// were made of the old text, so they are no result of the record now,
 /// and the next run reads it again. The researcher's own label stays.
-fn forget_readings(ws: &Workspace, id: &PaperId) -> Result<(), ReviewError> {
+fn forget_readings(batch: &mut Batch<'_>, id: &PaperId) -> Result<(), ReviewError> {
     for file in [
         PaperFile::Result,
         PaperFile::SecondResult,
         PaperFile::TiebreakResult,
         PaperFile::Failure,
     ] {
-        ws.remove_paper_file(id, file)?;
+        batch.remove(&file.path(id)?);
     }
     tracing::info!(paper = %id.0, "a record's text changed since it was read: it is read again");
     Ok(())

@@ -6,7 +6,7 @@
 //! ([`PaperText`]): the text is the one record, the file its summary.
 
 use crate::pdf::zones::Zones;
-use crate::workspace::{PaperId, Workspace, WorkspaceError, WsPath, layout};
+use crate::workspace::{Batch, PaperId, Workspace, WorkspaceError, WsPath, layout};
 
 const MARKER_PREFIX: &str = "=== page ";
 const MARKER_SUFFIX: &str = " ===";
@@ -60,8 +60,17 @@ pub fn zones_path(id: &PaperId) -> Result<WsPath, WorkspaceError> {
 
 pub fn save(ws: &Workspace, id: &PaperId, pages: &[String]) -> Result<(), WorkspaceError> {
     ws.write(&text_path(id)?, render(pages).as_bytes())?;
-    let zones = serde_json::json!({ "spans": Zones::of(pages).spans() });
-    ws.write_json(&zones_path(id)?, &zones)
+    ws.write_json(&zones_path(id)?, &zones_of(pages))
+}
+
+/// [`save`], staged in `batch` (many papers written as one change).
+pub fn stage(batch: &mut Batch<'_>, id: &PaperId, pages: &[String]) -> Result<(), WorkspaceError> {
+    batch.write(&text_path(id)?, render(pages).as_bytes())?;
+    batch.write_json(&zones_path(id)?, &zones_of(pages))
+}
+
+fn zones_of(pages: &[String]) -> serde_json::Value {
+    serde_json::json!({ "spans": Zones::of(pages).spans() })
 }
 
 /// A paper's text as printed, and what of it is read for its content.

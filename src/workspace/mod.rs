@@ -10,6 +10,7 @@
 mod actions;
 mod atomic;
 pub(crate) mod author;
+mod batch;
 mod changes;
 mod error;
 pub mod layout;
@@ -30,6 +31,7 @@ use serde::de::DeserializeOwned;
 
 pub use actions::{ActionRecord, MAX_LOGGED_ARGS_BYTES, MAX_PREVIEW_BYTES};
 pub use author::Author;
+pub use batch::Batch;
 pub use changes::FolderTimes;
 pub use error::WorkspaceError;
 pub use paper_files::PaperFile;
@@ -109,6 +111,9 @@ impl Workspace {
         for sub in layout::DIRS {
             dir.create_dir_all(sub)
                 .map_err(|e| WorkspaceError::from_io(&sub, e))?;
+        }
+        if batch::recover(&dir).map_err(io)? {
+            tracing::info!(root = %root.display(), "finished a batch of writes a stopped process had begun");
         }
         // Safe now that we hold the lock: no other writer can own these. A
         // temp file is left only by a writer that died, so one sweep a

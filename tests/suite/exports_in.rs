@@ -415,3 +415,74 @@ async fn a_record_a_file_holds_twice_is_counted_twice_and_shown_a_duplicate() {
         .unwrap();
     assert_eq!((flow.identified, flow.from_databases), (3, 3), "{flow:?}");
 }
+
+#[test]
+fn an_import_killed_midway_leaves_the_review_as_it_was_and_run_again_goes_in_whole() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let review = dir.path().join("review");
+    let import = |file: &Path| {
+        let mut command = std::process::Command::new(crate::suite::support::quire_bin());
+        command
+            .args(["import", "--into", review.to_str().unwrap()])
+            .arg(file)
+            .env("QUIRE_DATA_DIR", data.path())
+            .env("QUIRE_OFFLINE", "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        command
+    };
+    let first = dir.path().join("first.ris");
+    std::fs::write(
+        &first,
+        "TY  - JOUR\nTI  - An earlier record\nER  - \n\nTY  - JOUR\nTI  - Another earlier record\nER  - \n",
+    )
+    .unwrap();
+    assert!(import(&first).status().unwrap().success());
+
+    let big = dir.path().join("big.csv");
+    let mut csv = String::from("title,abstract,year\n");
+    for n in 0..4000 {
+        csv.push_str(&format!(
+            "\"Record {n} of a large search\",\"An abstract of record {n}, long enough to be read as one.\",2020\n"
+        ));
+    }
+    std::fs::write(&big, csv).unwrap();
+    let papers = || {
+        quire::workspace::Workspace::open(&review)
+            .unwrap()
+            .papers()
+            .unwrap()
+            .len()
+    };
+
+    // Killed while its records are being taken in: the review as it was.
+    let mut child = import(&big).spawn().unwrap();
+    let staging = review.join(".quire").join("batch");
+    let killed_midway = loop {
+        if child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        let staged = std::fs::read_dir(&staging).map_or(0, |d| d.count());
+        if staged >= 300 {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    assert!(
+        killed_midway,
+        "the import finished before it could be killed"
+    );
+    let after_kill = papers();
+    assert!(
+        after_kill == 2 || after_kill == 4002,
+        "half an import: {after_kill} papers"
+    );
+    assert!(!staging.exists(), "the staged files were swept on open");
+
+    // Run again, it goes in whole.
+    assert!(import(&big).status().unwrap().success());
+    assert_eq!(papers(), 4002);
+}

@@ -304,6 +304,7 @@ async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone
             workspace: ws.clone(),
             files: vec![csv_path.clone()],
         },
+        std::sync::Arc::new(|_| {}),
     )
     .await
     .unwrap();

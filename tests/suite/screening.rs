@@ -204,6 +204,7 @@ async fn imported_set(
             workspace: ws.clone(),
             files: vec![csv],
         },
+        std::sync::Arc::new(|_| {}),
     )
     .await
     .unwrap();

@@ -57,6 +57,7 @@ pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
             workspace: ws.clone(),
             files: vec![export],
         },
+        std::sync::Arc::new(|_| {}),
     )
     .await
     .map_err(|e| e.message)?;

@@ -14,6 +14,7 @@ export type {
   FileImport,
   ImportedFrom,
   ZoteroItem,
+  ImportProgress,
   ImportSummary,
   Attachment,
   Unmatched,

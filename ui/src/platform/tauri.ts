@@ -16,6 +16,7 @@ import type {
   DuplicateGroup,
   Flow,
   FullTextSummary,
+  ImportProgress,
   ImportSummary,
   PaperDetail,
   ScreeningView,
@@ -91,7 +92,11 @@ export const tauriPlatform: Platform = {
     return Array.isArray(chosen) ? chosen : [chosen];
   },
 
-  importRecords: (workspace, files) => call<ImportSummary>("records_import", { params: { workspace, files } }),
+  importRecords(workspace, files, onProgress) {
+    const onProgressChannel = new Channel<ImportProgress>();
+    if (onProgress !== undefined) onProgressChannel.onmessage = onProgress;
+    return call<ImportSummary>("records_import", { params: { workspace, files }, onProgress: onProgressChannel });
+  },
 
   setAside: (workspace, paper, of) => call<DuplicateGroup[]>("paper_set_aside", { params: { workspace, paper, of } }),
 

@@ -45,6 +45,7 @@ import type {
   ExportFormat,
   ExportWritten,
   Flow,
+  ImportProgress,
   ImportSummary,
   ScreeningView,
   PaperDetail,
@@ -115,8 +116,9 @@ export interface Platform {
   pickFolder(): Promise<string | null>;
   /** Ask the user for search exports (RIS, PubMed, BibTeX, CSV); empty when they cancel. */
   pickRecordFiles(): Promise<string[]>;
-  /** Import search records into a review; the summary names files it could not read. */
-  importRecords(workspace: string, files: string[]): Promise<ImportSummary>;
+  /** Import search records into a review, saying where it is to `onProgress` (records taken in,
+   * then saving); the summary names files it could not read. */
+  importRecords(workspace: string, files: string[], onProgress?: (progress: ImportProgress) => void): Promise<ImportSummary>;
   /** Set a paper aside as a copy of `of` (null puts it back); the review's duplicate groups then. */
   setAside(workspace: string, paper: string, of: string | null): Promise<DuplicateGroup[]>;
   /** Attach a folder of PDFs as the records' full text (each matched by DOI, else title). */

@@ -24,6 +24,7 @@ import {
   type DragDropEvent,
   type Estimate,
   type ExportFormat,
+  type ImportProgress,
   type ImportSummary,
   type FullTextSummary,
   type DuplicateGroup,
@@ -296,8 +297,15 @@ export class FakePlatform implements Platform {
 
   /** Each file named `*.ris` gives two records (the second one a duplicate of
    * the review's first paper by DOI); any other name cannot be read. */
-  importRecords(workspace: string, files: string[]): Promise<ImportSummary> {
+  /** Set to hold an import open after its first progress report, until resolved. */
+  holdImport: Promise<void> | null = null;
+
+  async importRecords(workspace: string, files: string[], onProgress?: (progress: ImportProgress) => void): Promise<ImportSummary> {
     this.imports.push({ workspace, files });
+    const total = files.filter((f) => f.endsWith(".ris")).length * 2;
+    onProgress?.({ done: 0, total, saving: false });
+    if (this.holdImport !== null) await this.holdImport;
+    onProgress?.({ done: total, total, saving: true });
     const view = this.review(workspace);
     const summary: ImportSummary = { files: [], added: 0, papers: [], duplicates: view.duplicateGroups };
     for (const file of files) {
@@ -334,7 +342,7 @@ export class FakePlatform implements Platform {
       ];
     }
     view.duplicateGroups = summary.duplicates;
-    return Promise.resolve(summary);
+    return summary;
   }
 
   onDragDrop(handler: (e: DragDropEvent) => void) {

@@ -2,11 +2,39 @@
 // to know of how each was read, the files that could not be read and why) and the review's possible
 // duplicates, which Quire shows and never merges: the researcher decides.
 
-import type { DuplicateGroup, FullTextSummary, ImportSummary, ZoteroPushSummary } from "../../platform";
+import type { DuplicateGroup, FullTextSummary, ImportProgress, ImportSummary, ZoteroPushSummary } from "../../platform";
 
 export interface ImportOutcomeProps {
   summary: ImportSummary;
   onClose: () => void;
+}
+
+/** An import under way: records taken in of all the files hold, then the
+ * saving of them as one change. */
+export function ImportUnderway({ progress }: { progress: ImportProgress }) {
+  const share = progress.total > 0 ? progress.done / progress.total : 0;
+  const said = progress.saving
+    ? `Saving ${String(progress.total)} records…`
+    : progress.total > 0
+      ? `Importing records: ${String(progress.done)} of ${String(progress.total)}`
+      : "Reading the files…";
+  return (
+    <div class="banner banner--info" role="status" data-testid="import-underway">
+      <div class="import-underway">
+        <p>{said}</p>
+        <div
+          class="progress"
+          role="progressbar"
+          aria-label="Records imported"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(share * 100)}
+        >
+          <div class="progress__bar" style={{ width: `${(share * 100).toFixed(1)}%` }} />
+        </div>
+      </div>
+    </div>
+  );
 }
 
 /** The outcome of *Add records…*, file by file. */

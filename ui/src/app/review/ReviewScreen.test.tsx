@@ -1094,6 +1094,25 @@ describe("search records", () => {
     ]);
   });
 
+  it("shows an import under way with its records counted, until it is done", async () => {
+    await openReview();
+    let release = () => {};
+    platform.holdImport = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    platform.nextRecordFiles = ["/search/pubmed.ris"];
+    await click("[data-testid=add-records]");
+    expect($("[data-testid=import-underway]")?.textContent).toContain("Importing records: 0 of 2");
+    expect($("[data-testid=import-underway] [role=progressbar]")?.getAttribute("aria-valuenow")).toBe("0");
+    expect($("[data-testid=import-outcome]")).toBeNull();
+    await act(() => {
+      release();
+    });
+    await settle();
+    expect($("[data-testid=import-underway]")).toBeNull();
+    expect($("[data-testid=import-outcome]")?.textContent).toContain("2 new records added");
+  });
+
   it("imports the exports chosen, says what each gave and which could not be read, and shows duplicates", async () => {
     await openReview();
     expect($("[data-testid=duplicates]")).toBeNull();

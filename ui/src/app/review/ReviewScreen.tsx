@@ -8,6 +8,7 @@ import {
   type EngineKind,
   type FullTextSummary,
   type ZoteroPushSummary,
+  type ImportProgress,
   type ImportSummary,
   type LookupChoice,
   type PaperCounts,
@@ -19,7 +20,7 @@ import {
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
-import { Duplicates, FullTextOutcome, ImportOutcome, ZoteroPushOutcome } from "./RecordsPanel";
+import { Duplicates, FullTextOutcome, ImportOutcome, ImportUnderway, ZoteroPushOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
@@ -58,6 +59,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [now, setNow] = useState(Date.now());
   const [preparing, setPreparing] = useState(false);
   const [imported, setImported] = useState<ImportSummary | null>(null);
+  const [importing, setImporting] = useState<ImportProgress | null>(null);
   const [attached, setAttached] = useState<FullTextSummary | null>(null);
   const [pushed, setPushed] = useState<ZoteroPushSummary | null>(null);
   const [pushing, setPushing] = useState(false);
@@ -157,10 +159,13 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     try {
       const files = await platform.pickRecordFiles();
       if (files.length === 0) return;
-      setImported(await platform.importRecords(root, files));
+      setImporting({ done: 0, total: 0, saving: false });
+      setImported(await platform.importRecords(root, files, setImporting));
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).message);
+    } finally {
+      setImporting(null);
     }
   };
 
@@ -439,6 +444,7 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
           </button>
         </div>
       )}
+      {importing !== null && <ImportUnderway progress={importing} />}
       {imported !== null && (
         <ImportOutcome
           summary={imported}

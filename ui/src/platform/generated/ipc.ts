@@ -914,6 +914,16 @@ papers: Array<string>,
  */
 duplicates: Array<DuplicateGroup>, };
 
+/**
+ * Where an import is, for a progress display: records taken in of all the
+ * readable files hold, then the saving of them as one change.
+ */
+export type ImportProgress = { done: number, total: number, 
+/**
+ * Every record is taken in and the import is being saved.
+ */
+saving: boolean, };
+
 export type AttachParams = { 
 /**
  * The review's workspace folder.
