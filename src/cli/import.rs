@@ -25,6 +25,13 @@ pub(crate) struct ImportArgs {
     /// The review's workspace folder (made if it is not one yet).
     #[arg(long, value_name = "REVIEW")]
     into: PathBuf,
+    /// The earlier export of the same search that FILE (one file) is a
+    /// newer run of: records found again keep their papers and labels
+    /// (those whose title or abstract changed are read again), and the
+    /// earlier ones it no longer holds are marked as having left the
+    /// search. A file imported before is matched against itself anyway.
+    #[arg(long, value_name = "EARLIER")]
+    replaces: Option<PathBuf>,
     /// A folder of PDFs to attach as the records' full text: each is read
     /// and matched to its record by the DOI on its first page, else its
     /// title; PDFs that match none join the review as papers of their own.
@@ -56,6 +63,7 @@ pub(crate) async fn run(args: ImportArgs) -> Result<(), CommandError> {
             ImportParams {
                 workspace: args.into.clone(),
                 files: args.files.clone(),
+                replaces: args.replaces.clone(),
             },
             Arc::new(move |p: ImportProgress| show(&shown, p)),
         )
@@ -137,6 +145,29 @@ fn print_summary(summary: &ImportSummary, into: &std::path::Path) {
                 format.as_deref().unwrap_or("no format"),
                 file.added
             ),
+        }
+        if let Some(earlier) = &file.replaces {
+            outln!("  a newer run of the search in {earlier}");
+        }
+        if file.updated > 0 {
+            outln!(
+                "  {} records changed since the earlier export (they keep their labels; {} whose title or abstract changed are read again)",
+                file.updated,
+                file.reread
+            );
+        }
+        if !file.left.is_empty() {
+            outln!(
+                "  {} records left the search (kept, marked so):",
+                file.left.len()
+            );
+            for left in &file.left {
+                outln!(
+                    "    {}  {}",
+                    &left.paper[..8.min(left.paper.len())],
+                    left.title.as_deref().unwrap_or("(no title)")
+                );
+            }
         }
         for notice in &file.notices {
             eprintln!("  note: {notice}");

@@ -22,7 +22,7 @@ use super::review_rows::{
 };
 use super::review_view::{
     ExportWritten, PaperDetail, PaperLabelParams, PaperMetaParams, PaperRow, ReviewState,
-    ReviewView,
+    ReviewView, SearchExport,
 };
 use super::reviews::{LabelParams, LookupChoice, ReviewLaunchParams};
 use super::screening::ScreeningParams;
@@ -50,7 +50,7 @@ use crate::review::estimate::{Estimate, PolicySpend, Spend};
 use crate::review::failures::PaperFailure;
 use crate::review::fulltext::{Attachment, FullTextSummary, Unmatched};
 use crate::review::imports::{
-    DuplicateGroup, DuplicateMember, FileImport, ImportProgress, ImportSummary,
+    DuplicateGroup, DuplicateMember, FileImport, ImportProgress, ImportSummary, LeftRecord,
 };
 use crate::review::labels::Label;
 use crate::review::outputs::ExportFormat;
@@ -128,6 +128,7 @@ fn generated() -> String {
         declaration::<SortKey>(),
         declaration::<RowQuery>(),
         declaration::<RowsPage>(),
+        declaration::<SearchExport>(),
         declaration::<ReviewView>(),
         declaration::<PaperDetail>(),
         // Running one.
@@ -160,6 +161,7 @@ fn generated() -> String {
         // Search records in.
         declaration::<ImportedFrom>(),
         declaration::<ImportParams>(),
+        declaration::<LeftRecord>(),
         declaration::<FileImport>(),
         declaration::<DuplicateMember>(),
         declaration::<DuplicateGroup>(),

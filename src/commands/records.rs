@@ -30,6 +30,13 @@ pub struct ImportParams {
     /// The search exports (RIS, PubMed/MEDLINE, BibTeX, CSV).
     #[cfg_attr(test, ts(type = "string[]"))]
     pub files: Vec<PathBuf>,
+    /// The earlier export of the same search that the one file of `files`
+    /// is a newer run of: its records are matched to the earlier ones,
+    /// which keep their labels. A file imported before is matched against
+    /// itself without it.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "string | null"))]
+    pub replaces: Option<PathBuf>,
 }
 
 /// Import `params.files` into the review, saying where it is to
@@ -47,10 +54,20 @@ pub async fn records_import(
             "name at least one search export (RIS, PubMed/MEDLINE, BibTeX or CSV)",
         ));
     };
+    if params.replaces.is_some() && params.files.len() != 1 {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            "replaces_one_file",
+            "a newer export replaces an earlier one file for file: name one file with it",
+        ));
+    }
     let root = params.workspace.clone();
     let summary = blocking(move || {
         // Read first, write after: files that all fail make no review.
-        let exports = read_exports(&params.files);
+        let mut exports = read_exports(&params.files);
+        if let Some(earlier) = &params.replaces {
+            exports = exports.into_iter().map(|e| e.replacing(earlier)).collect();
+        }
         let is_review = params.workspace.join(layout::TASK_FILE).is_file();
         if !is_review && exports.iter().all(|e| e.read.is_err()) {
             return Err(nothing_readable(&exports));

@@ -74,6 +74,48 @@ pub struct ReviewView {
     /// Papers found to be one work (DOI, PMID, else title, year and first
     /// author), never merged: the researcher decides.
     pub duplicate_groups: Vec<DuplicateGroup>,
+    /// The search exports the review's records came from (a Zotero
+    /// library and citation searching aside), in name order: what a newer
+    /// export of a search is matched against.
+    pub searches: Vec<SearchExport>,
+}
+
+/// One search export of the review, as its records say.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SearchExport {
+    /// The file as the review knows it (shown lossily when not UTF-8).
+    pub file: String,
+    pub format: String,
+    /// Its records in the review, those that left the search included.
+    pub records: usize,
+    /// Of those, records a newer export of it no longer held.
+    pub left: usize,
+}
+
+/// The search exports `rows` came from.
+fn searches_of(rows: &[PaperRow]) -> Vec<SearchExport> {
+    let mut searches: std::collections::BTreeMap<&str, SearchExport> = Default::default();
+    for row in rows {
+        let Some(imported) = &row.imported else {
+            continue;
+        };
+        if imported.zotero.is_some() || imported.citation.is_some() {
+            continue;
+        }
+        let search = searches
+            .entry(row.file.as_str())
+            .or_insert_with(|| SearchExport {
+                file: row.file.clone(),
+                format: imported.format.clone(),
+                records: 0,
+                left: 0,
+            });
+        search.records += 1;
+        search.left += usize::from(imported.left_search);
+    }
+    searches.into_values().collect()
 }
 
 /// The detail pane's paper.
@@ -436,6 +478,7 @@ fn view(ws: &Workspace, running: bool, kept: &Kept) -> Result<ReviewView, Comman
         dual: dual.map(|d| d.policy),
         first_rows: review_rows::page(&kept.rows, &RowQuery::default()),
         duplicate_groups: duplicate_groups_of(kept.candidates.iter().flatten()),
+        searches: searches_of(&kept.rows),
     };
     Ok(view)
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use biblatex::{Bibliography, ChunksExt, Entry, Person};
 
 use super::latex::to_text;
-use super::values::{arxiv_without_version, doi_in, list_in, tidy, year_in};
+use super::values::{arxiv_without_version, doi_in, list_in, scopus_eid_in, tidy, year_in};
 use super::{Format, Record};
 
 /// The records of a BibTeX `text`, and what the reader should know of it.
@@ -215,6 +215,10 @@ fn record(entry: &Entry, path: &Path, index: usize) -> Record {
         .find_map(|name| raw(name))
         .map(|p| p.trim().to_owned())
         .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    // Web of Science's BibTeX names its UT; Scopus's only in its link.
+    record.accession = raw("unique-id")
+        .and_then(|id| tidy(&id))
+        .or_else(|| raw("url").as_deref().and_then(scopus_eid_in));
     let archive = raw("archiveprefix")
         .or_else(|| raw("eprinttype"))
         .unwrap_or_default();

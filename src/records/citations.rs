@@ -157,6 +157,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             journal: work.venue,
             doi: work.doi,
             pmid: work.pmid,
+            accession: None,
             keywords: Vec::new(),
             file: path.to_owned(),
             index,

@@ -284,6 +284,7 @@ mod tests {
             journal: None,
             doi: doi.map(Into::into),
             pmid: pmid.map(Into::into),
+            accession: None,
             keywords: Vec::new(),
             file: "x.ris".into(),
             index: 0,

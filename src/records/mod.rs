@@ -77,6 +77,11 @@ pub struct Record {
     pub doi: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pmid: Option<String>,
+    /// The database's own id of the record (a Web of Science UT, a Scopus
+    /// EID, an Embase or Ovid accession number): what finds it again in
+    /// an updated export of the same search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accession: Option<String>,
     #[serde(default)]
     pub keywords: Vec<String>,
     /// The file it was exported in, and its place there (0-based).
@@ -105,6 +110,7 @@ impl Record {
             journal: None,
             doi: None,
             pmid: None,
+            accession: None,
             keywords: Vec::new(),
             file: file.to_owned(),
             index,

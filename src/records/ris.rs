@@ -65,6 +65,7 @@ fn record(r: &TaggedRecord, path: &Path, index: usize) -> Record {
         .or_else(|| r.first(&["AN"]).filter(|_| from_medline))
         .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()))
         .map(str::to_owned);
+    record.accession = r.first(&["AN"]).and_then(tidy);
     record.keywords = r
         .all("KW")
         .flat_map(|k| {

@@ -27,6 +27,9 @@ enum Field {
     Journal,
     Doi,
     Pmid,
+    /// The database's own record id (Scopus EID, WoS UT, an accession
+    /// number).
+    Accession,
     Keywords,
     /// Zotero's Extra (`PMID: …`, `arXiv: …` lines).
     Extra,
@@ -43,6 +46,7 @@ impl Field {
             Self::Journal => "journal",
             Self::Doi => "DOI",
             Self::Pmid => "PMID",
+            Self::Accession => "accession number",
             Self::Keywords => "keywords",
             Self::Extra => "identifiers in Extra",
         }
@@ -53,7 +57,7 @@ impl Field {
 /// lowercased with everything but letters and digits taken out
 /// ("Journal/Book" is `journalbook`, "UT (Unique WOS ID)" `utuniquewosid`).
 /// Two-letter names are Web of Science's tab-delimited tags.
-const COLUMNS: [(Field, &[&str]); 10] = [
+const COLUMNS: [(Field, &[&str]); 11] = [
     (
         Field::Title,
         &[
@@ -112,6 +116,17 @@ const COLUMNS: [(Field, &[&str]); 10] = [
     (Field::Doi, &["doi", "di", "digitalobjectidentifier"]),
     (Field::Pmid, &["pmid", "pubmedid", "medlinepmid", "pm"]),
     (
+        Field::Accession,
+        &[
+            "eid",
+            "utuniquewosid",
+            "ut",
+            "accessionnumber",
+            "embaseaccessionid",
+            "an",
+        ],
+    ),
+    (
         Field::Keywords,
         &[
             "authorkeywords",
@@ -142,20 +157,20 @@ fn is_header(row: &csv::StringRecord) -> bool {
     row.len() > 1 && row.iter().any(|h| titles.contains(&header_key(h).as_str()))
 }
 
-/// The rows of `text` parted at `delimiter`, and where among them its
-/// header is.
-fn rows(text: &str, delimiter: u8) -> (Vec<csv::StringRecord>, Vec<usize>, Option<usize>) {
+/// Visit the rows of `text` parted at `delimiter`, each with the line it
+/// starts on, until `visit` says stop. Rows are read one at a time, so a
+/// 50,000-record export is never held twice.
+fn each_row(text: &str, delimiter: u8, mut visit: impl FnMut(&csv::StringRecord, usize) -> bool) {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
-    let (mut rows, mut lines) = (Vec::new(), Vec::new());
     let mut record = csv::StringRecord::new();
-    // A text's rows parse (it is UTF-8 already); an unbalanced quote runs
-    // to the end of the file as one cell, which a record check names.
     // The line each row starts on, counted from byte offsets (the csv
-    // reader's own count passes over blank lines).
+    // reader's own count passes over blank lines). A text's rows parse (it
+    // is UTF-8 already); an unbalanced quote runs to the end of the file as
+    // one cell.
     let (mut counted_to, mut line) = (0, 1);
     while let Ok(true) = reader.read_record(&mut record) {
         let mut at = record.position().map_or(counted_to, |p| p.byte() as usize);
@@ -169,11 +184,24 @@ fn rows(text: &str, delimiter: u8) -> (Vec<csv::StringRecord>, Vec<usize>, Optio
             .filter(|&&b| b == b'\n')
             .count();
         counted_to = at.max(counted_to);
-        lines.push(line);
-        rows.push(record.clone());
+        if !visit(&record, line) {
+            break;
+        }
     }
-    let header = rows.iter().take(HEADER_WITHIN_ROWS).position(is_header);
-    (rows, lines, header)
+}
+
+/// Where the header of `text` parted at `delimiter` is, within its first
+/// rows: its row, the line it is on, and the header itself.
+fn header_of(text: &str, delimiter: u8) -> Option<(usize, usize, csv::StringRecord)> {
+    let (mut found, mut row) = (None, 0);
+    each_row(text, delimiter, |record, line| {
+        if is_header(record) {
+            found = Some((row, line, record.clone()));
+        }
+        row += 1;
+        found.is_none() && row < HEADER_WITHIN_ROWS
+    });
+    found
 }
 
 /// Whether `text` is a table export, whatever its file is called: a
@@ -181,41 +209,34 @@ fn rows(text: &str, delimiter: u8) -> (Vec<csv::StringRecord>, Vec<usize>, Optio
 /// names a title column.
 pub fn looks_like_table(text: &str) -> bool {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    first.matches('\t').count() >= 2 && {
-        let (_, _, header) = rows(first, b'\t');
-        header.is_some()
-    }
+    first.matches('\t').count() >= 2 && header_of(first, b'\t').is_some()
 }
 
 /// The records of a table export, and what the reader should know of it:
 /// which columns were read, a preamble passed over, rows skipped.
 pub fn parse(text: &str, path: &Path) -> Result<(Vec<Record>, Vec<String>), RecordsError> {
     let text = text.trim_start_matches('\u{feff}');
-    let malformed = |reason: String| RecordsError::Malformed {
-        path: path.to_owned(),
-        format: Format::Csv.as_str(),
-        reason,
-    };
     let tsv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
     let delimiters: &[u8] = if tsv { b"\t" } else { b",\t;" };
     // The delimiter whose header has the most columns.
-    let Some((rows, lines, header)) = delimiters
+    let Some((delimiter, (header, header_line, names))) = delimiters
         .iter()
-        .map(|&d| rows(text, d))
-        .filter(|(_, _, header)| header.is_some())
-        .max_by_key(|(rows, _, header)| header.map_or(0, |h| rows[h].len()))
+        .filter_map(|&d| Some((d, header_of(text, d)?)))
+        .max_by_key(|(_, (_, _, names))| names.len())
     else {
-        return Err(malformed(
-            "no title column in its header (a column named Title, Article Title, TI, …)".to_owned(),
-        ));
+        return Err(RecordsError::Malformed {
+            path: path.to_owned(),
+            format: Format::Csv.as_str(),
+            reason: "no title column in its header (a column named Title, Article Title, TI, …)"
+                .to_owned(),
+        });
     };
-    let header = header.unwrap_or_default();
-    let columns = Columns::of(&rows[header]);
+    let columns = Columns::of(&names);
     let mut notices = Vec::new();
     // Counted in lines, blank ones too, as the researcher sees the file.
-    let before = lines[header].saturating_sub(1);
+    let before = header_line.saturating_sub(1);
     if header > 0 {
         notices.push(format!(
             "the {before} line{} before the header (a search's preamble) {} passed over",
@@ -223,20 +244,23 @@ pub fn parse(text: &str, path: &Path) -> Result<(Vec<Record>, Vec<String>), Reco
             if before == 1 { "was" } else { "were" }
         ));
     }
-    notices.push(columns.describe(&rows[header]));
+    notices.push(columns.describe(&names));
     let mut records = Vec::new();
     let mut skipped = Vec::new();
-    for (row, line) in rows.iter().zip(&lines).skip(header + 1) {
-        if row.iter().all(|c| c.trim().is_empty()) {
-            continue;
+    let mut row = 0;
+    each_row(text, delimiter, |cells, line| {
+        row += 1;
+        if row <= header + 1 || cells.iter().all(|c| c.trim().is_empty()) {
+            return true;
         }
-        let record = columns.record(row, path, records.len());
+        let record = columns.record(cells, path, records.len());
         if record.is_blank() {
             skipped.push(line.to_string());
         } else {
             records.push(record);
         }
-    }
+        true
+    });
     if !skipped.is_empty() {
         notices.push(format!(
             "{} row{} with no title, abstract or identifier {} skipped (line {})",
@@ -326,6 +350,7 @@ impl Columns {
             .filter(|p| p.chars().all(|c| c.is_ascii_digit()))
             .or(extra_pmid);
         record.arxiv = extra_arxiv;
+        record.accession = cell(Field::Accession);
         record.keywords = cell(Field::Keywords)
             .map(|k| list_in(&k))
             .unwrap_or_default();

@@ -63,6 +63,16 @@ pub fn arxiv_without_version(id: &str) -> String {
     }
 }
 
+/// The Scopus EID in a Scopus link (`…record.uri?eid=2-s2.0-85148468240&…`).
+pub fn scopus_eid_in(url: &str) -> Option<String> {
+    let (_, after) = url.split_once("eid=")?;
+    let eid: String = after
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
+        .collect();
+    eid.starts_with("2-s2.0-").then_some(eid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,7 @@ fn record(r: &TaggedRecord, path: &Path, index: usize) -> Record {
     record.journal = r.first(&["SO"]).and_then(tidy);
     record.doi = r.first(&["DI"]).and_then(super::normalize_doi);
     record.pmid = r.first(&["PM"]).and_then(tidy);
+    record.accession = r.first(&["UT"]).and_then(tidy);
     record.keywords = r.all("DE").chain(r.all("ID")).flat_map(list_in).collect();
     record
 }

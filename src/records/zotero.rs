@@ -156,6 +156,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Record>, RecordsError> {
             journal: item.venue.clone(),
             doi: item.doi.clone(),
             pmid: item.pmid.clone(),
+            accession: None,
             keywords: Vec::new(),
             file: path.to_owned(),
             index,

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::search_update::EarlierSearch;
 use super::source::{link_full_text, register_papers};
 use super::{ReviewError, corrections, paper_text};
 use crate::pdf::FoundPdf;
@@ -38,11 +39,32 @@ pub struct FileImport {
     pub records: usize,
     /// Of those, records new to the review.
     pub added: usize,
+    /// The earlier export of the same search this one was matched against
+    /// (it was named as replaced, or is the same file, exported again).
+    pub replaces: Option<String>,
+    /// Records of the earlier export found again, changed (a DOI added,
+    /// an abstract corrected): each keeps its paper and labels.
+    pub updated: usize,
+    /// Of those, records whose title or abstract changed: their readings
+    /// were dropped, and the next run reads them again.
+    pub reread: usize,
+    /// Records of the earlier export this one no longer holds: they left
+    /// the search, and stay in the review marked so.
+    pub left: Vec<LeftRecord>,
     /// Why the file could not be read; nothing of it was imported.
     pub error: Option<String>,
     /// What the researcher should know of how it was read: a guessed
     /// encoding, records skipped and why, a file cut short.
     pub notices: Vec<String>,
+}
+
+/// A record that left the search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct LeftRecord {
+    pub paper: String,
+    pub title: Option<String>,
 }
 
 /// One member of a group of duplicates.
@@ -82,6 +104,24 @@ pub struct ImportSummary {
     pub papers: Vec<String>,
     /// The review's groups of duplicates after the import.
     pub duplicates: Vec<DuplicateGroup>,
+}
+
+impl FileImport {
+    /// The line of `file` before anything of it is read.
+    fn of(file: &Path) -> Self {
+        Self {
+            file: file.to_string_lossy().into_owned(),
+            format: None,
+            records: 0,
+            added: 0,
+            replaces: None,
+            updated: 0,
+            reread: 0,
+            left: Vec::new(),
+            error: None,
+            notices: Vec::new(),
+        }
+    }
 }
 
 impl ImportSummary {
@@ -136,6 +176,23 @@ pub struct ReadExport {
     pub given: PathBuf,
     /// Its canonical path and what it holds, or why it could not be read.
     pub read: Result<(PathBuf, Export), String>,
+    /// The earlier export of the same search it is a newer run of, as the
+    /// review knows that file; none to match it against the records of
+    /// the same file imported before, if there are any.
+    pub replaces: Option<PathBuf>,
+}
+
+impl ReadExport {
+    /// This export, a newer run of the search whose earlier export was
+    /// `earlier` (as given: a file moved or deleted since is still known
+    /// by the path the review keeps).
+    pub fn replacing(self, earlier: &Path) -> Self {
+        let earlier = std::fs::canonicalize(earlier).unwrap_or_else(|_| earlier.to_owned());
+        Self {
+            replaces: Some(earlier),
+            ..self
+        }
+    }
 }
 
 /// Read every file of `files`, writing nothing: an import reads first and
@@ -152,6 +209,7 @@ pub fn read_exports(files: &[PathBuf]) -> Vec<ReadExport> {
                         .map(|export| (path, export))
                         .map_err(|e| e.to_string())
                 }),
+            replaces: None,
         })
         .collect()
 }
@@ -189,17 +247,13 @@ pub fn import_exports(
         report: progress,
     };
     tally.say(false);
-    for export in exports {
-        let (path, export) = match &export.read {
+    for given in exports {
+        let (path, export) = match &given.read {
             Ok(read) => read,
             Err(error) => {
                 summary.files.push(FileImport {
-                    file: export.given.to_string_lossy().into_owned(),
-                    format: None,
-                    records: 0,
-                    added: 0,
                     error: Some(error.clone()),
-                    notices: Vec::new(),
+                    ..FileImport::of(&given.given)
                 });
                 continue;
             }
@@ -208,7 +262,11 @@ pub fn import_exports(
             &mut batch,
             &known_before,
             &mut known,
-            (path, export),
+            Source {
+                path,
+                export,
+                replaces: given.replaces.as_deref(),
+            },
             &mut summary.papers,
             &mut tally,
         )?;
@@ -224,7 +282,24 @@ pub fn import_exports(
     }
     let mut seen = HashSet::new();
     summary.papers.retain(|id| seen.insert(id.clone()));
-    summary.duplicates = duplicate_groups(ws)?;
+    // From the papers at hand, one at a time: a second copy of every
+    // paper would double an import's memory. Zotero's PDFs were registered
+    // beside them, so a Zotero import reads the review again.
+    let registered_pdfs = exports
+        .iter()
+        .filter_map(|e| e.read.as_ref().ok())
+        .flat_map(|(_, export)| &export.records)
+        .any(|r| r.zotero.as_ref().is_some_and(|z| !z.pdfs.is_empty()));
+    if registered_pdfs {
+        summary.duplicates = duplicate_groups(ws)?;
+        return Ok(summary);
+    }
+    let candidates = known
+        .values()
+        .map(|p| Ok(Candidate::of(&corrections::corrected_paper(ws, p.clone())?)))
+        .filter_map(Result::transpose)
+        .collect::<Result<Vec<_>, ReviewError>>()?;
+    summary.duplicates = duplicate_groups_of(candidates.iter());
     Ok(summary)
 }
 
@@ -245,43 +320,65 @@ pub fn import_read(
         total: export.records.len(),
         report: &|_| {},
     };
-    let line = stage_read(
-        &mut batch,
-        &before,
-        known,
-        (path, export),
-        papers,
-        &mut tally,
-    )?;
+    let source = Source {
+        path,
+        export,
+        replaces: None,
+    };
+    let line = stage_read(&mut batch, &before, known, source, papers, &mut tally)?;
     batch.commit()?;
     attach_zotero_pdfs(ws, known, &export.records)?;
     Ok(line)
 }
 
-/// Stage in `batch` what the records of the export at `path` change:
-/// new papers, Zotero items brought up to date, another file listed on a
-/// paper it repeats. `before` is what the review held before the batch
-/// (whose files are on disk); `known` is kept up to date with it.
+/// An export file to stage: where it is, what it holds, and the earlier
+/// export of the same search it replaces, if one was named.
+struct Source<'a> {
+    path: &'a Path,
+    export: &'a Export,
+    replaces: Option<&'a Path>,
+}
+
+/// Stage in `batch` what the records of an export change: new papers,
+/// Zotero items brought up to date, another file listed on a paper it
+/// repeats, and, for a newer export of a search already in the review,
+/// its records matched to the earlier ones. `before` is what the review
+/// held before the batch (whose files are on disk); `known` is kept up to
+/// date with it.
 fn stage_read(
     batch: &mut Batch<'_>,
     before: &HashSet<PaperId>,
     known: &mut BTreeMap<PaperId, PaperRecord>,
-    (path, export): (&Path, &Export),
+    source: Source<'_>,
     papers: &mut Vec<String>,
     tally: &mut Tally<'_>,
 ) -> Result<FileImport, ReviewError> {
+    let Source {
+        path,
+        export,
+        replaces,
+    } = source;
     let records = &export.records;
-    for notice in &export.notices {
-        tracing::info!(file = %path.display(), "{notice}");
-    }
     let mut line = FileImport {
-        file: path.to_string_lossy().into_owned(),
         format: Some(export.format.as_str().to_owned()),
         records: records.len(),
-        added: 0,
-        error: None,
         notices: export.notices.clone(),
+        ..FileImport::of(path)
     };
+    let mut earlier = EarlierSearch::of(known, replaces.unwrap_or(path));
+    if let Some(named) = replaces {
+        if earlier.is_some() {
+            line.replaces = Some(named.to_string_lossy().into_owned());
+        } else {
+            line.notices.push(format!(
+                "the review holds no records from {}, so this export went in as a search of its own",
+                named.display()
+            ));
+        }
+    }
+    for notice in &line.notices {
+        tracing::info!(file = %path.display(), "{notice}");
+    }
     // A record exported twice in one file (a database's own repeat) is two
     // records: each occurrence is a paper, so PRISMA counts both and the
     // researcher sees them as duplicates.
@@ -291,30 +388,22 @@ fn stage_read(
         let paper = paper_of(record, path, *repeat);
         *repeat += 1;
         let id = paper.id.clone();
+        tally.record();
+        if let Some(earlier) = earlier.as_mut()
+            && let Some((target, found)) =
+                stage_found_again(batch, before, known, earlier, record, paper.clone())?
+        {
+            if let Found::Changed { reread } = found {
+                line.updated += 1;
+                line.reread += usize::from(reread);
+            }
+            papers.push(target.0);
+            continue;
+        }
         match known.get_mut(&id) {
             // A Zotero item edited since it was read: its record now.
             Some(old) if old.file == path && zotero_changed(old, &paper) => {
-                let renewed = PaperRecord {
-                    full_text: old.full_text.clone(),
-                    duplicate_of: old.duplicate_of.clone(),
-                    duplicates: old.duplicates.clone(),
-                    ..paper
-                };
-                let text = text_of(record);
-                let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-                let read_before = if before.contains(&id) {
-                    paper_text::load(batch.workspace(), &id)?.map(|pages| words(&pages.join(" ")))
-                } else {
-                    None
-                };
-                if read_before.is_some_and(|before| before != words(&text)) {
-                    forget_readings(batch, &id)?;
-                }
-                if renewed.status.is_readable() {
-                    paper_text::stage(batch, &id, &[text])?;
-                }
-                batch.write_json(&PaperFile::Record.path(&id)?, &renewed)?;
-                *old = renewed;
+                stage_renewed(batch, before, old, paper, record)?;
             }
             // Imported before from this very file: nothing new.
             Some(old) if old.file == path || old.duplicates.iter().any(|d| d == path) => {}
@@ -327,7 +416,7 @@ fn stage_read(
             }
             None => {
                 if paper.status.is_readable() {
-                    paper_text::stage(batch, &id, &[text_of(record)])?;
+                    paper_text::stage_record(batch, &id, &text_of(record))?;
                 }
                 batch.write_json(&PaperFile::Record.path(&id)?, &paper)?;
                 known.insert(id.clone(), paper);
@@ -335,9 +424,118 @@ fn stage_read(
             }
         }
         papers.push(id.0);
-        tally.record();
+    }
+    if let Some(earlier) = earlier {
+        for id in earlier.left() {
+            let Some(old) = known.get_mut(&id) else {
+                continue;
+            };
+            // Still the search's record, marked as no longer in it: the
+            // newer export is the search now, and the next one is matched
+            // against it (a record that comes back is found again).
+            let marked = old.imported.as_ref().is_some_and(|i| i.left_search);
+            if !marked || old.file != path {
+                if let Some(imported) = old.imported.as_mut() {
+                    imported.left_search = true;
+                }
+                old.file = path.to_owned();
+                batch.write_json(&PaperFile::Record.path(&id)?, &*old)?;
+            }
+            line.left.push(LeftRecord {
+                paper: id.0.clone(),
+                title: old.title.clone(),
+            });
+        }
     }
     Ok(line)
+}
+
+/// How a record of a newer export was found among the earlier ones.
+enum Found {
+    /// As it was.
+    Unchanged,
+    /// Changed; `reread` when its title or abstract did.
+    Changed { reread: bool },
+}
+
+/// Stage a record of a newer export of a search that the earlier export
+/// held too (word for word, or by its keys): the earlier paper is kept,
+/// brought up to date and pointed at the newer file. None when `record`
+/// is no earlier record of the search.
+fn stage_found_again(
+    batch: &mut Batch<'_>,
+    before: &HashSet<PaperId>,
+    known: &mut BTreeMap<PaperId, PaperRecord>,
+    earlier: &mut EarlierSearch,
+    record: &Record,
+    fresh: PaperRecord,
+) -> Result<Option<(PaperId, Found)>, ReviewError> {
+    let target = if known.contains_key(&fresh.id) {
+        if !earlier.found_as_it_was(&fresh.id) {
+            return Ok(None);
+        }
+        fresh.id.clone()
+    } else {
+        match earlier.earlier_version_of(&fresh) {
+            Some(id) => id,
+            None => return Ok(None),
+        }
+    };
+    let Some(old) = known.get_mut(&target) else {
+        return Ok(None);
+    };
+    if old.sha256 != fresh.sha256 {
+        let reread = stage_renewed(batch, before, old, fresh, record)?;
+        return Ok(Some((target, Found::Changed { reread })));
+    }
+    let moved = old.file != fresh.file;
+    let returned = old.imported.as_ref().is_some_and(|i| i.left_search);
+    if moved || returned {
+        old.file = fresh.file;
+        if let (Some(imported), Some(now)) = (old.imported.as_mut(), fresh.imported) {
+            imported.position = now.position;
+            imported.left_search = false;
+        }
+        batch.write_json(&PaperFile::Record.path(&target)?, &*old)?;
+    }
+    Ok(Some((target, Found::Unchanged)))
+}
+
+/// Stage `old` as the record `fresh` says it is now, keeping its id (so
+/// its labels and notes), its full text and its duplicate marks. Its
+/// readings are dropped when its text changed: whether it did.
+fn stage_renewed(
+    batch: &mut Batch<'_>,
+    before: &HashSet<PaperId>,
+    old: &mut PaperRecord,
+    fresh: PaperRecord,
+    record: &Record,
+) -> Result<bool, ReviewError> {
+    let id = old.id.clone();
+    let renewed = PaperRecord {
+        id: id.clone(),
+        full_text: old.full_text.clone(),
+        duplicate_of: old.duplicate_of.clone(),
+        duplicates: old.duplicates.clone(),
+        ..fresh
+    };
+    let text = text_of(record);
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let read_before = if before.contains(&id) {
+        paper_text::load(batch.workspace(), &id)?.map(|pages| words(&pages.join(" ")))
+    } else {
+        None
+    };
+    let changed = read_before.is_some_and(|before| before != words(&text));
+    if changed {
+        forget_readings(batch, &id)?;
+    }
+    if renewed.status.is_readable() {
+        paper_text::stage_record(batch, &id, &text)?;
+    }
+    batch.write_json(&PaperFile::Record.path(&id)?, &renewed)?;
+    *old = renewed;
+    Ok(changed)
 }
 
 /// Take away the engine's readings of a record whose text changed (an
@@ -551,7 +749,9 @@ fn paper_of(record: &Record, file: &Path, repeat: usize) -> PaperRecord {
             format: record.format.as_str().to_owned(),
             position: record.index + 1,
             pmid: record.pmid.clone(),
+            accession: record.accession.clone(),
             keywords: record.keywords.clone(),
+            left_search: false,
             zotero: record.zotero.as_ref().map(|z| ZoteroItem {
                 library: z.library.clone(),
                 key: z.key.clone(),

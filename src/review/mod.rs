@@ -25,6 +25,7 @@ pub mod queue;
 pub mod reading;
 pub mod report;
 pub mod run;
+mod search_update;
 pub mod snowball;
 pub mod source;
 pub mod status;

@@ -11,6 +11,7 @@
 //! are idempotent. Either way a reader of the workspace after a crash sees
 //! the batch whole or not at all.
 
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
 use cap_std::fs::{Dir, OpenOptions};
@@ -36,7 +37,18 @@ struct Journal {
 pub struct Batch<'a> {
     ws: &'a Workspace,
     staging: Dir,
-    journal: Journal,
+    /// The folders files are staged in, one for each folder they go to,
+    /// so a folder new to the workspace moves into place in one rename.
+    dirs: Vec<StagedDir>,
+    by_target: HashMap<String, usize>,
+    removes: Vec<String>,
+}
+
+/// The files staged for one folder of the workspace.
+struct StagedDir {
+    /// The folder, relative to the root ("" for the root itself).
+    target: String,
+    names: BTreeSet<String>,
 }
 
 impl Workspace {
@@ -52,7 +64,9 @@ impl Workspace {
         Ok(Batch {
             ws: self,
             staging,
-            journal: Journal::default(),
+            dirs: Vec::new(),
+            by_target: HashMap::new(),
+            removes: Vec::new(),
         })
     }
 }
@@ -60,13 +74,30 @@ impl Workspace {
 impl Batch<'_> {
     /// Stage `bytes` as the new content of `path`.
     pub fn write(&mut self, path: &WsPath, bytes: &[u8]) -> Result<()> {
-        let staged = self.journal.moves.len().to_string();
         let io = |e| WorkspaceError::from_io(path, e);
+        let full = path.to_string();
+        let (target, name) = full.rsplit_once('/').unwrap_or(("", full.as_str()));
+        let k = match self.by_target.get(target) {
+            Some(&k) => k,
+            None => {
+                let k = self.dirs.len();
+                self.staging.create_dir(k.to_string()).map_err(io)?;
+                self.dirs.push(StagedDir {
+                    target: target.to_owned(),
+                    names: BTreeSet::new(),
+                });
+                self.by_target.insert(target.to_owned(), k);
+                k
+            }
+        };
         let mut options = OpenOptions::new();
         options.write(true).create(true).truncate(true);
-        let mut file = self.staging.open_with(&staged, &options).map_err(io)?;
+        let mut file = self
+            .staging
+            .open_with(format!("{k}/{name}"), &options)
+            .map_err(io)?;
         file.write_all(bytes).map_err(io)?;
-        self.journal.moves.push((staged, path.to_string()));
+        self.dirs[k].names.insert(name.to_owned());
         Ok(())
     }
 
@@ -82,7 +113,7 @@ impl Batch<'_> {
 
     /// Take `path` away with the batch (one that is not there is fine).
     pub fn remove(&mut self, path: &WsPath) {
-        self.journal.removes.push(path.to_string());
+        self.removes.push(path.to_string());
     }
 
     /// The workspace the batch writes to (to read what it holds now).
@@ -92,7 +123,36 @@ impl Batch<'_> {
 
     /// Whether nothing is staged.
     pub fn is_empty(&self) -> bool {
-        self.journal.moves.is_empty() && self.journal.removes.is_empty()
+        self.dirs.is_empty() && self.removes.is_empty()
+    }
+
+    /// What the commit will do: a staged folder whose folder is new to the
+    /// workspace moves whole, else its files one by one.
+    fn journal(&self) -> Journal {
+        let dir = &self.ws.inner.dir;
+        let mut moves = Vec::new();
+        // A folder before the folders inside it: one moved whole must not
+        // find its place taken by a folder made for a deeper move.
+        let mut order: Vec<(usize, &StagedDir)> = self.dirs.iter().enumerate().collect();
+        order.sort_by(|a, b| a.1.target.cmp(&b.1.target));
+        for (k, staged) in order {
+            if !staged.target.is_empty() && !dir.exists(&staged.target) {
+                moves.push((k.to_string(), staged.target.clone()));
+                continue;
+            }
+            for name in &staged.names {
+                let target = if staged.target.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{}/{name}", staged.target)
+                };
+                moves.push((format!("{k}/{name}"), target));
+            }
+        }
+        Journal {
+            moves,
+            removes: self.removes.clone(),
+        }
     }
 
     /// Make the batch the workspace's, whole.
@@ -102,15 +162,32 @@ impl Batch<'_> {
         if self.is_empty() {
             return clear_staging(dir).map_err(io);
         }
-        sync_all(dir, &self.staging, &self.journal).map_err(io)?;
-        let journal = serde_json::to_vec(&self.journal).map_err(|e| WorkspaceError::Corrupt {
+        self.sync_staged().map_err(io)?;
+        let journal = self.journal();
+        let bytes = serde_json::to_vec(&journal).map_err(|e| WorkspaceError::Corrupt {
             path: JOURNAL.to_owned(),
             reason: e.to_string(),
         })?;
         let private = dir.open_dir(layout::PRIVATE_DIR).map_err(io)?;
-        atomic::replace(&private, JOURNAL, &journal).map_err(io)?;
-        apply(dir, &self.journal).map_err(io)?;
+        atomic::replace(&private, JOURNAL, &bytes).map_err(io)?;
+        apply(dir, &journal).map_err(io)?;
         finish(dir, &private).map_err(io)
+    }
+
+    /// Make every staged file durable: one sync of the file system where
+    /// the system has one, else each file and folder.
+    fn sync_staged(&self) -> std::io::Result<()> {
+        if cfg!(target_os = "linux") {
+            return sync_file_system(&self.ws.inner.dir);
+        }
+        for (k, staged) in self.dirs.iter().enumerate() {
+            let folder = self.staging.open_dir(k.to_string())?;
+            for name in &staged.names {
+                folder.open(name)?.sync_all()?;
+            }
+            atomic::sync_dir(&folder)?;
+        }
+        atomic::sync_dir(&self.staging)
     }
 }
 
@@ -139,8 +216,8 @@ pub(crate) fn recover(dir: &Dir) -> std::io::Result<bool> {
     }
 }
 
-/// Move each staged file into place and remove what the batch removes.
-/// Run again after a kill, a move already made is skipped.
+/// Move each staged file or folder into place and remove what the batch
+/// removes. Run again after a kill, a move already made is skipped.
 fn apply(dir: &Dir, journal: &Journal) -> std::io::Result<()> {
     let staging = dir.open_dir(STAGING_DIR)?;
     for (staged, target) in &journal.moves {
@@ -174,18 +251,6 @@ fn clear_staging(dir: &Dir) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
-}
-
-/// Make every staged file durable: one sync of the file system where the
-/// system has one, else each file.
-fn sync_all(dir: &Dir, staging: &Dir, journal: &Journal) -> std::io::Result<()> {
-    if cfg!(target_os = "linux") {
-        return sync_file_system(dir);
-    }
-    for (staged, _) in &journal.moves {
-        staging.open(staged)?.sync_all()?;
-    }
-    atomic::sync_dir(staging)
 }
 
 /// `syncfs(2)` on the workspace's file system (Linux); elsewhere the
@@ -240,6 +305,20 @@ mod tests {
     }
 
     #[test]
+    fn new_folders_staged_deepest_first_all_land() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let deep = WsPath::parse("papers/e/readings/one.json").unwrap();
+        let shallow = WsPath::parse("papers/e/paper.json").unwrap();
+        let mut batch = ws.batch().unwrap();
+        batch.write(&deep, b"deep").unwrap();
+        batch.write(&shallow, b"shallow").unwrap();
+        batch.commit().unwrap();
+        assert_eq!(ws.read(&deep).unwrap(), b"deep");
+        assert_eq!(ws.read(&shallow).unwrap(), b"shallow");
+    }
+
+    #[test]
     fn a_journalled_batch_is_finished_and_an_unjournalled_one_swept() {
         let dir = tempfile::tempdir().unwrap();
         let ws = workspace(dir.path());
@@ -258,13 +337,13 @@ mod tests {
         let other = WsPath::parse("papers/d/paper.json").unwrap();
         batch.write(&target, b"one").unwrap();
         batch.write(&other, b"two").unwrap();
-        let journal = serde_json::to_vec(&batch.journal).unwrap();
+        let journal = batch.journal();
+        assert_eq!(journal.moves[0], ("0".to_owned(), "papers/c".to_owned()));
         let private = ws.inner.dir.open_dir(layout::PRIVATE_DIR).unwrap();
-        atomic::replace(&private, JOURNAL, &journal).unwrap();
-        ws.inner.dir.create_dir_all("papers/c").unwrap();
+        atomic::replace(&private, JOURNAL, &serde_json::to_vec(&journal).unwrap()).unwrap();
         batch
             .staging
-            .rename("0", &ws.inner.dir, "papers/c/paper.json")
+            .rename("0", &ws.inner.dir, "papers/c")
             .unwrap();
         std::mem::forget(batch);
         assert!(recover(&ws.inner.dir).unwrap());

@@ -231,8 +231,17 @@ pub struct ImportedFrom {
     pub position: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pmid: Option<String>,
+    /// The database's own id of the record (WoS UT, Scopus EID, an Embase
+    /// or Ovid accession number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accession: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
+    /// A newer export of the search this record came from no longer holds
+    /// it: it left the search (kept, with its labels, for the researcher
+    /// to judge).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_search: bool,
     /// The Zotero item the record is, for a record read from Zotero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zotero: Option<ZoteroItem>,

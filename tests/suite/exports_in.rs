@@ -486,3 +486,159 @@ fn an_import_killed_midway_leaves_the_review_as_it_was_and_run_again_goes_in_who
     assert!(import(&big).status().unwrap().success());
     assert_eq!(papers(), 4002);
 }
+
+/// A review made in `dir` ("review"), for tests that import into one.
+fn new_review(dir: &Path) -> PathBuf {
+    let review = dir.join("review");
+    let task =
+        quire::workspace::TaskMeta::new(quire::workspace::WorkspaceId("r".into()), "r".into(), dir);
+    drop(quire::workspace::Workspace::create(&review, &task).unwrap());
+    review
+}
+
+#[tokio::test]
+async fn an_updated_search_reimported_keeps_its_labels_rereads_what_changed_and_lists_what_left() {
+    use quire::review::imports::{import_exports, import_files, read_exports};
+    use quire::workspace::{PaperFile, PaperId, Workspace};
+
+    let dir = tempfile::tempdir().unwrap();
+    let review = new_review(dir.path());
+    let fixture = fixture_text("pubmed.nbib");
+    // The search as first run: the eLife record had no DOI yet.
+    let earlier = dir.path().join("pubmed-2026-06.nbib");
+    std::fs::write(
+        &earlier,
+        fixture.replace("LID - 10.7554/eLife.80092 [doi]\n", ""),
+    )
+    .unwrap();
+    let first = import_files(&Workspace::open(&review).unwrap(), &[earlier.clone()]).unwrap();
+    assert_eq!(first.added, 3, "{first:?}");
+    let [genomics, beetles, spinosaurus] = <[String; 3]>::try_from(first.papers.clone()).unwrap();
+
+    // The researcher labels all three; the engine has read all three.
+    for (paper, verdict) in [
+        (&genomics, quire::review::Verdict::Exclude),
+        (&beetles, quire::review::Verdict::Include),
+        (&spinosaurus, quire::review::Verdict::Include),
+    ] {
+        quire::commands::reviews::label_set(quire::commands::reviews::LabelParams {
+            workspace: review.clone(),
+            paper: paper.clone(),
+            verdict: Some(verdict),
+            score: None,
+            note: Some("checked by hand".into()),
+            serve: None,
+        })
+        .await
+        .unwrap();
+    }
+    let ws = Workspace::open(&review).unwrap();
+    let result_of = |paper: &str| PaperFile::Result.path(&PaperId(paper.to_owned())).unwrap();
+    for paper in [&genomics, &beetles, &spinosaurus] {
+        ws.write_json(&result_of(paper), &serde_json::json!({"read": "before"}))
+            .unwrap();
+    }
+    drop(ws);
+
+    // Run again six months on: PubMed added the DOI, the beetles abstract
+    // was corrected, the genomics review left the search, one record is new.
+    let newer = dir.path().join("pubmed-2026-12.nbib");
+    let genomics_record = fixture.split("\n\n").next().unwrap().to_owned();
+    let new_record = "PMID- 39000001\nOWN - NLM\nDP  - 2024 Jan\nTI  - Feathered dinosaurs from the Jehol Biota revisited.\nAB  - A new look at the feathered dinosaurs of the Jehol Biota.\nFAU - Xu, Xing\nAU  - Xu X\nJT  - Nature\nSO  - Nature. 2024 Jan.\n";
+    let updated = fixture
+        .replacen(&format!("{genomics_record}\n\n"), "", 1)
+        .replace("a panoply of symbiotic", "a wide range of symbiotic")
+        + "\n"
+        + new_record;
+    std::fs::write(&newer, &updated).unwrap();
+    let exports: Vec<_> = read_exports(std::slice::from_ref(&newer))
+        .into_iter()
+        .map(|e| e.replacing(&earlier))
+        .collect();
+    let ws = Workspace::open(&review).unwrap();
+    let summary = import_exports(&ws, &exports, &|_| {}).unwrap();
+    let line = &summary.files[0];
+    assert_eq!(
+        (line.records, line.added, line.updated, line.reread),
+        (3, 1, 2, 1),
+        "{line:?}"
+    );
+    assert_eq!(
+        line.replaces.as_deref(),
+        Some(std::fs::canonicalize(&earlier).unwrap().to_str().unwrap())
+    );
+    assert_eq!(line.left.len(), 1, "{line:?}");
+    assert_eq!(line.left[0].paper, genomics);
+    assert_eq!(
+        line.left[0].title.as_deref(),
+        Some("Time lapse: A glimpse into prehistoric genomics.")
+    );
+
+    // The same papers, no second unlabelled one: four in all.
+    let papers = ws.papers().unwrap();
+    assert_eq!(papers.len(), 4, "{papers:?}");
+    let paper = |id: &str| papers.iter().find(|p| p.id.0 == id).unwrap().clone();
+    for id in [&genomics, &beetles, &spinosaurus] {
+        let label = quire::review::labels::load(&ws, &PaperId(id.clone()))
+            .unwrap()
+            .unwrap_or_else(|| panic!("{id} lost its label"));
+        assert_eq!(label.note.as_deref(), Some("checked by hand"));
+    }
+    // The DOI is the record's now, and it points at the newer file; its
+    // reading (of the same title and abstract) stays.
+    let spinosaurus_now = paper(&spinosaurus);
+    assert_eq!(
+        spinosaurus_now.meta.doi.as_deref(),
+        Some("10.7554/elife.80092")
+    );
+    assert_eq!(spinosaurus_now.file, std::fs::canonicalize(&newer).unwrap());
+    assert!(ws.read(&result_of(&spinosaurus)).is_ok());
+    // The corrected abstract is read again: its reading is gone, its text new.
+    assert!(ws.read(&result_of(&beetles)).is_err());
+    assert!(
+        paper(&beetles)
+            .meta
+            .abstract_text
+            .unwrap()
+            .contains("a wide range of symbiotic")
+    );
+    let text = quire::review::paper_text::load(&ws, &PaperId(beetles.clone()))
+        .unwrap()
+        .unwrap();
+    assert!(text[0].contains("a wide range of symbiotic"), "{text:?}");
+    // What left the search stays, read and labelled, marked so.
+    let left = paper(&genomics);
+    assert!(left.imported.as_ref().unwrap().left_search);
+    assert!(ws.read(&result_of(&genomics)).is_ok());
+    drop(ws);
+
+    // The newer file imported again is the same review.
+    let again = import_files(&Workspace::open(&review).unwrap(), &[newer.clone()]).unwrap();
+    let line = &again.files[0];
+    assert_eq!(
+        (line.added, line.updated, line.left.len()),
+        (0, 0, 1),
+        "{line:?}"
+    );
+
+    // The file exported over in place, the genomics record back in it: it
+    // is found again as it was, no longer marked as having left.
+    std::fs::write(&newer, format!("{genomics_record}\n\n{updated}")).unwrap();
+    let back = import_files(&Workspace::open(&review).unwrap(), &[newer.clone()]).unwrap();
+    let line = &back.files[0];
+    assert_eq!(
+        (line.added, line.updated, line.left.len()),
+        (0, 0, 0),
+        "{line:?}"
+    );
+    let ws = Workspace::open(&review).unwrap();
+    let genomics_now = ws
+        .papers()
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id.0 == genomics)
+        .unwrap();
+    assert!(!genomics_now.imported.unwrap().left_search);
+    assert_eq!(genomics_now.file, std::fs::canonicalize(&newer).unwrap());
+    assert_eq!(ws.papers().unwrap().len(), 4);
+}

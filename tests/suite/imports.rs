@@ -303,6 +303,7 @@ async fn the_queue_learns_from_each_label_and_finds_more_than_the_question_alone
         quire::commands::records::ImportParams {
             workspace: ws.clone(),
             files: vec![csv_path.clone()],
+            replaces: None,
         },
         std::sync::Arc::new(|_| {}),
     )

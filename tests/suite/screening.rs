@@ -203,6 +203,7 @@ async fn imported_set(
         quire::commands::records::ImportParams {
             workspace: ws.clone(),
             files: vec![csv],
+            replaces: None,
         },
         std::sync::Arc::new(|_| {}),
     )

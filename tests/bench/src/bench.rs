@@ -52,6 +52,13 @@ enum BenchCommand {
     /// the results list, the first queue, and the next record after each
     /// label (goal 100 ms at 10,000 records), with peak memory.
     Screening(super::bench_screening::ScreeningBenchArgs),
+    /// A big search export into a new review at 10,000 and 50,000 records:
+    /// seconds, records per second and peak memory, beside the file
+    /// system's floor for as many files.
+    Import(super::bench_import::ImportBenchArgs),
+    /// One import of `bench import`, in a process of its own.
+    #[command(hide = true)]
+    ImportChild(super::bench_import::ImportChildArgs),
     /// A Zotero collection in (local API and database) and its verdicts out
     /// (the Web API): reads, review, and two pushes, with request counts.
     Zotero(super::bench_zotero::ZoteroBenchArgs),
@@ -77,6 +84,8 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Some(BenchCommand::Agent(agent)) => super::bench_agent::run(agent).await,
         Some(BenchCommand::Ask(ask)) => super::bench_ask::run(ask).await,
         Some(BenchCommand::Screening(screening)) => super::bench_screening::run(screening).await,
+        Some(BenchCommand::Import(import)) => super::bench_import::run(import).await,
+        Some(BenchCommand::ImportChild(child)) => super::bench_import::child(child).await,
         Some(BenchCommand::Zotero(zotero)) => super::bench_zotero::run(zotero).await,
         Some(BenchCommand::Snowball(snowball)) => super::bench_snowball::run(snowball).await,
         Some(BenchCommand::Large(large)) => super::bench_large::run(large).await,

@@ -56,6 +56,7 @@ pub(crate) async fn run(args: ScreeningBenchArgs) -> Result<(), String> {
         ImportParams {
             workspace: ws.clone(),
             files: vec![export],
+            replaces: None,
         },
         std::sync::Arc::new(|_| {}),
     )
@@ -159,7 +160,11 @@ fn title_index(title: &str) -> usize {
 /// Write `count` records cycling through `pool` as one CSV export; every
 /// title ends with its record number, so each is its own paper and its
 /// truth can be read back.
-fn write_export(dir: &Path, pool: &[Row], count: usize) -> Result<(PathBuf, Vec<bool>), String> {
+pub(crate) fn write_export(
+    dir: &Path,
+    pool: &[Row],
+    count: usize,
+) -> Result<(PathBuf, Vec<bool>), String> {
     let path = dir.join("search.csv");
     let mut out = csv::Writer::from_path(&path).map_err(|e| e.to_string())?;
     out.write_record(["title", "abstract", "authors", "year"])
@@ -216,7 +221,7 @@ pub(crate) fn rows_in(dir: &Path) -> Result<Vec<Row>, String> {
 }
 
 /// The process's peak resident memory, from /proc (Linux).
-fn peak_rss_mb() -> Option<u64> {
+pub(crate) fn peak_rss_mb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -23,6 +23,7 @@ mod bench;
 mod bench_agent;
 mod bench_ask;
 mod bench_batch;
+mod bench_import;
 mod bench_large;
 mod bench_screening;
 mod bench_snowball;

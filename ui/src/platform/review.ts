@@ -73,6 +73,8 @@ export type {
   Reason,
   ReviewView,
   RunEvent,
+  SearchExport,
+  LeftRecord,
   ShownCell,
   Spend,
   TableRow,

@@ -92,10 +92,10 @@ export const tauriPlatform: Platform = {
     return Array.isArray(chosen) ? chosen : [chosen];
   },
 
-  importRecords(workspace, files, onProgress) {
+  importRecords(workspace, files, onProgress, replaces = null) {
     const onProgressChannel = new Channel<ImportProgress>();
     if (onProgress !== undefined) onProgressChannel.onmessage = onProgress;
-    return call<ImportSummary>("records_import", { params: { workspace, files }, onProgress: onProgressChannel });
+    return call<ImportSummary>("records_import", { params: { workspace, files, replaces }, onProgress: onProgressChannel });
   },
 
   setAside: (workspace, paper, of) => call<DuplicateGroup[]>("paper_set_aside", { params: { workspace, paper, of } }),

@@ -117,8 +117,15 @@ export interface Platform {
   /** Ask the user for search exports (RIS, PubMed, BibTeX, CSV); empty when they cancel. */
   pickRecordFiles(): Promise<string[]>;
   /** Import search records into a review, saying where it is to `onProgress` (records taken in,
-   * then saving); the summary names files it could not read. */
-  importRecords(workspace: string, files: string[], onProgress?: (progress: ImportProgress) => void): Promise<ImportSummary>;
+   * then saving); the summary names files it could not read. With `replaces`, the one file is a
+   * newer run of the search exported earlier to that file: its records are matched to the
+   * earlier ones, which keep their labels, and those no longer in it are marked as having left. */
+  importRecords(
+    workspace: string,
+    files: string[],
+    onProgress?: (progress: ImportProgress) => void,
+    replaces?: string | null,
+  ): Promise<ImportSummary>;
   /** Set a paper aside as a copy of `of` (null puts it back); the review's duplicate groups then. */
   setAside(workspace: string, paper: string, of: string | null): Promise<DuplicateGroup[]>;
   /** Attach a folder of PDFs as the records' full text (each matched by DOI, else title). */

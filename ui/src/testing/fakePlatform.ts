@@ -39,6 +39,7 @@ import {
   type PaperResult,
   type ReviewLaunch,
   type ReviewView,
+  type SearchExport,
   type RowQuery,
   type RowsPage,
   type RunEvent,
@@ -74,7 +75,20 @@ import { pageOf } from "./fakeRows";
 const FIRST_PAGE = 100;
 
 /** A review as the fake keeps it: the view and every one of its rows. */
-export type FakeReview = Omit<ReviewView, "firstRows"> & { papers: PaperRow[] };
+export type FakeReview = Omit<ReviewView, "firstRows" | "searches"> & { papers: PaperRow[] };
+
+/** The search exports `papers` came from, as the core lists them (SearchExport). */
+function searchesOf(papers: PaperRow[]): SearchExport[] {
+  const byFile = new Map<string, SearchExport>();
+  for (const p of papers) {
+    if (p.imported === null || p.imported.zotero != null || p.imported.citation != null) continue;
+    const search = byFile.get(p.file) ?? { file: p.file, format: p.imported.format, records: 0, left: 0 };
+    search.records += 1;
+    if (p.imported.leftSearch === true) search.left += 1;
+    byFile.set(p.file, search);
+  }
+  return [...byFile.values()].sort((a, b) => a.file.localeCompare(b.file));
+}
 
 /** The core's defaults for a new profile (ModelSettings::default). */
 export const DEFAULT_SETTINGS: ModelSettings = {
@@ -289,7 +303,7 @@ export class FakePlatform implements Platform {
 
   /** What the next file dialog for search exports answers. */
   nextRecordFiles: string[] = [];
-  imports: { workspace: string; files: string[] }[] = [];
+  imports: { workspace: string; files: string[]; replaces: string | null }[] = [];
 
   pickRecordFiles() {
     return Promise.resolve(this.nextRecordFiles);
@@ -300,17 +314,50 @@ export class FakePlatform implements Platform {
   /** Set to hold an import open after its first progress report, until resolved. */
   holdImport: Promise<void> | null = null;
 
-  async importRecords(workspace: string, files: string[], onProgress?: (progress: ImportProgress) => void): Promise<ImportSummary> {
-    this.imports.push({ workspace, files });
+  async importRecords(
+    workspace: string,
+    files: string[],
+    onProgress?: (progress: ImportProgress) => void,
+    replaces: string | null = null,
+  ): Promise<ImportSummary> {
+    this.imports.push({ workspace, files, replaces });
     const total = files.filter((f) => f.endsWith(".ris")).length * 2;
     onProgress?.({ done: 0, total, saving: false });
     if (this.holdImport !== null) await this.holdImport;
     onProgress?.({ done: total, total, saving: true });
     const view = this.review(workspace);
     const summary: ImportSummary = { files: [], added: 0, papers: [], duplicates: view.duplicateGroups };
+    const line = { replaces: null, updated: 0, reread: 0, left: [] };
+    const earlier = view.papers.filter((p) => replaces !== null && p.file === replaces && p.imported !== null);
+    if (earlier.length > 0 && files[0] !== undefined) {
+      // A newer run of the search: its first record found again changed
+      // (its abstract corrected), its last no longer in the search.
+      const file = files[0];
+      const gone = earlier[earlier.length - 1];
+      view.papers = view.papers.map((p) =>
+        p.file === replaces && p.imported !== null
+          ? { ...p, file, imported: { ...p.imported, leftSearch: p === gone } }
+          : p,
+      );
+      summary.files.push({
+        ...line,
+        file,
+        format: "RIS",
+        records: earlier.length - 1,
+        added: 0,
+        replaces,
+        updated: 1,
+        reread: 1,
+        left: gone === undefined ? [] : [{ paper: gone.id, title: gone.title }],
+        error: null,
+        notices: [],
+      });
+      summary.papers.push(...earlier.slice(0, -1).map((p) => p.id));
+      return summary;
+    }
     for (const file of files) {
       if (!file.endsWith(".ris")) {
-        summary.files.push({ file, format: null, records: 0, added: 0, error: `${file} is not a search export Quire reads`, notices: [] });
+        summary.files.push({ ...line, file, format: null, records: 0, added: 0, error: `${file} is not a search export Quire reads`, notices: [] });
         continue;
       }
       const template = view.papers[0];
@@ -332,7 +379,7 @@ export class FakePlatform implements Platform {
       }));
       view.papers = [...view.papers, ...rows];
       const notices = file.includes("cut") ? ["the file ends inside record 2 (line 9), before its closing ER  - line"] : [];
-      summary.files.push({ file, format: "RIS", records: 2, added: 2, error: null, notices });
+      summary.files.push({ ...line, file, format: "RIS", records: 2, added: 2, error: null, notices });
       summary.added += 2;
       summary.papers.push(...rows.map((r) => r.id));
       const member = (p: PaperRow, kind: string) => ({ paper: p.id, title: p.title, year: p.year, kind, setAside: false });
@@ -732,7 +779,11 @@ export class FakePlatform implements Platform {
   openReview(root: string): Promise<ReviewView> {
     try {
       const { papers, ...view } = structuredClone(this.review(root));
-      return Promise.resolve({ ...view, firstRows: pageOf(papers.map(shown), { ...DEFAULT_QUERY, offset: 0, limit: FIRST_PAGE }) });
+      return Promise.resolve({
+        ...view,
+        firstRows: pageOf(papers.map(shown), { ...DEFAULT_QUERY, offset: 0, limit: FIRST_PAGE }),
+        searches: searchesOf(papers),
+      });
     } catch (e) {
       return Promise.reject(QuireError.from(e));
     }

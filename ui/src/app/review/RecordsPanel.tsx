@@ -2,7 +2,16 @@
 // to know of how each was read, the files that could not be read and why) and the review's possible
 // duplicates, which Quire shows and never merges: the researcher decides.
 
-import type { DuplicateGroup, FullTextSummary, ImportProgress, ImportSummary, ZoteroPushSummary } from "../../platform";
+import type {
+  DuplicateGroup,
+  FileImport,
+  FullTextSummary,
+  ImportProgress,
+  ImportSummary,
+  SearchExport,
+  ZoteroPushSummary,
+} from "../../platform";
+import { Modal } from "./Modal";
 
 export interface ImportOutcomeProps {
   summary: ImportSummary;
@@ -37,6 +46,91 @@ export function ImportUnderway({ progress }: { progress: ImportProgress }) {
   );
 }
 
+/** The last part of a path, as a person names the file. */
+function nameOf(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}
+
+/** Asked when one export is added to a review that holds others: is it a
+ * newer run of one of those searches (its records then matched to the
+ * earlier ones, which keep their labels), or a search of its own? */
+export function NewerRunChoice({
+  file,
+  searches,
+  onChoose,
+  onClose,
+}: {
+  file: string;
+  searches: readonly SearchExport[];
+  onChoose: (replaces: string | null) => void;
+  onClose: () => void;
+}) {
+  return (
+    <Modal title={`Add ${nameOf(file)}`} testId="newer-run" closeTestId="newer-run-close" onClose={onClose}>
+      <div class="newer-run">
+        <p>
+          Is it a newer run of a search already in this review? Its records are then matched to the earlier export’s
+          (by accession number, PMID, DOI, else title, year and first author): they keep their labels, those whose title
+          or abstract changed are read again, and those it no longer holds are marked as having left the search.
+        </p>
+        <ul class="newer-run__searches">
+          {searches.map((s) => (
+            <li key={s.file}>
+              <button
+                type="button"
+                class="button"
+                data-testid="newer-run-of"
+                title={s.file}
+                onClick={() => {
+                  onChoose(s.file);
+                }}
+              >
+                A newer run of {nameOf(s.file)}
+              </button>{" "}
+              <span class="muted">
+                {s.format}, {s.records} {s.records === 1 ? "record" : "records"}
+                {s.left > 0 && ` (${String(s.left)} left the search)`}
+              </span>
+            </li>
+          ))}
+        </ul>
+        <button
+          type="button"
+          class="button button--primary"
+          data-testid="newer-run-none"
+          onClick={() => {
+            onChoose(null);
+          }}
+        >
+          A search of its own
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** What a newer run of a search did to the earlier one's records. */
+function UpdateLines({ line }: { line: FileImport }) {
+  if (line.replaces === null && line.updated === 0 && line.left.length === 0) return null;
+  return (
+    <ul class="import-files__notices" data-testid="import-update">
+      {line.replaces !== null && <li>A newer run of the search in {nameOf(line.replaces)}.</li>}
+      {line.updated > 0 && (
+        <li>
+          {line.updated} {line.updated === 1 ? "record" : "records"} changed since the earlier export, labels kept
+          {line.reread > 0 && `; ${String(line.reread)} whose title or abstract changed will be read again`}.
+        </li>
+      )}
+      {line.left.length > 0 && (
+        <li>
+          {line.left.length} {line.left.length === 1 ? "record" : "records"} left the search (kept, marked so):{" "}
+          {line.left.map((l) => `“${l.title ?? l.paper}”`).join(", ")}
+        </li>
+      )}
+    </ul>
+  );
+}
+
 /** The outcome of *Add records…*, file by file. */
 export function ImportOutcome({ summary, onClose }: ImportOutcomeProps) {
   const failed = summary.files.filter((f) => f.error !== null);
@@ -52,6 +146,7 @@ export function ImportOutcome({ summary, onClose }: ImportOutcomeProps) {
             <li key={f.file} data-testid={f.error === null ? "import-file" : "import-file-failed"}>
               <span class="import-files__name">{f.file}</span>:{" "}
               {f.error === null ? `${String(f.records)} records (${f.format ?? "?"}), ${String(f.added)} new` : `not imported: ${f.error}`}
+              <UpdateLines line={f} />
               {f.notices.length > 0 && (
                 <ul class="import-files__notices" data-testid="import-notices">
                   {f.notices.map((n) => (

@@ -140,6 +140,11 @@ export function ResultsTable({ count, rowAt, onRange, selected, selectedIndex, b
                     <span class="row__title">{titleOf(row)}</span>
                     <span class="row__authors">
                       {authorsShort(row)}
+                      {row.imported?.leftSearch === true && (
+                        <span class="row__left" title="A newer export of its search no longer holds it" data-testid="left-search">
+                          {" · left the search"}
+                        </span>
+                      )}
                       {(row.imported?.zotero?.tags ?? []).length > 0 && (
                         <span class="row__tags" title="Tags in Zotero">
                           {" · "}

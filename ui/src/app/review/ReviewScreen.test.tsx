@@ -1094,6 +1094,37 @@ describe("search records", () => {
     ]);
   });
 
+  it("asks whether an added export is a newer run of a search, and shows what changed and what left", async () => {
+    await openReview();
+    platform.nextRecordFiles = ["/search/pubmed.ris"];
+    await click("[data-testid=add-records]");
+    // The first export is a search of its own: nothing to ask.
+    expect($("[data-testid=newer-run]")).toBeNull();
+    await click("[data-testid=import-outcome] .banner__close");
+
+    platform.nextRecordFiles = ["/search/pubmed-2027.ris"];
+    await click("[data-testid=add-records]");
+    expect($("[data-testid=newer-run]")?.textContent).toContain("Add pubmed-2027.ris");
+    expect(all("[data-testid=newer-run-of]").map((e) => e.textContent)).toEqual(["A newer run of pubmed.ris"]);
+    expect($("[data-testid=newer-run]")?.textContent).toContain("RIS, 2 records");
+    expect(platform.imports).toHaveLength(1);
+    await click("[data-testid=newer-run-of]");
+    expect($("[data-testid=newer-run]")).toBeNull();
+    expect(platform.imports[1]).toEqual({ workspace: ROOT, files: ["/search/pubmed-2027.ris"], replaces: "/search/pubmed.ris" });
+    const update = $("[data-testid=import-update]")?.textContent ?? "";
+    expect(update).toContain("A newer run of the search in pubmed.ris.");
+    expect(update).toContain("1 record changed since the earlier export, labels kept; 1 whose title or abstract changed will be read again.");
+    expect(update).toContain("1 record left the search (kept, marked so): “Record 2 of /search/pubmed.ris”");
+
+    // Asked again, the researcher can say it is a search of its own.
+    platform.nextRecordFiles = ["/search/embase.ris"];
+    await click("[data-testid=add-records]");
+    expect(all("[data-testid=newer-run-of]").map((e) => e.textContent)).toEqual(["A newer run of pubmed-2027.ris"]);
+    expect($("[data-testid=newer-run]")?.textContent).toContain("(1 left the search)");
+    await click("[data-testid=newer-run-none]");
+    expect(platform.imports[2]).toEqual({ workspace: ROOT, files: ["/search/embase.ris"], replaces: null });
+  });
+
   it("shows an import under way with its records counted, until it is done", async () => {
     await openReview();
     let release = () => {};
@@ -1118,7 +1149,7 @@ describe("search records", () => {
     expect($("[data-testid=duplicates]")).toBeNull();
     platform.nextRecordFiles = ["/search/pubmed.ris", "/search/notes.docx"];
     await click("[data-testid=add-records]");
-    expect(platform.imports).toEqual([{ workspace: ROOT, files: ["/search/pubmed.ris", "/search/notes.docx"] }]);
+    expect(platform.imports).toEqual([{ workspace: ROOT, files: ["/search/pubmed.ris", "/search/notes.docx"], replaces: null }]);
     const outcome = $("[data-testid=import-outcome]")?.textContent ?? "";
     expect(outcome).toContain("2 new records added");
     expect(all("[data-testid=import-file]").map((e) => e.textContent)).toEqual(["/search/pubmed.ris: 2 records (RIS), 2 new"]);

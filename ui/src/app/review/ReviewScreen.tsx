@@ -20,7 +20,7 @@ import {
 } from "../../platform";
 import { STATUS_LABELS } from "../format";
 import { AskPanel } from "./AskPanel";
-import { Duplicates, FullTextOutcome, ImportOutcome, ImportUnderway, ZoteroPushOutcome } from "./RecordsPanel";
+import { Duplicates, FullTextOutcome, ImportOutcome, ImportUnderway, NewerRunChoice, ZoteroPushOutcome } from "./RecordsPanel";
 import { ResultsPanel } from "./ResultsPanel";
 import { ScreenPanel } from "./ScreenPanel";
 import { RunPanel } from "./RunPanel";
@@ -60,6 +60,8 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
   const [preparing, setPreparing] = useState(false);
   const [imported, setImported] = useState<ImportSummary | null>(null);
   const [importing, setImporting] = useState<ImportProgress | null>(null);
+  /** One export picked, waiting to be told whether it is a newer run of a search. */
+  const [choosingRun, setChoosingRun] = useState<string | null>(null);
   const [attached, setAttached] = useState<FullTextSummary | null>(null);
   const [pushed, setPushed] = useState<ZoteroPushSummary | null>(null);
   const [pushing, setPushing] = useState(false);
@@ -154,18 +156,36 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
     });
   };
 
-  const addRecords = async () => {
+  const importFiles = async (files: string[], replaces: string | null) => {
     setError(null);
     try {
-      const files = await platform.pickRecordFiles();
-      if (files.length === 0) return;
       setImporting({ done: 0, total: 0, saving: false });
-      setImported(await platform.importRecords(root, files, setImporting));
+      setImported(await platform.importRecords(root, files, setImporting, replaces));
       await load();
     } catch (raw) {
       setError(QuireError.from(raw).message);
     } finally {
       setImporting(null);
+    }
+  };
+
+  // The searches one newly picked export could be a newer run of (the
+  // same file again is matched against itself without asking).
+  const earlierSearches = (file: string) => view?.searches.filter((s) => s.file !== file) ?? [];
+
+  const addRecords = async () => {
+    setError(null);
+    try {
+      const files = await platform.pickRecordFiles();
+      const [only] = files;
+      if (only === undefined) return;
+      if (files.length === 1 && earlierSearches(only).length > 0) {
+        setChoosingRun(only);
+        return;
+      }
+      await importFiles(files, null);
+    } catch (raw) {
+      setError(QuireError.from(raw).message);
     }
   };
 
@@ -443,6 +463,19 @@ export function ReviewScreen({ platform, root, runs, model, defaultEngine, looku
             ×
           </button>
         </div>
+      )}
+      {choosingRun !== null && (
+        <NewerRunChoice
+          file={choosingRun}
+          searches={earlierSearches(choosingRun)}
+          onChoose={(replaces) => {
+            setChoosingRun(null);
+            void importFiles([choosingRun], replaces);
+          }}
+          onClose={() => {
+            setChoosingRun(null);
+          }}
+        />
       )}
       {importing !== null && <ImportUnderway progress={importing} />}
       {imported !== null && (

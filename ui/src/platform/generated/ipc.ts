@@ -374,6 +374,23 @@ histogram: [number, number, number, number, number, number, number, number, numb
  */
 counts: PaperCounts, };
 
+/**
+ * One search export of the review, as its records say.
+ */
+export type SearchExport = { 
+/**
+ * The file as the review knows it (shown lossily when not UTF-8).
+ */
+file: string, format: string, 
+/**
+ * Its records in the review, those that left the search included.
+ */
+records: number, 
+/**
+ * Of those, records a newer export of it no longer held.
+ */
+left: number, };
+
 export type ReviewView = { root: string, title: string, source: string | null, question: string | null, criteria: Array<string>, state: ReviewState, 
 /**
  * The engine of the latest run.
@@ -393,7 +410,13 @@ firstRows: RowsPage,
  * Papers found to be one work (DOI, PMID, else title, year and first
  * author), never merged: the researcher decides.
  */
-duplicateGroups: Array<DuplicateGroup>, };
+duplicateGroups: Array<DuplicateGroup>, 
+/**
+ * The search exports the review's records came from (a Zotero
+ * library and citation searching aside), in name order: what a newer
+ * export of a search is matched against.
+ */
+searches: Array<SearchExport>, };
 
 /**
  * The detail pane's paper.
@@ -824,7 +847,18 @@ format: string,
 /**
  * The record's place in its file, from 1.
  */
-position: number, pmid?: string | null, keywords?: Array<string>, 
+position: number, pmid?: string | null, 
+/**
+ * The database's own id of the record (WoS UT, Scopus EID, an Embase
+ * or Ovid accession number).
+ */
+accession?: string | null, keywords?: Array<string>, 
+/**
+ * A newer export of the search this record came from no longer holds
+ * it: it left the search (kept, with its labels, for the researcher
+ * to judge).
+ */
+leftSearch?: boolean, 
 /**
  * The Zotero item the record is, for a record read from Zotero.
  */
@@ -842,7 +876,19 @@ workspace: string,
 /**
  * The search exports (RIS, PubMed/MEDLINE, BibTeX, CSV).
  */
-files: string[], };
+files: string[], 
+/**
+ * The earlier export of the same search that the one file of `files`
+ * is a newer run of: its records are matched to the earlier ones,
+ * which keep their labels. A file imported before is matched against
+ * itself without it.
+ */
+replaces: string | null, };
+
+/**
+ * A record that left the search.
+ */
+export type LeftRecord = { paper: string, title: string | null, };
 
 /**
  * How one export file went in.
@@ -864,6 +910,26 @@ records: number,
  * Of those, records new to the review.
  */
 added: number, 
+/**
+ * The earlier export of the same search this one was matched against
+ * (it was named as replaced, or is the same file, exported again).
+ */
+replaces: string | null, 
+/**
+ * Records of the earlier export found again, changed (a DOI added,
+ * an abstract corrected): each keeps its paper and labels.
+ */
+updated: number, 
+/**
+ * Of those, records whose title or abstract changed: their readings
+ * were dropped, and the next run reads them again.
+ */
+reread: number, 
+/**
+ * Records of the earlier export this one no longer holds: they left
+ * the search, and stay in the review marked so.
+ */
+left: Array<LeftRecord>, 
 /**
  * Why the file could not be read; nothing of it was imported.
  */
