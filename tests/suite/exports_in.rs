@@ -511,7 +511,11 @@ async fn an_updated_search_reimported_keeps_its_labels_rereads_what_changed_and_
         fixture.replace("LID - 10.7554/eLife.80092 [doi]\n", ""),
     )
     .unwrap();
-    let first = import_files(&Workspace::open(&review).unwrap(), &[earlier.clone()]).unwrap();
+    let first = import_files(
+        &Workspace::open(&review).unwrap(),
+        std::slice::from_ref(&earlier),
+    )
+    .unwrap();
     assert_eq!(first.added, 3, "{first:?}");
     let [genomics, beetles, spinosaurus] = <[String; 3]>::try_from(first.papers.clone()).unwrap();
 
@@ -613,7 +617,11 @@ async fn an_updated_search_reimported_keeps_its_labels_rereads_what_changed_and_
     drop(ws);
 
     // The newer file imported again is the same review.
-    let again = import_files(&Workspace::open(&review).unwrap(), &[newer.clone()]).unwrap();
+    let again = import_files(
+        &Workspace::open(&review).unwrap(),
+        std::slice::from_ref(&newer),
+    )
+    .unwrap();
     let line = &again.files[0];
     assert_eq!(
         (line.added, line.updated, line.left.len()),
@@ -624,7 +632,11 @@ async fn an_updated_search_reimported_keeps_its_labels_rereads_what_changed_and_
     // The file exported over in place, the genomics record back in it: it
     // is found again as it was, no longer marked as having left.
     std::fs::write(&newer, format!("{genomics_record}\n\n{updated}")).unwrap();
-    let back = import_files(&Workspace::open(&review).unwrap(), &[newer.clone()]).unwrap();
+    let back = import_files(
+        &Workspace::open(&review).unwrap(),
+        std::slice::from_ref(&newer),
+    )
+    .unwrap();
     let line = &back.files[0];
     assert_eq!(
         (line.added, line.updated, line.left.len()),
